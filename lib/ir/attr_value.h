@@ -1,0 +1,52 @@
+// Attribute values of T.func_attr and loop annotations: a small JSON-like tree with insertion
+// order kept (so printing is deterministic and round-trips).
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace tirlower {
+
+class AttrValue {
+public:
+  enum class Kind : uint8_t { None, Bool, Int, Float, String, List, Dict };
+  using Entry = std::pair<std::string, AttrValue>;
+
+  AttrValue() = default;
+  static AttrValue boolean(bool v);
+  static AttrValue integer(int64_t v);
+  static AttrValue real(double v);
+  static AttrValue string(std::string v);
+  static AttrValue list(std::vector<AttrValue> items = {});
+  static AttrValue dict(std::vector<Entry> entries = {});
+
+  Kind kind() const { return kind_; }
+  bool isNone() const { return kind_ == Kind::None; }
+  bool asBool() const { return int_ != 0; }
+  int64_t asInt() const { return int_; }
+  double asFloat() const { return float_; }
+  const std::string &asString() const { return string_; }
+  const std::vector<AttrValue> &items() const { return items_; }
+  const std::vector<Entry> &entries() const { return entries_; }
+
+  // Dict access: null when absent. set() replaces an existing key in place.
+  const AttrValue *find(const std::string &key) const;
+  void set(const std::string &key, AttrValue value);
+  bool erase(const std::string &key);
+  bool empty() const { return kind_ == Kind::None || (kind_ == Kind::Dict && entries_.empty()); }
+
+  friend bool operator==(const AttrValue &a, const AttrValue &b);
+
+private:
+  Kind kind_ = Kind::None;
+  int64_t int_ = 0;
+  double float_ = 0;
+  std::string string_;
+  std::vector<AttrValue> items_;
+  std::vector<Entry> entries_;
+};
+
+} // namespace tirlower

@@ -1,0 +1,99 @@
+#include "ir/data_type.h"
+
+#include <charconv>
+
+namespace tirlower {
+
+namespace {
+bool parseNumber(std::string_view text, int &out) {
+  if (text.empty())
+    return false;
+  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), out);
+  return ec == std::errc() && end == text.data() + text.size();
+}
+} // namespace
+
+std::optional<DataType> DataType::parse(std::string_view text) {
+  int lanes = 1;
+  // The lane suffix is the last 'x' followed only by digits ("float32x4").
+  if (auto x = text.rfind('x'); x != std::string_view::npos && x + 1 < text.size()) {
+    if (parseNumber(text.substr(x + 1), lanes)) {
+      if (lanes < 1 || lanes > 65535)
+        return std::nullopt;
+      text = text.substr(0, x);
+    } else {
+      lanes = 1;
+    }
+  }
+  auto withBits = [&](std::string_view prefix, Code code, int defaultBits) -> std::optional<DataType> {
+    std::string_view rest = text.substr(prefix.size());
+    int bits = defaultBits;
+    if (!rest.empty() && !parseNumber(rest, bits))
+      return std::nullopt;
+    bool valid = false;
+    switch (code) {
+    case Code::Int:
+    case Code::UInt:
+      valid = bits == 8 || bits == 16 || bits == 32 || bits == 64 || (code == Code::UInt && bits == 1);
+      break;
+    case Code::Float:
+      valid = bits == 16 || bits == 32 || bits == 64;
+      break;
+    case Code::BFloat:
+      valid = bits == 16;
+      break;
+    default:
+      break;
+    }
+    if (!valid)
+      return std::nullopt;
+    if (code == Code::UInt && bits == 1)
+      return DataType(Code::Bool, 1, lanes);
+    return DataType(code, bits, lanes);
+  };
+  if (text == "bool")
+    return DataType(Code::Bool, 1, lanes);
+  if (text == "handle")
+    return lanes == 1 ? std::optional<DataType>(handle()) : std::nullopt;
+  if (text == "void")
+    return lanes == 1 ? std::optional<DataType>(voidType()) : std::nullopt;
+  if (text.substr(0, 4) == "uint")
+    return withBits("uint", Code::UInt, 32);
+  if (text.substr(0, 3) == "int")
+    return withBits("int", Code::Int, 32);
+  if (text.substr(0, 6) == "bfloat")
+    return withBits("bfloat", Code::BFloat, 16);
+  if (text.substr(0, 5) == "float")
+    return withBits("float", Code::Float, 32);
+  return std::nullopt;
+}
+
+std::string DataType::str() const {
+  std::string out;
+  switch (code_) {
+  case Code::Int:
+    out = "int" + std::to_string(bits_);
+    break;
+  case Code::UInt:
+    out = "uint" + std::to_string(bits_);
+    break;
+  case Code::Float:
+    out = "float" + std::to_string(bits_);
+    break;
+  case Code::BFloat:
+    out = "bfloat" + std::to_string(bits_);
+    break;
+  case Code::Bool:
+    out = "bool";
+    break;
+  case Code::Handle:
+    return "handle";
+  case Code::Void:
+    return "void";
+  }
+  if (lanes_ > 1)
+    out += "x" + std::to_string(lanes_);
+  return out;
+}
+
+} // namespace tirlower

@@ -1,0 +1,207 @@
+#include "ir/expr.h"
+
+#include <cmath>
+#include <limits>
+
+#include "ir/buffer.h"
+
+namespace tirlower {
+
+namespace {
+template <typename T> Ref<T> located(T *node, SourceRange loc) {
+  node->loc = loc;
+  return Ref<T>(node);
+}
+
+[[noreturn]] void fail(const std::string &message) { throw IRTypeError(message); }
+} // namespace
+
+Var VarNode::make(Symbol name, DataType type, SourceRange loc) {
+  if (type.isVoid())
+    fail("variable '" + name.str() + "' cannot have type void");
+  return located(new VarNode(name, type), loc);
+}
+
+Var VarNode::makeHandle(Symbol name, DataType pointee, Symbol scope, SourceRange loc) {
+  auto *node = new VarNode(name, DataType::handle());
+  node->pointeeType = pointee;
+  node->storageScope = scope;
+  return located(node, loc);
+}
+
+Expr IntImmNode::make(DataType type, int64_t value, SourceRange loc) {
+  if (!(type.isIntOrUInt() || type.isBool()) || type.isVector())
+    fail("integer constant of non-integer type " + type.str());
+  if (type.isBool() && value != 0 && value != 1)
+    fail("boolean constant must be 0 or 1");
+  if (type.isInt() && type.bits() < 64) {
+    int64_t lo = -(int64_t(1) << (type.bits() - 1)), hi = (int64_t(1) << (type.bits() - 1)) - 1;
+    if (value < lo || value > hi)
+      fail("constant " + std::to_string(value) + " does not fit in " + type.str());
+  }
+  if (type.isUInt() && type.bits() < 64 && (value < 0 || value > (int64_t(1) << type.bits()) - 1))
+    fail("constant " + std::to_string(value) + " does not fit in " + type.str());
+  if (type.isUInt() && type.bits() == 64 && value < 0)
+    fail("constant " + std::to_string(value) + " does not fit in " + type.str());
+  return located(new IntImmNode(type, value), loc);
+}
+
+Expr FloatImmNode::make(DataType type, double value, SourceRange loc) {
+  if (!type.isFloat() || type.isVector())
+    fail("floating-point constant of non-float type " + type.str());
+  return located(new FloatImmNode(type, value), loc);
+}
+
+Expr StringImmNode::make(std::string value, SourceRange loc) {
+  return located(new StringImmNode(std::move(value)), loc);
+}
+
+const char *binaryOpName(BinaryOp op) {
+  switch (op) {
+  case BinaryOp::Add: return "add";
+  case BinaryOp::Sub: return "sub";
+  case BinaryOp::Mul: return "mul";
+  case BinaryOp::Div: return "div";
+  case BinaryOp::Mod: return "mod";
+  case BinaryOp::FloorDiv: return "floordiv";
+  case BinaryOp::FloorMod: return "floormod";
+  case BinaryOp::Min: return "min";
+  case BinaryOp::Max: return "max";
+  case BinaryOp::EQ: return "eq";
+  case BinaryOp::NE: return "ne";
+  case BinaryOp::LT: return "lt";
+  case BinaryOp::LE: return "le";
+  case BinaryOp::GT: return "gt";
+  case BinaryOp::GE: return "ge";
+  case BinaryOp::And: return "and";
+  case BinaryOp::Or: return "or";
+  }
+  return "?";
+}
+
+bool isComparison(BinaryOp op) { return op >= BinaryOp::EQ && op <= BinaryOp::GE; }
+bool isLogical(BinaryOp op) { return op == BinaryOp::And || op == BinaryOp::Or; }
+
+Expr BinaryNode::make(BinaryOp op, Expr a, Expr b, SourceRange loc) {
+  if (!a || !b)
+    fail(std::string("missing operand of ") + binaryOpName(op));
+  DataType ta = a->type, tb = b->type;
+  if (ta != tb)
+    fail(std::string("operands of ") + binaryOpName(op) + " have different types: " + ta.str() + " and " +
+         tb.str());
+  if (ta.isHandle() || ta.isVoid())
+    fail(std::string("operands of ") + binaryOpName(op) + " cannot have type " + ta.str());
+  DataType result = ta;
+  if (isLogical(op)) {
+    if (!ta.isBool())
+      fail(std::string("operands of '") + (op == BinaryOp::And ? "and" : "or") + "' must be bool, not " + ta.str());
+  } else if (isComparison(op)) {
+    result = DataType::boolean(ta.lanes());
+  } else if (ta.isBool()) {
+    fail(std::string("arithmetic ") + binaryOpName(op) + " on bool operands");
+  }
+  return located(new BinaryNode(op, result, std::move(a), std::move(b)), loc);
+}
+
+Expr NotNode::make(Expr a, SourceRange loc) {
+  if (!a->type.isBool())
+    fail("operand of 'not' must be bool, not " + a->type.str());
+  DataType t = a->type;
+  return located(new NotNode(t, std::move(a)), loc);
+}
+
+Expr SelectNode::make(Expr condition, Expr trueValue, Expr falseValue, SourceRange loc) {
+  if (!condition->type.isBool())
+    fail("select condition must be bool, not " + condition->type.str());
+  if (trueValue->type != falseValue->type)
+    fail("select branches have different types: " + trueValue->type.str() + " and " + falseValue->type.str());
+  if (condition->type.lanes() != 1 && condition->type.lanes() != trueValue->type.lanes())
+    fail("select condition has " + std::to_string(condition->type.lanes()) + " lanes but the values have " +
+         std::to_string(trueValue->type.lanes()));
+  DataType t = trueValue->type;
+  return located(new SelectNode(t, std::move(condition), std::move(trueValue), std::move(falseValue)), loc);
+}
+
+Expr CastNode::make(DataType type, Expr value, SourceRange loc) {
+  if (type.lanes() != value->type.lanes())
+    fail("cast from " + value->type.str() + " to " + type.str() + " changes the number of lanes");
+  if (type.isVoid() || value->type.isVoid())
+    fail("cast involving void");
+  return located(new CastNode(type, std::move(value)), loc);
+}
+
+Expr RampNode::make(Expr base, Expr stride, int lanes, SourceRange loc) {
+  if (lanes < 2)
+    fail("ramp must have at least 2 lanes, not " + std::to_string(lanes));
+  if (!base->type.isIndex() || !stride->type.isIndex())
+    fail("ramp base and stride must be scalar integers, not " + base->type.str() + " and " + stride->type.str());
+  if (base->type != stride->type)
+    fail("ramp base and stride have different types: " + base->type.str() + " and " + stride->type.str());
+  DataType t = base->type.withLanes(lanes);
+  return located(new RampNode(t, std::move(base), std::move(stride), lanes), loc);
+}
+
+Expr BroadcastNode::make(Expr value, int lanes, SourceRange loc) {
+  if (lanes < 2)
+    fail("broadcast must have at least 2 lanes, not " + std::to_string(lanes));
+  if (value->type.isVector())
+    fail("broadcast of a vector value (" + value->type.str() + ")");
+  DataType t = value->type.withLanes(lanes);
+  return located(new BroadcastNode(t, std::move(value), lanes), loc);
+}
+
+Expr LetNode::make(Var var, Expr value, Expr body, SourceRange loc) {
+  if (var->type != value->type)
+    fail("let binds '" + var->name.str() + "' of type " + var->type.str() + " to a value of type " +
+         value->type.str());
+  DataType t = body->type;
+  return located(new LetNode(t, std::move(var), std::move(value), std::move(body)), loc);
+}
+
+Expr CallNode::make(DataType type, Symbol op, std::vector<Expr> args, SourceRange loc) {
+  return located(new CallNode(type, op, std::move(args)), loc);
+}
+
+DataType accessType(const BufferNode &buffer, const std::vector<Expr> &indices) {
+  if (indices.size() != buffer.shape.size())
+    fail("buffer '" + buffer.name.str() + "' has " + std::to_string(buffer.shape.size()) + " dimension" +
+         (buffer.shape.size() == 1 ? "" : "s") + " but is accessed with " + std::to_string(indices.size()) +
+         " ind" + (indices.size() == 1 ? "ex" : "ices"));
+  int indexLanes = 1;
+  for (size_t k = 0; k < indices.size(); ++k) {
+    DataType t = indices[k]->type;
+    if (!t.isIntOrUInt())
+      fail("index " + std::to_string(k) + " of buffer '" + buffer.name.str() + "' has non-integer type " + t.str());
+    if (t.isVector()) {
+      if (k + 1 != indices.size())
+        fail("vector index in dimension " + std::to_string(k) + " of buffer '" + buffer.name.str() +
+             "': only the last index may be a vector");
+      indexLanes = t.lanes();
+    }
+  }
+  int lanes = indexLanes * buffer.dtype.lanes();
+  if (lanes > 65535)
+    fail("access of buffer '" + buffer.name.str() + "' has too many lanes");
+  return buffer.dtype.withLanes(lanes);
+}
+
+BufferLoadNode::BufferLoadNode(DataType type, Buffer buffer, std::vector<Expr> indices)
+    : ExprNode(kNodeKind, type), buffer(std::move(buffer)), indices(std::move(indices)) {}
+
+Expr BufferLoadNode::make(Buffer buffer, std::vector<Expr> indices, SourceRange loc) {
+  DataType t = accessType(*buffer, indices);
+  return located(new BufferLoadNode(t, std::move(buffer), std::move(indices)), loc);
+}
+
+Expr intImm(int64_t value, DataType type) { return IntImmNode::make(type, value); }
+Expr operator+(Expr a, Expr b) { return BinaryNode::make(BinaryOp::Add, std::move(a), std::move(b)); }
+Expr operator-(Expr a, Expr b) { return BinaryNode::make(BinaryOp::Sub, std::move(a), std::move(b)); }
+Expr operator*(Expr a, Expr b) { return BinaryNode::make(BinaryOp::Mul, std::move(a), std::move(b)); }
+
+const int64_t *asConstInt(const Expr &e) {
+  if (const auto *imm = e.as<IntImmNode>())
+    return &imm->value;
+  return nullptr;
+}
+
+} // namespace tirlower

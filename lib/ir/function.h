@@ -1,0 +1,69 @@
+// PrimFunc and Module.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "ir/attr_value.h"
+#include "ir/index_map.h"
+#include "ir/stmt.h"
+
+namespace tirlower {
+
+// One entry of the function's layout_transform_map: the maps are applied to `buffer` (and every
+// alias of its data variable) in the order they appear.
+struct LayoutTransform {
+  Buffer buffer;
+  IndexMap map;
+  Expr padValue; // null when not given
+  SourceRange loc;
+};
+
+struct BufferBinding {
+  Var param;     // the handle parameter
+  Buffer buffer; // how the body sees it
+};
+
+class PrimFuncNode : public Node {
+public:
+  Symbol name;
+  std::vector<Var> params;             // in signature order: handles and scalars
+  std::vector<BufferBinding> bufferMap; // in parameter order
+  AttrValue attrs;                      // dict from T.func_attr, minus layout_transform_map
+  std::vector<LayoutTransform> layoutTransforms;
+  Stmt body;
+  bool isPrivate = false;
+
+  struct Fields {
+    Symbol name;
+    std::vector<Var> params;
+    std::vector<BufferBinding> bufferMap;
+    AttrValue attrs;
+    std::vector<LayoutTransform> layoutTransforms;
+    Stmt body;
+    bool isPrivate = false;
+    SourceRange loc;
+  };
+  static Ref<PrimFuncNode> make(Fields fields);
+  Fields fields() const;
+
+  // The buffer bound to a parameter, or null for scalar parameters.
+  Buffer bufferFor(const Var &param) const;
+  // The C symbol: the "global_symbol" attribute when present, else the name.
+  std::string globalSymbol() const;
+
+private:
+  PrimFuncNode() = default;
+};
+using PrimFunc = Ref<PrimFuncNode>;
+
+struct Module {
+  std::string name;           // the @I.ir_module class name, empty for loose functions
+  bool isIRModule = false;    // printed as a class
+  std::vector<PrimFunc> functions;
+  uint32_t fileId = 0;
+
+  PrimFunc find(std::string_view name) const;
+};
+
+} // namespace tirlower

@@ -1,0 +1,184 @@
+#include "ir/stmt.h"
+
+namespace tirlower {
+
+namespace {
+template <typename T> Stmt located(T *node, SourceRange loc) {
+  node->loc = loc;
+  return Stmt(node);
+}
+[[noreturn]] void fail(const std::string &message) { throw IRTypeError(message); }
+
+void requireBody(const Stmt &body, const char *what) {
+  if (!body)
+    fail(std::string(what) + " without a body");
+}
+} // namespace
+
+Stmt BufferStoreNode::make(Buffer buffer, Expr value, std::vector<Expr> indices, SourceRange loc) {
+  DataType expected = accessType(*buffer, indices);
+  if (value->type != expected) {
+    int indexLanes = expected.lanes() / buffer->dtype.lanes();
+    fail("cannot store a value of type " + value->type.str() + " into buffer '" + buffer->name.str() +
+         "': expected " + expected.str() + " (" + std::to_string(indexLanes) + " index lane" +
+         (indexLanes == 1 ? "" : "s") + " x " + std::to_string(buffer->dtype.lanes()) + " element lane" +
+         (buffer->dtype.lanes() == 1 ? "" : "s") + ")");
+  }
+  auto *node = new BufferStoreNode();
+  node->buffer = std::move(buffer);
+  node->value = std::move(value);
+  node->indices = std::move(indices);
+  return located(node, loc);
+}
+
+const char *forKindName(ForKind kind) {
+  switch (kind) {
+  case ForKind::Serial: return "serial";
+  case ForKind::Parallel: return "parallel";
+  case ForKind::Vectorized: return "vectorized";
+  case ForKind::Unrolled: return "unroll";
+  case ForKind::ThreadBinding: return "thread_binding";
+  }
+  return "?";
+}
+
+Stmt ForNode::make(Var loopVar, Expr min, Expr extent, ForKind kind, Stmt body, Symbol threadTag,
+                   AttrValue annotations, SourceRange loc) {
+  if (!loopVar->type.isIndex())
+    fail("loop variable '" + loopVar->name.str() + "' must be a scalar integer, not " + loopVar->type.str());
+  if (min->type != loopVar->type || extent->type != loopVar->type)
+    fail("loop bounds of '" + loopVar->name.str() + "' must have the loop variable's type " + loopVar->type.str());
+  if (kind == ForKind::ThreadBinding && threadTag.empty())
+    fail("thread_binding loop without a thread tag");
+  requireBody(body, "for");
+  auto *node = new ForNode();
+  node->loopVar = std::move(loopVar);
+  node->min = std::move(min);
+  node->extent = std::move(extent);
+  node->forKind = kind;
+  node->threadTag = threadTag;
+  node->annotations = std::move(annotations);
+  node->body = std::move(body);
+  return located(node, loc);
+}
+
+Stmt WhileNode::make(Expr condition, Stmt body, SourceRange loc) {
+  if (condition->type != DataType::boolean())
+    fail("while condition must be a scalar bool, not " + condition->type.str());
+  requireBody(body, "while");
+  auto *node = new WhileNode();
+  node->condition = std::move(condition);
+  node->body = std::move(body);
+  return located(node, loc);
+}
+
+Stmt IfThenElseNode::make(Expr condition, Stmt thenCase, Stmt elseCase, SourceRange loc) {
+  if (condition->type != DataType::boolean())
+    fail("if condition must be a scalar bool, not " + condition->type.str());
+  requireBody(thenCase, "if");
+  auto *node = new IfThenElseNode();
+  node->condition = std::move(condition);
+  node->thenCase = std::move(thenCase);
+  node->elseCase = std::move(elseCase);
+  return located(node, loc);
+}
+
+Stmt LetStmtNode::make(Var var, Expr value, Stmt body, SourceRange loc) {
+  if (var->type != value->type)
+    fail("'" + var->name.str() + "' is declared " + var->type.str() + " but bound to a value of type " +
+         value->type.str());
+  requireBody(body, "let");
+  auto *node = new LetStmtNode();
+  node->var = std::move(var);
+  node->value = std::move(value);
+  node->body = std::move(body);
+  return located(node, loc);
+}
+
+Stmt AllocateNode::make(Var bufferVar, DataType dtype, std::vector<Expr> extents, Symbol scope, Stmt body,
+                        SourceRange loc) {
+  if (!bufferVar->type.isHandle())
+    fail("allocation target '" + bufferVar->name.str() + "' must be a handle");
+  for (const Expr &e : extents)
+    if (!e->type.isIndex())
+      fail("allocation extents must be scalar integers, not " + e->type.str());
+  requireBody(body, "allocate");
+  auto *node = new AllocateNode();
+  node->bufferVar = std::move(bufferVar);
+  node->dtype = dtype;
+  node->extents = std::move(extents);
+  node->scope = scope;
+  node->body = std::move(body);
+  return located(node, loc);
+}
+
+Stmt DeclBufferNode::make(Buffer buffer, bool allocates, Stmt body, SourceRange loc) {
+  requireBody(body, "decl_buffer");
+  auto *node = new DeclBufferNode();
+  node->buffer = std::move(buffer);
+  node->allocates = allocates;
+  node->body = std::move(body);
+  return located(node, loc);
+}
+
+Stmt AllocBufferNode::make(Buffer buffer, Stmt body, SourceRange loc) {
+  requireBody(body, "alloc_buffer");
+  auto *node = new AllocBufferNode();
+  node->buffer = std::move(buffer);
+  node->body = std::move(body);
+  return located(node, loc);
+}
+
+Stmt AttrStmtNode::make(Expr node_, Symbol key, Expr value, Stmt body, SourceRange loc) {
+  requireBody(body, "attr");
+  auto *node = new AttrStmtNode();
+  node->node = std::move(node_);
+  node->key = key;
+  node->value = std::move(value);
+  node->body = std::move(body);
+  return located(node, loc);
+}
+
+Stmt AssertStmtNode::make(Expr condition, std::string message, SourceRange loc) {
+  if (condition->type != DataType::boolean())
+    fail("assert condition must be a scalar bool, not " + condition->type.str());
+  auto *node = new AssertStmtNode();
+  node->condition = std::move(condition);
+  node->message = std::move(message);
+  return located(node, loc);
+}
+
+Stmt EvaluateNode::make(Expr value, SourceRange loc) {
+  auto *node = new EvaluateNode();
+  node->value = std::move(value);
+  return located(node, loc);
+}
+
+Stmt SeqStmtNode::make(std::vector<Stmt> stmts, SourceRange loc) {
+  std::vector<Stmt> flat;
+  flat.reserve(stmts.size());
+  for (Stmt &s : stmts) {
+    if (!s)
+      continue;
+    if (const auto *seq = s.as<SeqStmtNode>()) {
+      flat.insert(flat.end(), seq->stmts.begin(), seq->stmts.end());
+    } else {
+      flat.push_back(std::move(s));
+    }
+  }
+  if (flat.size() == 1)
+    return flat.front();
+  auto *node = new SeqStmtNode();
+  node->stmts = std::move(flat);
+  return located(node, loc);
+}
+
+bool isNoOp(const Stmt &stmt) {
+  if (const auto *seq = stmt.as<SeqStmtNode>())
+    return seq->stmts.empty();
+  if (const auto *eval = stmt.as<EvaluateNode>())
+    return eval->value.as<IntImmNode>() != nullptr;
+  return false;
+}
+
+} // namespace tirlower

@@ -1,0 +1,200 @@
+// Statements. Declaration statements (LetStmt, Allocate, DeclBuffer, AllocBuffer, AttrStmt)
+// scope their body, as in TVM: in TVMScript the body is the rest of the enclosing block.
+#pragma once
+
+#include <vector>
+
+#include "ir/attr_value.h"
+#include "ir/buffer.h"
+#include "ir/expr.h"
+
+namespace tirlower {
+
+enum class StmtKind : uint8_t {
+  BufferStore,
+  For,
+  While,
+  IfThenElse,
+  LetStmt,
+  Allocate,
+  DeclBuffer,
+  AllocBuffer,
+  AttrStmt,
+  AssertStmt,
+  Evaluate,
+  SeqStmt,
+};
+
+class StmtNode : public Node {
+public:
+  StmtKind kind() const { return kind_; }
+
+protected:
+  explicit StmtNode(StmtKind kind) : kind_(kind) {}
+
+private:
+  StmtKind kind_;
+};
+using Stmt = Ref<StmtNode>;
+
+class BufferStoreNode : public StmtNode {
+public:
+  static constexpr StmtKind kNodeKind = StmtKind::BufferStore;
+  Buffer buffer;
+  Expr value;
+  std::vector<Expr> indices;
+  // The value's type must equal accessType(buffer, indices).
+  static Stmt make(Buffer buffer, Expr value, std::vector<Expr> indices, SourceRange loc = {});
+
+private:
+  BufferStoreNode() : StmtNode(kNodeKind) {}
+};
+
+enum class ForKind : uint8_t { Serial, Parallel, Vectorized, Unrolled, ThreadBinding };
+const char *forKindName(ForKind kind); // "serial", "parallel", "vectorized", "unroll", "thread_binding"
+
+class ForNode : public StmtNode {
+public:
+  static constexpr StmtKind kNodeKind = StmtKind::For;
+  Var loopVar;
+  Expr min, extent;
+  ForKind forKind;
+  Symbol threadTag; // for ThreadBinding: "blockIdx.x", "threadIdx.x", ...
+  AttrValue annotations; // a dict; empty when none
+  Stmt body;
+  static Stmt make(Var loopVar, Expr min, Expr extent, ForKind kind, Stmt body, Symbol threadTag = {},
+                   AttrValue annotations = {}, SourceRange loc = {});
+
+private:
+  ForNode() : StmtNode(kNodeKind) {}
+};
+
+class WhileNode : public StmtNode {
+public:
+  static constexpr StmtKind kNodeKind = StmtKind::While;
+  Expr condition;
+  Stmt body;
+  static Stmt make(Expr condition, Stmt body, SourceRange loc = {});
+
+private:
+  WhileNode() : StmtNode(kNodeKind) {}
+};
+
+class IfThenElseNode : public StmtNode {
+public:
+  static constexpr StmtKind kNodeKind = StmtKind::IfThenElse;
+  Expr condition;
+  Stmt thenCase;
+  Stmt elseCase; // may be null
+  static Stmt make(Expr condition, Stmt thenCase, Stmt elseCase, SourceRange loc = {});
+
+private:
+  IfThenElseNode() : StmtNode(kNodeKind) {}
+};
+
+class LetStmtNode : public StmtNode {
+public:
+  static constexpr StmtKind kNodeKind = StmtKind::LetStmt;
+  Var var;
+  Expr value;
+  Stmt body;
+  static Stmt make(Var var, Expr value, Stmt body, SourceRange loc = {});
+
+private:
+  LetStmtNode() : StmtNode(kNodeKind) {}
+};
+
+// Allocates storage for a handle variable (`B_data = T.allocate([16], "float32", "global")`).
+class AllocateNode : public StmtNode {
+public:
+  static constexpr StmtKind kNodeKind = StmtKind::Allocate;
+  Var bufferVar;
+  DataType dtype;
+  std::vector<Expr> extents;
+  Symbol scope;
+  Stmt body;
+  static Stmt make(Var bufferVar, DataType dtype, std::vector<Expr> extents, Symbol scope, Stmt body,
+                   SourceRange loc = {});
+
+private:
+  AllocateNode() : StmtNode(kNodeKind) {}
+};
+
+// Declares a buffer view over an existing data variable (`T.decl_buffer(..., data=A.data)`).
+// When the data variable is not defined yet, the declaration also allocates it, as TVM's
+// `T.decl_buffer` without `data=` does; `allocates` records which case this is.
+class DeclBufferNode : public StmtNode {
+public:
+  static constexpr StmtKind kNodeKind = StmtKind::DeclBuffer;
+  Buffer buffer;
+  bool allocates = false;
+  Stmt body;
+  static Stmt make(Buffer buffer, bool allocates, Stmt body, SourceRange loc = {});
+
+private:
+  DeclBufferNode() : StmtNode(kNodeKind) {}
+};
+
+// Creates a buffer with fresh storage (`T.alloc_buffer`): never an alias.
+class AllocBufferNode : public StmtNode {
+public:
+  static constexpr StmtKind kNodeKind = StmtKind::AllocBuffer;
+  Buffer buffer;
+  Stmt body;
+  static Stmt make(Buffer buffer, Stmt body, SourceRange loc = {});
+
+private:
+  AllocBufferNode() : StmtNode(kNodeKind) {}
+};
+
+// T.attr(node, "key", value) scoping its body. `node` is a Var or a StringImm.
+class AttrStmtNode : public StmtNode {
+public:
+  static constexpr StmtKind kNodeKind = StmtKind::AttrStmt;
+  Expr node;
+  Symbol key;
+  Expr value;
+  Stmt body;
+  static Stmt make(Expr node, Symbol key, Expr value, Stmt body, SourceRange loc = {});
+
+private:
+  AttrStmtNode() : StmtNode(kNodeKind) {}
+};
+
+// `assert cond, "message"`: the function returns non-zero when cond is false.
+class AssertStmtNode : public StmtNode {
+public:
+  static constexpr StmtKind kNodeKind = StmtKind::AssertStmt;
+  Expr condition;
+  std::string message;
+  static Stmt make(Expr condition, std::string message, SourceRange loc = {});
+
+private:
+  AssertStmtNode() : StmtNode(kNodeKind) {}
+};
+
+class EvaluateNode : public StmtNode {
+public:
+  static constexpr StmtKind kNodeKind = StmtKind::Evaluate;
+  Expr value;
+  static Stmt make(Expr value, SourceRange loc = {});
+
+private:
+  EvaluateNode() : StmtNode(kNodeKind) {}
+};
+
+class SeqStmtNode : public StmtNode {
+public:
+  static constexpr StmtKind kNodeKind = StmtKind::SeqStmt;
+  std::vector<Stmt> stmts;
+  // Flattens nested sequences; a single statement is returned as is; an empty list becomes
+  // an empty SeqStmt (a no-op).
+  static Stmt make(std::vector<Stmt> stmts, SourceRange loc = {});
+
+private:
+  SeqStmtNode() : StmtNode(kNodeKind) {}
+};
+
+bool isNoOp(const Stmt &stmt); // an empty SeqStmt or Evaluate of a constant
+
+} // namespace tirlower
