@@ -1,0 +1,12 @@
+// The built-in passes, one per file; registry.cpp lists them in one place.
+#pragma once
+
+#include "transform/pass.h"
+
+namespace tirlower {
+
+PassInfo applyLayoutTransformsPassInfo(); // apply_layout_transforms.cpp
+PassInfo flattenPassInfo();               // flatten.cpp
+PassInfo simplifyPassInfo();              // simplify.cpp
+
+} // namespace tirlower
