@@ -1,0 +1,308 @@
+#include "ir/verifier.h"
+
+#include <string>
+#include <unordered_map>
+#include <unordered_set>
+
+#include "ir/visitor.h"
+
+namespace tirlower {
+
+namespace {
+
+std::string quoted(Symbol name) {
+  return "'" + name.str() + "'";
+}
+
+// Walks one function keeping the set of variables and buffers in scope. Declaration
+// statements scope their body, so each one defines, recurses, then undefines.
+class Verifier : public IRVisitor {
+public:
+  explicit Verifier(const PrimFuncNode &function) : function_(function), context_(function.loc) {}
+
+  std::vector<Diagnostic> run() {
+    defineSignature();
+    visit(function_.body);
+    checkLayoutTransforms();
+    return std::move(errors_);
+  }
+
+private:
+  using IRVisitor::visit;
+
+  void error(SourceRange where, std::string message) {
+    errors_.push_back({Severity::Error, where.valid() ? where : context_, std::move(message), {}});
+  }
+
+  // Sets the location used for errors found below `node` (variables carry the location of
+  // their definition, not of each use).
+  class Context {
+  public:
+    Context(Verifier &verifier, SourceRange where) : verifier_(verifier), saved_(verifier.context_) {
+      if (where.valid())
+        verifier.context_ = where;
+    }
+    ~Context() { verifier_.context_ = saved_; }
+    Context(const Context &) = delete;
+    Context &operator=(const Context &) = delete;
+
+  private:
+    Verifier &verifier_;
+    SourceRange saved_;
+  };
+
+  void define(const Var &var, SourceRange where) {
+    if (!inScope_.insert(var.get()).second)
+      error(where, "variable " + quoted(var->name) + " is defined again inside its own scope");
+  }
+  void undefine(const Var &var) { inScope_.erase(var.get()); }
+
+  void defineSignature() {
+    for (const Var &param : function_.params)
+      define(param, param->loc.valid() ? param->loc : function_.loc);
+    // A parameter buffer binds its data variable and any shape variable not yet known
+    // (match_buffer with symbolic extents).
+    for (const BufferBinding &binding : function_.bufferMap) {
+      const Buffer &buffer = binding.buffer;
+      if (!buffer)
+        continue;
+      if (buffer->data && buffer->data != binding.param)
+        define(buffer->data, buffer->loc);
+      bindFreeVars(buffer->shape);
+      bindFreeVars(buffer->strides);
+      if (buffer->elemOffset)
+        bindFreeVars({buffer->elemOffset});
+      declareBuffer(buffer);
+    }
+  }
+
+  void bindFreeVars(const std::vector<Expr> &exprs) {
+    for (const Expr &e : exprs)
+      if (const auto *var = e.as<VarNode>())
+        inScope_.insert(var);
+    for (const Expr &e : exprs)
+      visit(e);
+  }
+
+  void declareBuffer(const Buffer &buffer) {
+    if (buffers_[buffer.get()]++ > 0)
+      error(buffer->loc, "buffer " + quoted(buffer->name) + " is declared again inside its own scope");
+    everDeclared_.insert(buffer.get());
+  }
+  void undeclareBuffer(const Buffer &buffer) {
+    auto it = buffers_.find(buffer.get());
+    if (it != buffers_.end() && --it->second == 0)
+      buffers_.erase(it);
+  }
+
+  void checkBufferFields(const Buffer &buffer) {
+    Context context(*this, buffer->loc);
+    for (const Expr &e : buffer->shape)
+      visit(e);
+    for (const Expr &e : buffer->strides)
+      visit(e);
+    visit(buffer->elemOffset);
+  }
+
+  void checkAccess(const Buffer &buffer, const std::vector<Expr> &indices, const DataType *storedType) {
+    if (!buffers_.count(buffer.get()) && reportedBuffers_.insert(buffer.get()).second)
+      error(context_, "buffer " + quoted(buffer->name) + " is accessed but not declared in this scope");
+    try {
+      DataType type = accessType(*buffer, indices);
+      if (storedType && *storedType != type)
+        error(context_, "store to buffer " + quoted(buffer->name) + " has a value of type " + storedType->str() +
+                            " but the access has type " + type.str());
+    } catch (const IRTypeError &e) {
+      error(context_, e.what());
+    }
+    for (const Expr &index : indices)
+      visit(index);
+  }
+
+  void checkIndexType(const Expr &e, const char *what, const Var &loopVar) {
+    if (e && !e->type.isIndex())
+      error(e->loc, std::string(what) + " of loop " + quoted(loopVar->name) + " has type " + e->type.str() +
+                        "; loop bounds must be scalar integers");
+  }
+
+  void visit(const VarNode *op) override {
+    if (!inScope_.count(op) && reportedVars_.insert(op).second)
+      error(context_, "variable " + quoted(op->name) + " is used but not defined in this scope");
+  }
+
+  void visit(const LetNode *op) override {
+    Context context(*this, op->loc);
+    visit(op->value);
+    define(op->var, op->loc);
+    visit(op->body);
+    undefine(op->var);
+  }
+
+  void visit(const BufferLoadNode *op) override {
+    Context context(*this, op->loc);
+    checkAccess(op->buffer, op->indices, nullptr);
+  }
+
+  void visit(const BufferStoreNode *op) override {
+    Context context(*this, op->loc);
+    visit(op->value);
+    DataType valueType = op->value ? op->value->type : DataType::voidType();
+    checkAccess(op->buffer, op->indices, &valueType);
+  }
+
+  void visit(const ForNode *op) override {
+    Context context(*this, op->loc);
+    visit(op->min);
+    visit(op->extent);
+    if (!op->loopVar->type.isIndex())
+      error(op->loc, "loop variable " + quoted(op->loopVar->name) + " has type " + op->loopVar->type.str() +
+                         "; loop variables must be scalar integers");
+    checkIndexType(op->min, "start", op->loopVar);
+    checkIndexType(op->extent, "extent", op->loopVar);
+    define(op->loopVar, op->loc);
+    visit(op->body);
+    undefine(op->loopVar);
+  }
+
+  void visit(const WhileNode *op) override {
+    Context context(*this, op->loc);
+    IRVisitor::visit(op);
+  }
+
+  void visit(const IfThenElseNode *op) override {
+    Context context(*this, op->loc);
+    IRVisitor::visit(op);
+  }
+
+  void visit(const LetStmtNode *op) override {
+    Context context(*this, op->loc);
+    visit(op->value);
+    define(op->var, op->loc);
+    visit(op->body);
+    undefine(op->var);
+  }
+
+  void visit(const AllocateNode *op) override {
+    Context context(*this, op->loc);
+    for (const Expr &e : op->extents)
+      visit(e);
+    define(op->bufferVar, op->loc);
+    visit(op->body);
+    undefine(op->bufferVar);
+  }
+
+  void visit(const DeclBufferNode *op) override {
+    Context context(*this, op->loc);
+    const Buffer &buffer = op->buffer;
+    if (op->allocates)
+      define(buffer->data, op->loc);
+    else
+      visit(Expr(buffer->data));
+    checkBufferFields(buffer);
+    declareBuffer(buffer);
+    visit(op->body);
+    undeclareBuffer(buffer);
+    if (op->allocates)
+      undefine(buffer->data);
+  }
+
+  void visit(const AllocBufferNode *op) override {
+    Context context(*this, op->loc);
+    const Buffer &buffer = op->buffer;
+    define(buffer->data, op->loc);
+    checkBufferFields(buffer);
+    declareBuffer(buffer);
+    visit(op->body);
+    undeclareBuffer(buffer);
+    undefine(buffer->data);
+  }
+
+  void visit(const AttrStmtNode *op) override {
+    Context context(*this, op->loc);
+    // thread_extent and virtual_thread introduce their thread variable, as in TVM.
+    const auto *threadVar = op->node.as<VarNode>();
+    bool bindsThread = threadVar && (op->key.view() == "thread_extent" || op->key.view() == "virtual_thread") &&
+                       !inScope_.count(threadVar);
+    if (bindsThread)
+      inScope_.insert(threadVar);
+    else
+      visit(op->node);
+    visit(op->value);
+    visit(op->body);
+    if (bindsThread)
+      inScope_.erase(threadVar);
+  }
+
+  void visit(const AssertStmtNode *op) override {
+    Context context(*this, op->loc);
+    IRVisitor::visit(op);
+  }
+
+  void visit(const EvaluateNode *op) override {
+    Context context(*this, op->loc);
+    IRVisitor::visit(op);
+  }
+
+  // Maps of one data variable are applied in order: each takes the previous one's output.
+  void checkLayoutTransforms() {
+    std::unordered_map<const VarNode *, size_t> currentRank;
+    for (const LayoutTransform &transform : function_.layoutTransforms) {
+      Context context(*this, transform.loc);
+      const Buffer &buffer = transform.buffer;
+      if (!buffer || !transform.map) {
+        error(transform.loc, "layout transform without a buffer or an index map");
+        continue;
+      }
+      if (!everDeclared_.count(buffer.get())) {
+        error(transform.loc, "layout transform refers to buffer " + quoted(buffer->name) +
+                                 ", which is not declared in function " + quoted(function_.name));
+        continue;
+      }
+      const IndexMap &map = transform.map;
+      auto [it, first] = currentRank.try_emplace(buffer->data.get(), buffer->rank());
+      if (map->initialIndices.size() != it->second) {
+        std::string what = first ? "buffer " + quoted(buffer->name) + " has rank "
+                                 : "the previous map of buffer " + quoted(buffer->name) + " produces ";
+        error(transform.loc, "index map for buffer " + quoted(buffer->name) + " takes " +
+                                 std::to_string(map->initialIndices.size()) + " indices but " + what +
+                                 std::to_string(it->second));
+      }
+      it->second = map->finalIndices.size();
+      for (const Var &index : map->initialIndices)
+        define(index, map->loc);
+      for (const Expr &e : map->finalIndices)
+        visit(e);
+      visit(transform.padValue);
+      for (const Var &index : map->initialIndices)
+        undefine(index);
+    }
+  }
+
+  const PrimFuncNode &function_;
+  SourceRange context_;
+  std::vector<Diagnostic> errors_;
+  std::unordered_set<const VarNode *> inScope_;
+  std::unordered_map<const BufferNode *, int> buffers_;
+  std::unordered_set<const BufferNode *> everDeclared_;
+  std::unordered_set<const VarNode *> reportedVars_;
+  std::unordered_set<const BufferNode *> reportedBuffers_;
+};
+
+} // namespace
+
+std::vector<Diagnostic> verifyFunction(const PrimFunc &function) {
+  if (!function)
+    return {};
+  return Verifier(*function).run();
+}
+
+std::vector<Diagnostic> verifyModule(const Module &module) {
+  std::vector<Diagnostic> all;
+  for (const PrimFunc &function : module.functions) {
+    std::vector<Diagnostic> errors = verifyFunction(function);
+    all.insert(all.end(), std::make_move_iterator(errors.begin()), std::make_move_iterator(errors.end()));
+  }
+  return all;
+}
+
+} // namespace tirlower

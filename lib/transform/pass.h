@@ -1,0 +1,65 @@
+// Passes and their registry. A pass maps a Module to a Module and knows nothing of printing,
+// timing or verification: the pass manager and the tool own those cross-cutting concerns.
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "ir/diagnostic.h"
+#include "ir/function.h"
+
+namespace tirlower {
+
+// Options given as name{key=value,...} in a pipeline, in the order written.
+using PassOptions = std::vector<std::pair<std::string, std::string>>;
+
+struct PassOptionInfo {
+  std::string name;
+  std::string description;
+  std::string defaultValue;
+};
+
+// Properties of the IR that passes and emitters can require.
+enum class IRProperty {
+  LayoutsApplied, // no layout_transform_map entries left
+  Flat,           // every buffer access has physical rank 1 (or 2 for textures)
+};
+
+struct PassContext {
+  DiagnosticSink &diagnostics;
+  bool remarks = false; // report per-decision remarks (--remarks)
+};
+
+class Pass {
+public:
+  virtual ~Pass() = default;
+  // Returns the rewritten module. Reports input errors by throwing CompileError or by
+  // reporting to ctx.diagnostics and returning std::nullopt.
+  virtual std::optional<Module> run(const Module &module, PassContext &ctx) = 0;
+};
+
+struct PassInfo {
+  std::string name;
+  std::vector<std::string> aliases;
+  std::string summary; // one line, shown by --list-passes
+  std::vector<PassOptionInfo> options;
+  std::vector<IRProperty> establishes;
+  // Builds the pass; throws std::invalid_argument with a message for bad option values.
+  std::function<std::unique_ptr<Pass>(const PassOptions &)> create;
+};
+
+class PassRegistry {
+public:
+  // The registry with every pass of the product (see registry.cpp for the list).
+  static const PassRegistry &builtin();
+  void add(PassInfo info);
+  const PassInfo *find(const std::string &nameOrAlias) const;
+  const std::vector<PassInfo> &passes() const { return passes_; }
+
+private:
+  std::vector<PassInfo> passes_;
+};
+
+} // namespace tirlower

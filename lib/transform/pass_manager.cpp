@@ -1,0 +1,108 @@
+#include "transform/pass_manager.h"
+
+#include <sys/resource.h>
+
+#include <chrono>
+
+#include "ir/verifier.h"
+
+namespace tirlower {
+
+namespace {
+
+// Forwards to the tool's sink and counts errors, so a pass that reports an error but still
+// returns a module fails the run too.
+class CountingSink : public DiagnosticSink {
+public:
+  explicit CountingSink(DiagnosticSink &next) : next_(next) {}
+  void report(Diagnostic diagnostic) override {
+    if (diagnostic.severity == Severity::Error)
+      ++errors;
+    next_.report(std::move(diagnostic));
+  }
+  size_t errors = 0;
+
+private:
+  DiagnosticSink &next_;
+};
+
+// A location for errors that have none: the first function's, else nothing.
+SourceRange moduleLocation(const Module &module) {
+  for (const PrimFunc &function : module.functions)
+    if (function && function->loc.valid())
+      return function->loc;
+  return {};
+}
+
+} // namespace
+
+long peakRssKiB() {
+  rusage usage{};
+  if (getrusage(RUSAGE_SELF, &usage) != 0)
+    return 0;
+  return usage.ru_maxrss; // KiB on Linux
+}
+
+bool sameFunctions(const Module &a, const Module &b) {
+  if (a.functions.size() != b.functions.size() || a.name != b.name || a.isIRModule != b.isIRModule)
+    return false;
+  for (size_t k = 0; k < a.functions.size(); ++k)
+    if (a.functions[k] != b.functions[k])
+      return false;
+  return true;
+}
+
+void PassManager::add(const PassInfo &info, PassOptions options) {
+  std::unique_ptr<Pass> pass = info.create(options);
+  passes_.push_back({&info, std::move(options), std::move(pass)});
+  timings_.push_back({describePass(info, passes_.back().options), 0, 0});
+}
+
+std::optional<Module> PassManager::run(Module module, PassContext &ctx, PassInstrumentation *instrumentation) {
+  CountingSink sink(ctx.diagnostics);
+  PassContext passContext{sink, ctx.remarks};
+  for (size_t k = 0; k < passes_.size(); ++k) {
+    const PassInstance &instance = passes_[k];
+    const std::string &name = instance.info->name;
+    if (instrumentation)
+      instrumentation->beforePass(instance, module);
+
+    auto start = std::chrono::steady_clock::now();
+    std::optional<Module> result;
+    size_t errorsBefore = sink.errors;
+    try {
+      result = instance.pass->run(module, passContext);
+    } catch (CompileError &e) {
+      sink.report(std::move(e.diagnostic()));
+    } catch (const IRTypeError &e) {
+      sink.error(moduleLocation(module), "pass '" + name + "' produced invalid IR: " + e.what());
+    }
+    PassTiming &timing = timings_[k];
+    timing.wallSeconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    timing.peakRssKiB = std::max(timing.peakRssKiB, peakRssKiB());
+
+    if (!result || sink.errors != errorsBefore) {
+      if (sink.errors == errorsBefore)
+        sink.error(moduleLocation(module), "pass '" + name + "' failed");
+      return std::nullopt;
+    }
+
+    if (verifyEach) {
+      std::vector<Diagnostic> problems = verifyModule(*result);
+      if (!problems.empty()) {
+        for (Diagnostic &problem : problems) {
+          problem.message = "pass '" + name + "' produced invalid IR: " + problem.message;
+          sink.report(std::move(problem));
+        }
+        return std::nullopt;
+      }
+    }
+
+    if (instrumentation)
+      instrumentation->afterPass(instance, module, *result, sameFunctions(module, *result));
+    module = std::move(*result);
+  }
+  return module;
+}
+
+} // namespace tirlower

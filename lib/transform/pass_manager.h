@@ -1,0 +1,67 @@
+// Runs a list of passes in order. The manager owns the cross-cutting concerns that need no
+// knowledge of printing: verification after each pass (--verify-each), per-pass wall time and
+// peak memory (--timing), and turning a pass's CompileError into a diagnostic. Printing IR
+// after passes is left to the tool through PassInstrumentation.
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "transform/pass.h"
+#include "transform/pipeline.h"
+
+namespace tirlower {
+
+struct PassInstance {
+  const PassInfo *info = nullptr;
+  PassOptions options;
+  std::unique_ptr<Pass> pass;
+};
+
+// Hooks the tool supplies. `identical` is true when the pass returned exactly the same
+// function nodes (certainly unchanged); otherwise the tool decides by comparing what it prints.
+class PassInstrumentation {
+public:
+  virtual ~PassInstrumentation() = default;
+  virtual void beforePass(const PassInstance &, const Module &) {}
+  virtual void afterPass(const PassInstance &, const Module & /*before*/, const Module & /*after*/,
+                         bool /*identical*/) {}
+};
+
+struct PassTiming {
+  std::string pass; // describePass() of the instance
+  double wallSeconds = 0;
+  long peakRssKiB = 0; // process peak resident set size after the pass
+};
+
+class PassManager {
+public:
+  bool verifyEach = true;
+
+  // Creates the pass; throws std::invalid_argument with a message for bad option values.
+  void add(const PassInfo &info, PassOptions options);
+  void add(const PipelineEntry &entry) { add(*entry.info, entry.options); }
+  bool empty() const { return passes_.empty(); }
+  const std::vector<PassInstance> &passes() const { return passes_; }
+
+  // Runs every pass in order. Returns nullopt after reporting an error: a pass's
+  // CompileError, an error a pass reported, or (with verifyEach) invalid IR, reported as
+  // "pass 'NAME' produced invalid IR: ...". Timings accumulate over runs.
+  std::optional<Module> run(Module module, PassContext &ctx, PassInstrumentation *instrumentation = nullptr);
+
+  const std::vector<PassTiming> &timings() const { return timings_; }
+
+private:
+  std::vector<PassInstance> passes_;
+  std::vector<PassTiming> timings_;
+};
+
+// Process peak resident set size in KiB (getrusage).
+long peakRssKiB();
+
+// True when both modules hold the same function nodes in the same order.
+bool sameFunctions(const Module &a, const Module &b);
+
+} // namespace tirlower

@@ -1,0 +1,39 @@
+// The registry of every pass of the product, listed explicitly: static libraries drop objects
+// nothing refers to, so self-registering static initializers would silently lose passes.
+// Adding a pass = declaring its PassInfo in passes.h and one line below.
+#include <algorithm>
+#include <stdexcept>
+
+#include "transform/passes.h"
+
+namespace tirlower {
+
+PassInfo verifyPassInfo(); // verify.cpp (belongs in passes.h with the others)
+
+const PassRegistry &PassRegistry::builtin() {
+  static const PassRegistry registry = [] {
+    PassRegistry r;
+    r.add(verifyPassInfo());
+    return r;
+  }();
+  return registry;
+}
+
+void PassRegistry::add(PassInfo info) {
+  auto taken = [this](const std::string &name) { return find(name) != nullptr; };
+  if (taken(info.name) || std::any_of(info.aliases.begin(), info.aliases.end(), taken))
+    throw std::logic_error("pass '" + info.name + "' is registered twice or shares a name");
+  passes_.push_back(std::move(info));
+}
+
+const PassInfo *PassRegistry::find(const std::string &nameOrAlias) const {
+  for (const PassInfo &info : passes_) {
+    if (info.name == nameOrAlias)
+      return &info;
+    if (std::find(info.aliases.begin(), info.aliases.end(), nameOrAlias) != info.aliases.end())
+      return &info;
+  }
+  return nullptr;
+}
+
+} // namespace tirlower

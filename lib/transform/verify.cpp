@@ -1,0 +1,39 @@
+// Pass `verify`: runs the IR verifier (lib/ir/verifier.h) and fails on the first invalid
+// function; the module comes back unchanged. Useful at any point of a pipeline, and when
+// --verify-each is off.
+//
+//   before: for i in range(4): B[i] = A[j]     (j undefined)
+//   after:  error: invalid IR: variable 'j' is used but not defined in this scope
+#include "ir/verifier.h"
+#include "transform/pass.h"
+
+namespace tirlower {
+
+namespace {
+
+class VerifyPass : public Pass {
+public:
+  std::optional<Module> run(const Module &module, PassContext &ctx) override {
+    std::vector<Diagnostic> problems = verifyModule(module);
+    if (problems.empty())
+      return module;
+    for (Diagnostic &problem : problems) {
+      problem.message = "invalid IR: " + problem.message;
+      ctx.diagnostics.report(std::move(problem));
+    }
+    return std::nullopt;
+  }
+};
+
+} // namespace
+
+PassInfo verifyPassInfo();
+PassInfo verifyPassInfo() {
+  PassInfo info;
+  info.name = "verify";
+  info.summary = "check the IR invariants (scoping, declared buffers, access types); change nothing";
+  info.create = [](const PassOptions &) { return std::make_unique<VerifyPass>(); };
+  return info;
+}
+
+} // namespace tirlower
