@@ -73,8 +73,8 @@ private:
 struct DataPlan {
   std::vector<const LayoutTransform *> transforms;
   std::unordered_map<const BufferNode *, Buffer> replacement; // every view that follows
-  Buffer transformed;                                          // the new declared buffer
-  Expr paddingPredicate;     // true on padding, over predicateVars; null when nothing to fill
+  Buffer transformed;                                         // the new declared buffer
+  Expr paddingPredicate;          // true on padding, over predicateVars; null when nothing to fill
   std::vector<Var> predicateVars; // one per axis of the new shape
   Expr padValue;
 };
@@ -101,11 +101,11 @@ DataPlan planFor(const Buffer &declared, std::vector<const LayoutTransform *> tr
   plan.transforms = std::move(transforms);
   const LayoutTransform &first = *plan.transforms.front();
   if (!declared->strides.empty())
-    throw CompileError(Diagnostic{Severity::Error, first.loc,
-                                  "cannot transform the layout of buffer '" + declared->name.str() +
-                                      "': it has explicit strides",
-                                  {}}
-                           .note(declared->loc, "buffer '" + declared->name.str() + "' declared here"));
+    throw CompileError(Diagnostic{
+        Severity::Error,
+        first.loc,
+        "cannot transform the layout of buffer '" + declared->name.str() + "': it has explicit strides",
+        {}}.note(declared->loc, "buffer '" + declared->name.str() + "' declared here"));
 
   std::vector<Expr> shape = declared->shape;
   std::vector<int> separators = declared->axisSeparators;
@@ -154,13 +154,13 @@ DataPlan planFor(const Buffer &declared, std::vector<const LayoutTransform *> tr
   Analyzer analyzer;
   for (const Buffer &view : views) {
     if (view != declared && !sameView(*view, *declared, analyzer))
-      throw CompileError(Diagnostic{Severity::Error, first.loc,
-                                    "cannot apply the layout transform of '" + declared->name.str() + "' to its alias '" +
-                                        view->name.str() + "', which views the same data as " + shapeText(view->shape) +
-                                        " " + view->dtype.str() + " instead of " + shapeText(declared->shape) + " " +
-                                        declared->dtype.str(),
-                                    {}}
-                             .note(view->loc, "alias '" + view->name.str() + "' declared here"));
+      throw CompileError(Diagnostic{
+          Severity::Error,
+          first.loc,
+          "cannot apply the layout transform of '" + declared->name.str() + "' to its alias '" + view->name.str() +
+              "', which views the same data as " + shapeText(view->shape) + " " + view->dtype.str() + " instead of " +
+              shapeText(declared->shape) + " " + declared->dtype.str(),
+          {}}.note(view->loc, "alias '" + view->name.str() + "' declared here"));
     BufferNode::Fields f = view->fields();
     f.shape = shape;
     f.axisSeparators = separators;
@@ -219,8 +219,7 @@ protected:
     if (!plan || !plan->paddingPredicate || !op->allocates)
       return s;
     const auto *decl = s.as<DeclBufferNode>();
-    return DeclBufferNode::make(decl->buffer, decl->allocates, SeqStmtNode::make({fill(*plan), decl->body}),
-                                op->loc);
+    return DeclBufferNode::make(decl->buffer, decl->allocates, SeqStmtNode::make({fill(*plan), decl->body}), op->loc);
   }
 
 public:
@@ -242,8 +241,8 @@ public:
       bind.emplace_back(plan.predicateVars[k], axes[k]);
     body = IfThenElseNode::make(substitute(plan.paddingPredicate, bind), body, nullptr);
     for (size_t k = axes.size(); k-- > 0;)
-      body = ForNode::make(axes[k], IntImmNode::make(buffer->shape[k]->type, 0), buffer->shape[k], ForKind::Serial,
-                           body);
+      body =
+          ForNode::make(axes[k], IntImmNode::make(buffer->shape[k]->type, 0), buffer->shape[k], ForKind::Serial, body);
     return body;
   }
 

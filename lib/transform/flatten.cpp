@@ -51,7 +51,9 @@ std::vector<std::pair<size_t, size_t>> axisGroups(const BufferNode &b) {
   return groups;
 }
 
-Expr indexConst(int64_t v, DataType type) { return IntImmNode::make(type, v); }
+Expr indexConst(int64_t v, DataType type) {
+  return IntImmNode::make(type, v);
+}
 
 DataType indexTypeOf(const BufferNode &b) {
   for (const Expr &e : b.shape)

@@ -20,14 +20,30 @@ class Simplifier : public BoundMutator {
 protected:
   using BoundMutator::visit;
 
-  Expr visit(const BinaryNode *op) override { return root(op, [&] { return IRMutator::visit(op); }); }
-  Expr visit(const NotNode *op) override { return root(op, [&] { return IRMutator::visit(op); }); }
-  Expr visit(const SelectNode *op) override { return root(op, [&] { return IRMutator::visit(op); }); }
-  Expr visit(const CastNode *op) override { return root(op, [&] { return IRMutator::visit(op); }); }
-  Expr visit(const RampNode *op) override { return root(op, [&] { return IRMutator::visit(op); }); }
-  Expr visit(const BroadcastNode *op) override { return root(op, [&] { return IRMutator::visit(op); }); }
-  Expr visit(const CallNode *op) override { return root(op, [&] { return IRMutator::visit(op); }); }
-  Expr visit(const LetNode *op) override { return root(op, [&] { return IRMutator::visit(op); }); }
+  Expr visit(const BinaryNode *op) override {
+    return root(op, [&] { return IRMutator::visit(op); });
+  }
+  Expr visit(const NotNode *op) override {
+    return root(op, [&] { return IRMutator::visit(op); });
+  }
+  Expr visit(const SelectNode *op) override {
+    return root(op, [&] { return IRMutator::visit(op); });
+  }
+  Expr visit(const CastNode *op) override {
+    return root(op, [&] { return IRMutator::visit(op); });
+  }
+  Expr visit(const RampNode *op) override {
+    return root(op, [&] { return IRMutator::visit(op); });
+  }
+  Expr visit(const BroadcastNode *op) override {
+    return root(op, [&] { return IRMutator::visit(op); });
+  }
+  Expr visit(const CallNode *op) override {
+    return root(op, [&] { return IRMutator::visit(op); });
+  }
+  Expr visit(const LetNode *op) override {
+    return root(op, [&] { return IRMutator::visit(op); });
+  }
 
   Expr visit(const BufferLoadNode *op) override {
     // Indices are expressions of their own: simplify each as a whole.

@@ -1,0 +1,675 @@
+// The C emitter: one traversal that writes C11 for a flattened module. Buffers are pointers to
+// their scalar element type; vector values use the typedefs and helpers of CSupport.
+#include "codegen/c_emitter.h"
+
+#include <unordered_map>
+#include <unordered_set>
+
+#include "codegen/c_support.h"
+#include "ir/visitor.h"
+
+namespace tirlower {
+
+namespace {
+
+const std::unordered_set<std::string> &reservedCNames() {
+  static const std::unordered_set<std::string> names = {
+      "auto",     "break",  "case",     "char",    "const",  "continue", "default", "do",     "double",  "else",
+      "enum",     "extern", "float",    "for",     "goto",   "if",       "inline",  "int",    "long",    "register",
+      "restrict", "return", "short",    "signed",  "sizeof", "static",   "struct",  "switch", "typedef", "union",
+      "unsigned", "void",   "volatile", "while",   "bool",   "true",     "false",   "main",   "memcpy",  "malloc",
+      "free",     "exp",    "expf",     "exp2",    "exp2f",  "log",      "logf",    "log2",   "log2f",   "sqrt",
+      "sqrtf",    "sin",    "sinf",     "cos",     "cosf",   "tanh",     "tanhf",   "fabs",   "fabsf",   "floor",
+      "floorf",   "ceil",   "ceilf",    "round",   "roundf", "trunc",    "truncf",  "pow",    "powf",    "fmod",
+      "fmodf",    "abs",    "NAN",      "INFINITY"};
+  return names;
+}
+
+std::string cIdentifier(std::string_view name) {
+  std::string out;
+  for (char c : name)
+    out += (std::isalnum(static_cast<unsigned char>(c)) || c == '_') ? c : '_';
+  if (out.empty() || std::isdigit(static_cast<unsigned char>(out[0])))
+    out = "v_" + out;
+  if (out.rfind("tl_", 0) == 0 || out.rfind("__", 0) == 0)
+    out = "u" + out;
+  return out;
+}
+
+// Data variables that some store writes through (any alias counts).
+class StoreCensus : public IRVisitor {
+public:
+  std::unordered_set<const VarNode *> written;
+  std::unordered_set<const VarNode *> used;
+  using IRVisitor::visit;
+
+protected:
+  void visit(const VarNode *op) override { used.insert(op); }
+  void visitBuffer(const Buffer &b) override {
+    used.insert(b->data.get());
+    for (const Expr &e : b->shape)
+      IRVisitor::visit(e);
+  }
+  void visit(const BufferStoreNode *op) override {
+    written.insert(op->buffer->data.get());
+    IRVisitor::visit(op);
+  }
+};
+
+int precedence(BinaryOp op) {
+  switch (op) {
+  case BinaryOp::Mul:
+  case BinaryOp::Div:
+  case BinaryOp::Mod: return 10;
+  case BinaryOp::Add:
+  case BinaryOp::Sub: return 9;
+  case BinaryOp::LT:
+  case BinaryOp::LE:
+  case BinaryOp::GT:
+  case BinaryOp::GE: return 7;
+  case BinaryOp::EQ:
+  case BinaryOp::NE: return 6;
+  case BinaryOp::And: return 3;
+  case BinaryOp::Or: return 2;
+  default: return 20; // emitted as function calls
+  }
+}
+
+const char *infix(BinaryOp op, bool vector) {
+  switch (op) {
+  case BinaryOp::Add: return "+";
+  case BinaryOp::Sub: return "-";
+  case BinaryOp::Mul: return "*";
+  case BinaryOp::Div: return "/";
+  case BinaryOp::Mod: return "%";
+  case BinaryOp::LT: return "<";
+  case BinaryOp::LE: return "<=";
+  case BinaryOp::GT: return ">";
+  case BinaryOp::GE: return ">=";
+  case BinaryOp::EQ: return "==";
+  case BinaryOp::NE: return "!=";
+  case BinaryOp::And: return vector ? "&" : "&&";
+  case BinaryOp::Or: return vector ? "|" : "||";
+  default: return nullptr;
+  }
+}
+
+std::string mathName(const std::string &op, DataType type) {
+  std::string base = op == "abs" ? "fabs" : op;
+  return type.element().bits() == 32 ? base + "f" : base;
+}
+
+class FunctionEmitter {
+public:
+  FunctionEmitter(const PrimFuncNode &func, CSupport &support, const CEmitOptions &options,
+                  std::set<std::string> &externs)
+      : func_(func), support_(support), options_(options), externs_(externs) {
+    census_.visit(func.body);
+  }
+
+  std::string emit(const std::string &symbol) {
+    std::string signature = "int32_t " + symbol + "(";
+    bool noalias = false;
+    if (const AttrValue *a = func_.attrs.find("tir.noalias"))
+      noalias = a->kind() == AttrValue::Kind::Bool ? a->asBool() : a->asInt() != 0;
+    for (size_t k = 0; k < func_.params.size(); ++k) {
+      const Var &param = func_.params[k];
+      std::string name = bind(param.get(), param->name.view());
+      if (k)
+        signature += ", ";
+      if (Buffer buffer = func_.bufferFor(param)) {
+        bool readOnly = !census_.written.count(param.get());
+        dataType_[param.get()] = buffer->dtype.element();
+        signature += std::string(readOnly ? "const " : "") + support_.scalarTypeName(buffer->dtype.element()) + " *" +
+                     (noalias ? "restrict " : "") + name;
+        pointer_[buffer.get()] = name;
+      } else if (param->type.isHandle()) {
+        DataType pointee = param->pointeeType.isVoid() ? DataType::voidType() : param->pointeeType.element();
+        dataType_[param.get()] = pointee;
+        signature += support_.scalarTypeName(pointee) + " *" + name;
+      } else {
+        signature += support_.scalarTypeName(param->type) + " " + name;
+      }
+    }
+    if (func_.params.empty())
+      signature += "void";
+    signature += ")";
+    indent_ = 1;
+    for (const Var &param : func_.params)
+      if (!census_.used.count(param.get()))
+        line("(void)" + names_.at(param.get()) + ";");
+    emitStmt(func_.body);
+    line("return 0;");
+    return signature + " {\n" + body_ + "}\n";
+  }
+
+private:
+  // ---- names -----------------------------------------------------------------------------
+  std::string bind(const void *object, std::string_view hint) {
+    std::string base = cIdentifier(hint), name = base;
+    for (int n = 1; taken_.count(name) || reservedCNames().count(name); ++n)
+      name = base + "_" + std::to_string(n);
+    taken_.insert(name);
+    names_[object] = name;
+    return name;
+  }
+  const std::string &nameOf(const VarNode *var) {
+    auto it = names_.find(var);
+    if (it == names_.end())
+      throw CompileError(var->loc, "C emitter: variable '" + var->name.str() + "' is used outside its definition");
+    return it->second;
+  }
+
+  void line(const std::string &text) {
+    body_.append(static_cast<size_t>(indent_) * 2, ' ');
+    body_ += text;
+    body_ += '\n';
+  }
+
+  // ---- buffers ----------------------------------------------------------------------------
+  // The C pointer through which `buffer` is accessed, checking that C can express it.
+  const std::string &pointerOf(const Buffer &buffer, SourceRange where) {
+    pointerCheck(buffer, where);
+    auto it = pointer_.find(buffer.get());
+    if (it != pointer_.end())
+      return it->second;
+    // A view over known data: reuse the data's pointer, or cast it when the element type differs
+    // (the alias in the IR states the reinterpretation).
+    const VarNode *data = buffer->data.get();
+    auto dataType = dataType_.find(data);
+    if (dataType == dataType_.end())
+      throw CompileError(where, "C emitter: buffer '" + buffer->name.str() + "' views data that is not defined");
+    std::string base = nameOf(data);
+    DataType element = buffer->dtype.element();
+    if (dataType->second != element) {
+      std::string name = bind(buffer.get(), buffer->name.view());
+      bool readOnly = !census_.written.count(data) && isParamData(data);
+      std::string t = std::string(readOnly ? "const " : "") + support_.scalarTypeName(element);
+      line(t + " *" + name + " = (" + t + " *)" + base + ";");
+      base = name;
+    }
+    return pointer_.emplace(buffer.get(), base).first->second;
+  }
+
+  bool isParamData(const VarNode *data) const {
+    for (const Var &p : func_.params)
+      if (p.get() == data)
+        return true;
+    return false;
+  }
+
+  // Element offset (in scalars) of a flat access index, honouring strides and elem_offset.
+  Expr scalarOffset(const BufferNode &buffer, const Expr &index) {
+    Expr e = index;
+    if (!buffer.strides.empty() && !(asConstInt(buffer.strides[0]) && *asConstInt(buffer.strides[0]) == 1))
+      e = BinaryNode::make(BinaryOp::Mul, e, buffer.strides[0]);
+    if (buffer.elemOffset && !(asConstInt(buffer.elemOffset) && *asConstInt(buffer.elemOffset) == 0))
+      e = BinaryNode::make(BinaryOp::Add, e, buffer.elemOffset);
+    return e;
+  }
+
+  void declareStorage(const VarNode *data, DataType element, const std::vector<Expr> &extents, int lanes,
+                      SourceRange where) {
+    if (element.isHandle() || element.isVoid())
+      throw CompileError(where, "C emitter: cannot allocate elements of type " + element.str());
+    std::string name = bind(data, data->name.view());
+    dataType_[data] = element;
+    std::string t = support_.scalarTypeName(element);
+    int64_t count = lanes;
+    bool constant = true;
+    std::string countText = std::to_string(lanes);
+    for (const Expr &e : extents) {
+      const int64_t *v = asConstInt(e);
+      if (v && count <= (int64_t(1) << 40) / std::max<int64_t>(*v, 1))
+        count *= *v;
+      else
+        constant = false;
+      countText += " * (size_t)(" + expr(e) + ")";
+    }
+    if (constant && count * element.laneBytes() <= 256 * 1024) {
+      line(t + " " + name + "[" + std::to_string(std::max<int64_t>(count, 1)) + "] __attribute__((aligned(64)));");
+      return;
+    }
+    line(t + " *" + name + " = (" + t + " *)malloc(sizeof(" + t + ") * " + countText + ");");
+    line("if (!" + name + ") {");
+    ++indent_;
+    freeHeap();
+    line("return 2;");
+    --indent_;
+    line("}");
+    heap_.push_back(name);
+  }
+
+  void freeHeap() {
+    for (auto it = heap_.rbegin(); it != heap_.rend(); ++it)
+      line("free(" + *it + ");");
+  }
+
+  // ---- statements -------------------------------------------------------------------------
+  void emitStmt(const Stmt &s) {
+    switch (s->kind()) {
+    case StmtKind::SeqStmt:
+      for (const Stmt &child : s.as<SeqStmtNode>()->stmts)
+        emitStmt(child);
+      return;
+    case StmtKind::BufferStore: return emitStore(s.as<BufferStoreNode>());
+    case StmtKind::For: return emitFor(s.as<ForNode>());
+    case StmtKind::While: {
+      const auto *op = s.as<WhileNode>();
+      line("while (" + expr(op->condition) + ") {");
+      block(op->body);
+      line("}");
+      return;
+    }
+    case StmtKind::IfThenElse: {
+      const auto *op = s.as<IfThenElseNode>();
+      line("if (" + expr(op->condition) + ") {");
+      block(op->thenCase);
+      if (op->elseCase) {
+        line("} else {");
+        block(op->elseCase);
+      }
+      line("}");
+      return;
+    }
+    case StmtKind::LetStmt: {
+      const auto *op = s.as<LetStmtNode>();
+      std::string value = expr(op->value);
+      std::string name = bind(op->var.get(), op->var->name.view());
+      if (census_.used.count(op->var.get()))
+        line("const " + support_.typeName(op->var->type) + " " + name + " = " + value + ";");
+      else
+        line("(void)(" + value + ");");
+      emitStmt(op->body);
+      return;
+    }
+    case StmtKind::Allocate: {
+      const auto *op = s.as<AllocateNode>();
+      declareStorage(op->bufferVar.get(), op->dtype.element(), op->extents, op->dtype.lanes(), op->loc);
+      return scoped(op->body);
+    }
+    case StmtKind::AllocBuffer: {
+      const auto *op = s.as<AllocBufferNode>();
+      pointerCheck(op->buffer, op->loc);
+      declareStorage(op->buffer->data.get(), op->buffer->dtype.element(), op->buffer->shape, op->buffer->dtype.lanes(),
+                     op->loc);
+      return scoped(op->body);
+    }
+    case StmtKind::DeclBuffer: {
+      const auto *op = s.as<DeclBufferNode>();
+      pointerCheck(op->buffer, op->loc);
+      if (op->allocates) {
+        declareStorage(op->buffer->data.get(), op->buffer->dtype.element(), op->buffer->shape,
+                       op->buffer->dtype.lanes(), op->loc);
+        return scoped(op->body);
+      }
+      return emitStmt(op->body);
+    }
+    case StmtKind::AttrStmt: {
+      const auto *op = s.as<AttrStmtNode>();
+      line("/* attr \"" + op->key.str() + "\" */");
+      return emitStmt(op->body);
+    }
+    case StmtKind::AssertStmt: {
+      const auto *op = s.as<AssertStmtNode>();
+      line("if (!(" + expr(op->condition) + ")) {");
+      ++indent_;
+      line("/* assert: " + commentText(op->message) + " */");
+      freeHeap();
+      line("return 1;");
+      --indent_;
+      line("}");
+      return;
+    }
+    case StmtKind::Evaluate: {
+      const auto *op = s.as<EvaluateNode>();
+      if (op->value->kind() == ExprKind::IntImm || op->value->kind() == ExprKind::FloatImm)
+        return;
+      line("(void)(" + expr(op->value) + ");");
+      return;
+    }
+    }
+  }
+
+  static std::string commentText(const std::string &text) {
+    std::string out;
+    for (size_t k = 0; k < text.size(); ++k)
+      out += (text[k] == '*' && k + 1 < text.size() && text[k + 1] == '/') || text[k] == '\n' ? ' ' : text[k];
+    return out;
+  }
+
+  // Declared buffers must be 1-d even when nothing accesses them yet.
+  void pointerCheck(const Buffer &buffer, SourceRange where) {
+    if (buffer->shape.size() != 1 || !buffer->axisSeparators.empty())
+      throw CompileError(where, "buffer '" + buffer->name.str() + "' has physical rank " +
+                                    std::to_string(buffer->axisSeparators.size() + 1) + " and logical rank " +
+                                    std::to_string(buffer->shape.size()) +
+                                    "; the C emitter takes 1-d buffers only (run the flatten pass first)");
+  }
+
+  // The body of an allocation; heap storage is freed when it ends.
+  void scoped(const Stmt &body) {
+    size_t heapBefore = heap_.size();
+    emitStmt(body);
+    while (heap_.size() > heapBefore) {
+      line("free(" + heap_.back() + ");");
+      heap_.pop_back();
+    }
+  }
+
+  void block(const Stmt &body) {
+    ++indent_;
+    emitStmt(body);
+    --indent_;
+  }
+
+  void emitFor(const ForNode *op) {
+    std::string t = support_.scalarTypeName(op->loopVar->type);
+    std::string min = expr(op->min);
+    bool zeroMin = asConstInt(op->min) && *asConstInt(op->min) == 0;
+    std::string end = zeroMin ? expr(op->extent) : "(" + min + ") + (" + expr(op->extent) + ")";
+    std::string name = bind(op->loopVar.get(), op->loopVar->name.view());
+    bool parallel = op->forKind == ForKind::Parallel && options_.openmp && !inParallel_;
+    if (parallel)
+      line("#pragma omp parallel for");
+    line("for (" + t + " " + name + " = " + min + "; " + name + " < " + end + "; ++" + name + ") {");
+    bool saved = inParallel_;
+    inParallel_ |= parallel;
+    block(op->body);
+    inParallel_ = saved;
+    line("}");
+  }
+
+  void emitStore(const BufferStoreNode *op) {
+    const std::string &pointer = pointerOf(op->buffer, op->loc);
+    const Expr &index = op->indices.front();
+    DataType valueType = op->value->type;
+    std::string value = expr(op->value);
+    if (valueType.isScalar()) {
+      line(pointer + "[" + expr(scalarOffset(*op->buffer, index)) + "] = " + value + ";");
+      return;
+    }
+    int elementLanes = op->buffer->dtype.lanes();
+    if (const Expr *start = contiguousStart(*op->buffer, index)) {
+      line(support_.vectorStore(valueType) + "(" + pointer + " + " + expr(scalarOffset(*op->buffer, *start)) + ", " +
+           value + ");");
+      return;
+    }
+    // Scatter lane by lane: index lane k covers elementLanes value lanes.
+    std::string it = support_.typeName(index->type);
+    line("{");
+    ++indent_;
+    line(it + " tl_index = " + expr(index) + ";");
+    line(support_.typeName(valueType) + " tl_value = " + value + ";");
+    line("for (int k = 0; k < " + std::to_string(index->type.lanes()) + "; ++k)");
+    line("  for (int m = 0; m < " + std::to_string(elementLanes) + "; ++m)");
+    line("    " + pointer + "[" + offsetText(*op->buffer, "tl_index[k]") + " * " + std::to_string(elementLanes) +
+         " + m] = tl_value[k * " + std::to_string(elementLanes) + " + m];");
+    --indent_;
+    line("}");
+  }
+
+  std::string offsetText(const BufferNode &buffer, const std::string &index) {
+    std::string e = "(" + index + ")";
+    if (!buffer.strides.empty())
+      e = "(" + e + " * " + expr(buffer.strides[0]) + ")";
+    if (buffer.elemOffset)
+      e = "(" + e + " + " + expr(buffer.elemOffset) + ")";
+    return e;
+  }
+
+  // For an access whose lanes are contiguous in memory, the scalar index of the first lane:
+  // an M-lane element with a scalar index, or a scalar element with a stride-1 ramp.
+  const Expr *contiguousStart(const BufferNode &buffer, const Expr &index) {
+    scratch_ = nullptr;
+    if (buffer.dtype.isScalar()) {
+      const auto *ramp = index.as<RampNode>();
+      if (ramp && asConstInt(ramp->stride) && *asConstInt(ramp->stride) == 1 && buffer.strides.empty())
+        scratch_ = ramp->base;
+    } else if (buffer.strides.empty()) {
+      const auto *ramp = index.as<RampNode>();
+      Expr first = index->type.isScalar()                                               ? index
+                   : ramp && asConstInt(ramp->stride) && *asConstInt(ramp->stride) == 1 ? ramp->base
+                                                                                        : Expr();
+      if (first)
+        scratch_ = BinaryNode::make(BinaryOp::Mul, first, IntImmNode::make(first->type, buffer.dtype.lanes()));
+    }
+    return scratch_ ? &scratch_ : nullptr;
+  }
+
+  // ---- expressions ------------------------------------------------------------------------
+  std::string expr(const Expr &e, int parent = 0, bool right = false) {
+    switch (e->kind()) {
+    case ExprKind::Var: return nameOf(e.as<VarNode>());
+    case ExprKind::IntImm: return intLiteral(e->type, e.as<IntImmNode>()->value);
+    case ExprKind::FloatImm: return cFloatLiteral(e.as<FloatImmNode>()->value, e->type);
+    case ExprKind::StringImm: return quoted(e.as<StringImmNode>()->value);
+    case ExprKind::Binary: return binary(e.as<BinaryNode>(), parent, right);
+    case ExprKind::Not: {
+      const auto *op = e.as<NotNode>();
+      if (e->type.isVector())
+        return "(" + expr(op->a, 11) + " ^ " + support_.broadcast(e->type) + "(1))";
+      return "!" + expr(op->a, 11);
+    }
+    case ExprKind::Select: {
+      const auto *op = e.as<SelectNode>();
+      if (op->condition->type.isVector())
+        return support_.select(e->type) + "(" + expr(op->condition) + ", " + expr(op->trueValue) + ", " +
+               expr(op->falseValue) + ")";
+      return "(" + expr(op->condition, 1) + " ? " + expr(op->trueValue, 1) + " : " + expr(op->falseValue, 1) + ")";
+    }
+    case ExprKind::Cast: {
+      const auto *op = e.as<CastNode>();
+      if (e->type.isVector())
+        return support_.convert(op->value->type, e->type) + "(" + expr(op->value) + ")";
+      if (e->type.isBool())
+        return "(" + expr(op->value, 6) + " != 0)";
+      return "(" + support_.typeName(e->type) + ")" + expr(op->value, 11);
+    }
+    case ExprKind::Ramp: {
+      const auto *op = e.as<RampNode>();
+      return support_.ramp(e->type) + "(" + expr(op->base) + ", " + expr(op->stride) + ")";
+    }
+    case ExprKind::Broadcast: {
+      const auto *op = e.as<BroadcastNode>();
+      return support_.broadcast(e->type) + "(" + expr(op->value) + ")";
+    }
+    case ExprKind::Let: {
+      const auto *op = e.as<LetNode>();
+      std::string value = expr(op->value);
+      std::string name = bind(op->var.get(), op->var->name.view());
+      return "({ const " + support_.typeName(op->var->type) + " " + name + " = " + value + "; " + expr(op->body) +
+             "; })";
+    }
+    case ExprKind::Call: return call(e.as<CallNode>());
+    case ExprKind::BufferLoad: return load(e.as<BufferLoadNode>());
+    }
+    return "";
+  }
+
+  static std::string quoted(const std::string &text) {
+    std::string out = "\"";
+    for (char c : text) {
+      if (c == '"' || c == '\\')
+        out += '\\';
+      if (c == '\n') {
+        out += "\\n";
+        continue;
+      }
+      out += c;
+    }
+    return out + "\"";
+  }
+
+  static std::string intLiteral(DataType type, int64_t v) {
+    if (type.isBool())
+      return v ? "true" : "false";
+    if (type.isInt() && type.bits() == 64)
+      return v == INT64_MIN ? "INT64_MIN" : "INT64_C(" + std::to_string(v) + ")";
+    if (type.isUInt() && type.bits() == 64)
+      return "UINT64_C(" + std::to_string(static_cast<uint64_t>(v)) + ")";
+    if (type.isUInt() && type.bits() == 32)
+      return std::to_string(v) + "u";
+    if (type.isInt() && type.bits() == 32) {
+      if (v == INT32_MIN)
+        return "(-2147483647 - 1)";
+      return v < 0 ? "(" + std::to_string(v) + ")" : std::to_string(v);
+    }
+    return "((" + std::string(type.isUInt() ? "uint" : "int") + std::to_string(type.bits()) + "_t)" +
+           (v < 0 ? "(" + std::to_string(v) + ")" : std::to_string(v)) + ")";
+  }
+
+  std::string binary(const BinaryNode *op, int parent, bool right) {
+    DataType t = op->a->type;
+    bool vector = t.isVector();
+    auto call2 = [&](const std::string &fn) { return fn + "(" + expr(op->a) + ", " + expr(op->b) + ")"; };
+    switch (op->op) {
+    case BinaryOp::FloorDiv:
+      if (t.isFloat())
+        return vector ? call2(support_.lanewise(support_.floatFloorDiv(t.element()), t, 2)) : floatFloorDiv(op);
+      if (t.isUInt())
+        break;
+      return call2(vector ? support_.lanewise(support_.floorDiv(t.element()), t, 2) : support_.floorDiv(t));
+    case BinaryOp::FloorMod:
+      if (t.isFloat())
+        return vector ? call2(support_.lanewise(support_.floatFloorMod(t.element()), t, 2)) : floatFloorMod(op);
+      if (t.isUInt())
+        break;
+      return call2(vector ? support_.lanewise(support_.floorMod(t.element()), t, 2) : support_.floorMod(t));
+    case BinaryOp::Min:
+    case BinaryOp::Max: return call2(support_.minMax(op->op == BinaryOp::Max, t));
+    case BinaryOp::Mod:
+      if (t.isFloat())
+        return call2(vector ? support_.lanewise(mathName("fmod", t), t, 2) : mathName("fmod", t));
+      break;
+    default: break;
+    }
+    BinaryOp effective = op->op == BinaryOp::FloorDiv   ? BinaryOp::Div
+                         : op->op == BinaryOp::FloorMod ? BinaryOp::Mod
+                                                        : op->op;
+    if (vector && isComparison(effective))
+      return call2(support_.compare(infix(effective, false), t));
+    int p = precedence(effective);
+    std::string text = expr(op->a, p, false) + " " + infix(effective, vector) + " " + expr(op->b, p, true);
+    bool wrap = p < parent || (p == parent && right) || (parent >= 6 && parent <= 7 && p <= 7);
+    return wrap ? "(" + text + ")" : text;
+  }
+
+  std::string floatFloorDiv(const BinaryNode *op) {
+    return mathName("floor", op->type) + "(" + expr(op->a, 10) + " / " + expr(op->b, 10, true) + ")";
+  }
+  std::string floatFloorMod(const BinaryNode *op) {
+    std::string a = expr(op->a, 10), b = expr(op->b, 10, true);
+    return "(" + a + " - " + mathName("floor", op->type) + "(" + a + " / " + b + ") * " + b + ")";
+  }
+
+  std::string call(const CallNode *op) {
+    const std::string &name = op->op.str();
+    auto args = [&](size_t from) {
+      std::string text;
+      for (size_t k = from; k < op->args.size(); ++k)
+        text += (k > from ? ", " : "") + expr(op->args[k]);
+      return text;
+    };
+    if (name == "if_then_else")
+      return "(" + expr(op->args[0], 1) + " ? " + expr(op->args[1], 1) + " : " + expr(op->args[2], 1) + ")";
+    if (name == "likely")
+      return "(" + expr(op->args[0]) + ")";
+    if (name == "call_extern") {
+      const auto *fn = op->args.empty() ? nullptr : op->args[0].as<StringImmNode>();
+      if (!fn)
+        throw CompileError(op->loc, "call_extern needs the function name as its first argument");
+      std::string proto = support_.typeName(op->type) + " " + fn->value + "(";
+      for (size_t k = 1; k < op->args.size(); ++k)
+        proto += (k > 1 ? ", " : "") + support_.typeName(op->args[k]->type);
+      externs_.insert(proto + (op->args.size() == 1 ? "void" : "") + ");");
+      return fn->value + "(" + args(1) + ")";
+    }
+    DataType t = op->type;
+    if (!t.isFloat()) {
+      if (name == "abs" && t.isIntOrUInt() && t.isScalar())
+        return "(" + expr(op->args[0], 1) + " < 0 ? -" + expr(op->args[0], 11) + " : " + expr(op->args[0], 1) + ")";
+      throw CompileError(op->loc, "C emitter: T." + name + " is not supported on " + t.str());
+    }
+    std::string scalar;
+    if (name == "sigmoid" || name == "rsqrt") {
+      std::string one = t.element().bits() == 32 ? "1.0f" : "1.0";
+      if (t.isVector())
+        throw CompileError(op->loc, "C emitter: vector T." + name + " is not supported; scalarize it first");
+      return name == "sigmoid"
+                 ? "(" + one + " / (" + one + " + " + mathName("exp", t) + "(-" + expr(op->args[0], 11) + ")))"
+                 : "(" + one + " / " + mathName("sqrt", t) + "(" + expr(op->args[0]) + "))";
+    }
+    static const std::unordered_set<std::string> known = {"exp",   "exp2",  "log",  "log2", "sqrt",  "sin",
+                                                          "cos",   "tanh",  "fabs", "abs",  "floor", "ceil",
+                                                          "round", "trunc", "pow",  "fmod"};
+    if (!known.count(name))
+      throw CompileError(op->loc, "C emitter: unknown intrinsic T." + name);
+    std::string fn = mathName(name, t);
+    if (t.isVector())
+      fn = support_.lanewise(fn, t, static_cast<int>(op->args.size()));
+    return fn + "(" + args(0) + ")";
+  }
+
+  std::string load(const BufferLoadNode *op) {
+    const std::string &pointer = pointerOf(op->buffer, op->loc);
+    const Expr &index = op->indices.front();
+    if (op->type.isScalar())
+      return pointer + "[" + expr(scalarOffset(*op->buffer, index)) + "]";
+    if (const Expr *start = contiguousStart(*op->buffer, index))
+      return support_.vectorLoad(op->type) + "(" + pointer + " + " + expr(scalarOffset(*op->buffer, *start)) + ")";
+    // Gather lane by lane.
+    int elementLanes = op->buffer->dtype.lanes();
+    std::string vt = support_.typeName(op->type), it = support_.typeName(index->type);
+    return "({ " + it + " tl_index = " + expr(index) + "; " + vt + " tl_value; for (int k = 0; k < " +
+           std::to_string(index->type.lanes()) + "; ++k) for (int m = 0; m < " + std::to_string(elementLanes) +
+           "; ++m) tl_value[k * " + std::to_string(elementLanes) + " + m] = " + pointer + "[" +
+           offsetText(*op->buffer, "tl_index[k]") + " * " + std::to_string(elementLanes) + " + m]; tl_value; })";
+  }
+
+  const PrimFuncNode &func_;
+  CSupport &support_;
+  const CEmitOptions &options_;
+  std::set<std::string> &externs_;
+  StoreCensus census_;
+  std::unordered_map<const void *, std::string> names_;
+  std::unordered_set<std::string> taken_;
+  std::unordered_map<const BufferNode *, std::string> pointer_;
+  std::unordered_map<const VarNode *, DataType> dataType_;
+  std::vector<std::string> heap_;
+  std::string body_;
+  int indent_ = 0;
+  bool inParallel_ = false;
+  Expr scratch_;
+};
+
+} // namespace
+
+std::string emitC(const Module &module, const CEmitOptions &options, DiagnosticSink &diagnostics) {
+  CSupport support;
+  std::set<std::string> externs;
+  std::string functions;
+  std::unordered_set<std::string> symbols;
+  for (const PrimFunc &func : module.functions) {
+    std::string symbol = cIdentifier(func->globalSymbol());
+    if (reservedCNames().count(symbol)) {
+      std::string renamed = "tir_" + symbol;
+      diagnostics.warning(func->loc, "C symbol '" + symbol + "' of function '" + func->name.str() + "' is renamed '" +
+                                         renamed + "'; set \"global_symbol\" in T.func_attr to choose the name");
+      symbol = renamed;
+    }
+    if (!symbols.insert(symbol).second)
+      throw CompileError(func->loc, "two functions have the C symbol '" + symbol + "'");
+    FunctionEmitter emitter(*func, support, options, externs);
+    functions += "\n" + emitter.emit(symbol);
+  }
+  std::string out = "// Generated by tirlower. C11 with GCC/Clang vector extensions.\n"
+                    "#include <math.h>\n#include <stdbool.h>\n#include <stdint.h>\n#include <stdlib.h>\n"
+                    "#include <string.h>\n\n";
+  out += support.preamble();
+  for (const std::string &proto : externs)
+    out += "extern " + proto + "\n";
+  return out + functions;
+}
+
+} // namespace tirlower

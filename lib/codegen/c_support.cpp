@@ -1,0 +1,177 @@
+#include "codegen/c_support.h"
+
+#include <cmath>
+#include <cstdio>
+
+namespace tirlower {
+
+namespace {
+std::string suffix(DataType type) {
+  return type.str();
+} // "int32", "float32x4"
+} // namespace
+
+std::string CSupport::scalarTypeName(DataType type) const {
+  switch (type.code()) {
+  case DataType::Code::Int: return "int" + std::to_string(type.bits()) + "_t";
+  case DataType::Code::UInt: return "uint" + std::to_string(type.bits()) + "_t";
+  case DataType::Code::Float: return type.bits() == 64 ? "double" : type.bits() == 16 ? "_Float16" : "float";
+  case DataType::Code::BFloat: return "uint16_t";
+  case DataType::Code::Bool: return "bool";
+  case DataType::Code::Handle: return "void *";
+  case DataType::Code::Void: return "void";
+  }
+  return "void";
+}
+
+std::string CSupport::typeName(DataType type) {
+  if (type.isScalar())
+    return scalarTypeName(type);
+  std::string name = "tl_" + suffix(type);
+  if (!typedefs_.count(name)) {
+    // Bool lanes are stored as 0/1 bytes; the others as their scalar type.
+    std::string lane = type.isBool() ? "int8_t" : scalarTypeName(type.element());
+    int bytes = type.lanes() * type.laneBytes();
+    typedefs_.emplace(name, "typedef " + lane + " " + name + " __attribute__((vector_size(" + std::to_string(bytes) +
+                                "), aligned(" + std::to_string(type.laneBytes()) + ")));\n");
+  }
+  return name;
+}
+
+std::string CSupport::define(const std::string &name, std::string definition) {
+  helpers_.emplace(name, std::move(definition));
+  return name;
+}
+
+std::string CSupport::floorDiv(DataType type) {
+  std::string t = scalarTypeName(type), name = "tl_floordiv_" + suffix(type);
+  return define(name, "static inline " + t + " " + name + "(" + t + " a, " + t + " b) {\n  " + t +
+                          " q = a / b;\n  return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;\n}\n");
+}
+
+std::string CSupport::floorMod(DataType type) {
+  std::string t = scalarTypeName(type), name = "tl_floormod_" + suffix(type);
+  return define(name, "static inline " + t + " " + name + "(" + t + " a, " + t + " b) {\n  " + t +
+                          " r = a % b;\n  return (r != 0 && ((r < 0) != (b < 0))) ? r + b : r;\n}\n");
+}
+
+std::string CSupport::floatFloorDiv(DataType type) {
+  std::string t = scalarTypeName(type), name = "tl_floordiv_" + suffix(type);
+  std::string f = type.bits() == 32 ? "floorf" : "floor";
+  return define(name, "static inline " + t + " " + name + "(" + t + " a, " + t + " b) { return " + f + "(a / b); }\n");
+}
+
+std::string CSupport::floatFloorMod(DataType type) {
+  std::string t = scalarTypeName(type), name = "tl_floormod_" + suffix(type);
+  std::string f = type.bits() == 32 ? "floorf" : "floor";
+  return define(name, "static inline " + t + " " + name + "(" + t + " a, " + t + " b) { return a - " + f +
+                          "(a / b) * b; }\n");
+}
+
+std::string CSupport::minMax(bool isMax, DataType type) {
+  std::string name = std::string(isMax ? "tl_max_" : "tl_min_") + suffix(type);
+  std::string t = typeName(type);
+  std::string op = isMax ? ">" : "<";
+  if (type.isScalar())
+    return define(name, "static inline " + t + " " + name + "(" + t + " a, " + t + " b) { return a " + op +
+                            " b ? a : b; }\n");
+  return define(name, "static inline " + t + " " + name + "(" + t + " a, " + t + " b) {\n  " + t +
+                          " r;\n  for (int k = 0; k < " + std::to_string(type.lanes()) + "; ++k)\n    r[k] = a[k] " +
+                          op + " b[k] ? a[k] : b[k];\n  return r;\n}\n");
+}
+
+std::string CSupport::vectorLoad(DataType type) {
+  std::string t = typeName(type), s = scalarTypeName(type.element()), name = "tl_load_" + suffix(type);
+  return define(name, "static inline " + t + " " + name + "(const " + s + " *p) {\n  " + t +
+                          " v;\n  memcpy(&v, p, sizeof v);\n  return v;\n}\n");
+}
+
+std::string CSupport::vectorStore(DataType type) {
+  std::string t = typeName(type), s = scalarTypeName(type.element()), name = "tl_store_" + suffix(type);
+  return define(name, "static inline void " + name + "(" + s + " *p, " + t + " v) { memcpy(p, &v, sizeof v); }\n");
+}
+
+std::string CSupport::ramp(DataType type) {
+  std::string t = typeName(type), s = scalarTypeName(type.element()), name = "tl_ramp_" + suffix(type);
+  return define(name, "static inline " + t + " " + name + "(" + s + " base, " + s + " stride) {\n  " + t +
+                          " v;\n  for (int k = 0; k < " + std::to_string(type.lanes()) + "; ++k)\n    v[k] = base + (" +
+                          s + ")k * stride;\n  return v;\n}\n");
+}
+
+std::string CSupport::broadcast(DataType type) {
+  std::string t = typeName(type), s = scalarTypeName(type.element()), name = "tl_broadcast_" + suffix(type);
+  std::string lane = type.isBool() ? "(int8_t)x" : "x";
+  return define(name, "static inline " + t + " " + name + "(" + s + " x) {\n  " + t + " v;\n  for (int k = 0; k < " +
+                          std::to_string(type.lanes()) + "; ++k)\n    v[k] = " + lane + ";\n  return v;\n}\n");
+}
+
+std::string CSupport::select(DataType type) {
+  std::string t = typeName(type), c = typeName(DataType::boolean(type.lanes())), name = "tl_select_" + suffix(type);
+  return define(name, "static inline " + t + " " + name + "(" + c + " c, " + t + " a, " + t + " b) {\n  " + t +
+                          " r;\n  for (int k = 0; k < " + std::to_string(type.lanes()) +
+                          "; ++k)\n    r[k] = c[k] ? a[k] : b[k];\n  return r;\n}\n");
+}
+
+std::string CSupport::compare(const char *op, DataType type) {
+  static const std::map<std::string, std::string> names = {{"<", "lt"},  {"<=", "le"}, {">", "gt"},
+                                                           {">=", "ge"}, {"==", "eq"}, {"!=", "ne"}};
+  std::string t = typeName(type), b = typeName(DataType::boolean(type.lanes()));
+  std::string name = "tl_" + names.at(op) + "_" + suffix(type);
+  return define(name, "static inline " + b + " " + name + "(" + t + " a, " + t + " b) {\n  " + b +
+                          " r;\n  for (int k = 0; k < " + std::to_string(type.lanes()) + "; ++k)\n    r[k] = a[k] " +
+                          op + " b[k];\n  return r;\n}\n");
+}
+
+std::string CSupport::convert(DataType from, DataType to) {
+  std::string f = typeName(from), t = typeName(to), name = "tl_convert_" + suffix(from) + "_" + suffix(to);
+  std::string lane = "(" + scalarTypeName(to.element()) + ")a[k]";
+  if (to.isBool())
+    lane = "(int8_t)(a[k] != 0)";
+  return define(name, "static inline " + t + " " + name + "(" + f + " a) {\n  " + t + " r;\n  for (int k = 0; k < " +
+                          std::to_string(to.lanes()) + "; ++k)\n    r[k] = " + lane + ";\n  return r;\n}\n");
+}
+
+std::string CSupport::lanewise(const std::string &scalarFunction, DataType type, int arity) {
+  std::string t = typeName(type), name = scalarFunction + "_x" + std::to_string(type.lanes());
+  if (scalarFunction.rfind("tl_", 0) != 0)
+    name = "tl_" + name + "_" + suffix(type.element());
+  std::string params = arity == 1 ? t + " a" : t + " a, " + t + " b";
+  std::string call = arity == 1 ? scalarFunction + "(a[k])" : scalarFunction + "(a[k], b[k])";
+  return define(name, "static inline " + t + " " + name + "(" + params + ") {\n  " + t + " r;\n  for (int k = 0; k < " +
+                          std::to_string(type.lanes()) + "; ++k)\n    r[k] = " + call + ";\n  return r;\n}\n");
+}
+
+std::string CSupport::preamble() const {
+  std::string out;
+  for (const auto &[name, text] : typedefs_)
+    out += text;
+  if (!typedefs_.empty())
+    out += "\n";
+  for (const auto &[name, text] : helpers_)
+    out += text + "\n";
+  return out;
+}
+
+std::string cFloatLiteral(double value, DataType type) {
+  bool single = type.bits() == 32;
+  if (std::isnan(value))
+    return single ? "NAN" : "(double)NAN";
+  if (std::isinf(value))
+    return std::string(value < 0 ? "(-" : "(") + (single ? "INFINITY" : "(double)INFINITY") + ")";
+  char buffer[64];
+  if (single) {
+    std::snprintf(buffer, sizeof buffer, "%.9g", static_cast<float>(value));
+  } else {
+    std::snprintf(buffer, sizeof buffer, "%.17g", value);
+  }
+  std::string text = buffer;
+  if (text.find_first_of(".eE") == std::string::npos)
+    text += ".0";
+  if (single)
+    text += "f";
+  if (type.bits() == 16)
+    text = "(_Float16)" + text;
+  return text.front() == '-' ? "(" + text + ")" : text;
+}
+
+} // namespace tirlower

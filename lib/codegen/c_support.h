@@ -1,0 +1,49 @@
+// The support code an emitted C file defines for itself: vector typedefs (GCC/Clang vector
+// extensions) and small static inline helpers (floor division, unaligned vector loads, ...),
+// each written once and only when used, in a deterministic order.
+#pragma once
+
+#include <map>
+#include <set>
+#include <string>
+
+#include "ir/data_type.h"
+
+namespace tirlower {
+
+// The C spelling of a scalar type ("float", "int32_t", "bool") or of a vector type
+// ("tl_float32x4", registering its typedef).
+class CSupport {
+public:
+  std::string typeName(DataType type);
+  std::string scalarTypeName(DataType type) const;
+
+  // Helper functions by kind; each returns the function's name and records its definition.
+  std::string floorDiv(DataType type);
+  std::string floorMod(DataType type);
+  std::string minMax(bool isMax, DataType type);
+  std::string floatFloorDiv(DataType type);                  // scalar float floor(a / b)
+  std::string floatFloorMod(DataType type);                  // scalar float a - floor(a / b) * b
+  std::string vectorLoad(DataType vectorType);               // T load(const S *p): unaligned-safe
+  std::string vectorStore(DataType vectorType);              // void store(S *p, T v)
+  std::string ramp(DataType vectorType);                     // T ramp(S base, S stride)
+  std::string broadcast(DataType vectorType);                // T broadcast(S v)
+  std::string select(DataType vectorType);                   // T select(C cond, T a, T b), lane by lane
+  std::string compare(const char *op, DataType operandType); // boolean vector (as int8 lanes)
+  std::string convert(DataType from, DataType to);           // lane-wise cast
+  // Lane-by-lane application of a scalar function of one or two arguments.
+  std::string lanewise(const std::string &scalarFunction, DataType type, int arity);
+
+  // The typedefs and helper definitions, in a stable order.
+  std::string preamble() const;
+
+private:
+  std::string define(const std::string &name, std::string definition);
+  std::map<std::string, std::string> typedefs_; // keyed by name: stable order
+  std::map<std::string, std::string> helpers_;
+};
+
+// The C literal of a floating-point value of `type` ("1.5f", "INFINITY", "(-NAN)").
+std::string cFloatLiteral(double value, DataType type);
+
+} // namespace tirlower
