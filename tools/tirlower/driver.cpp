@@ -1,0 +1,267 @@
+#include "driver.h"
+
+#include <iostream>
+#include <map>
+
+#include "codegen/tir_printer.h"
+#include "emitters.h"
+#include "ir_dumps.h"
+#include "layout_flags.h"
+#include "output_file.h"
+#include "parse/diagnostic_verifier.h"
+#include "parse/parser.h"
+#include "timing_report.h"
+#include "transform/pass_manager.h"
+
+namespace tirlower {
+
+namespace {
+
+constexpr int kInputError = 1;
+constexpr int kUsageError = 2;
+
+std::string listPasses() {
+  std::string out;
+  for (const PassInfo &info : PassRegistry::builtin().passes()) {
+    out += info.name;
+    if (!info.aliases.empty()) {
+      out += " (aliases:";
+      for (const std::string &alias : info.aliases)
+        out += " " + alias;
+      out += ")";
+    }
+    out += "\n    " + info.summary + "\n";
+    for (const PassOptionInfo &option : info.options)
+      out += "    option " + option.name + "=" + (option.defaultValue.empty() ? "<value>" : option.defaultValue) +
+             ": " + option.description + "\n";
+  }
+  return out;
+}
+
+// Builds the pass manager from --pass / --pass-pipeline. Prints the error and returns false
+// on misuse.
+bool buildPipeline(const ToolOptions &options, PassManager &manager) {
+  std::vector<std::pair<std::string, std::string>> texts; // flag, pipeline text
+  if (options.pipeline)
+    texts.emplace_back("--pass-pipeline", *options.pipeline);
+  for (const std::string &text : options.passFlags)
+    texts.emplace_back("--pass", text);
+  for (const auto &[flag, text] : texts) {
+    try {
+      for (const PipelineEntry &entry : parsePipeline(text, PassRegistry::builtin())) {
+        try {
+          manager.add(entry);
+        } catch (const std::invalid_argument &e) {
+          printToolError(flag + ": " +
+                         formatPipelineError(text, PipelineError(e.what(), entry.offset, entry.info->name.size())));
+          return false;
+        }
+      }
+    } catch (const PipelineError &e) {
+      printToolError(flag + ": " + formatPipelineError(text, e));
+      return false;
+    }
+  }
+  return true;
+}
+
+// [begin, end) byte ranges of the inputs: the whole file, or the pieces between lines that
+// are exactly "# -----" (trailing blanks allowed).
+std::vector<ParseRange> splitInput(std::string_view text, bool split) {
+  std::vector<ParseRange> chunks;
+  uint32_t chunkStart = 0;
+  if (split) {
+    size_t lineStart = 0;
+    while (lineStart < text.size()) {
+      size_t newline = text.find('\n', lineStart);
+      size_t lineEnd = newline == std::string_view::npos ? text.size() : newline;
+      std::string_view line = text.substr(lineStart, lineEnd - lineStart);
+      while (!line.empty() && (line.back() == ' ' || line.back() == '\t' || line.back() == '\r'))
+        line.remove_suffix(1);
+      size_t next = newline == std::string_view::npos ? text.size() : newline + 1;
+      if (line == "# -----") {
+        chunks.push_back({chunkStart, static_cast<uint32_t>(lineStart)});
+        chunkStart = static_cast<uint32_t>(next);
+      }
+      lineStart = next;
+    }
+  }
+  chunks.push_back({chunkStart, static_cast<uint32_t>(text.size())});
+  return chunks;
+}
+
+size_t countLines(std::string_view text) {
+  size_t lines = 0;
+  for (char c : text)
+    lines += c == '\n';
+  return lines + (!text.empty() && text.back() != '\n');
+}
+
+// print(parse(print(m))) must equal print(m). On a difference, reports the first differing
+// line, located in the printed text (kept in the SourceManager).
+bool checkRoundTrip(const Module &module, const std::string &inputName, SourceManager &sources,
+                    DiagnosticSink &diagnostics) {
+  std::string first = printModule(module);
+  uint32_t fileId = sources.addFile("<round trip of " + inputName + ">", first);
+  std::optional<Module> reparsed = parseModule(sources, fileId, diagnostics);
+  if (!reparsed) {
+    diagnostics.error({}, "--verify-roundtrip: the printed IR of '" + inputName + "' does not parse (errors above)");
+    return false;
+  }
+  std::string second = printModule(*reparsed);
+  if (first == second)
+    return true;
+  size_t offset = 0, line = 1;
+  while (offset < first.size() && offset < second.size() && first[offset] == second[offset]) {
+    if (first[offset] == '\n')
+      line++;
+    ++offset;
+  }
+  size_t lineStart = first.rfind('\n', offset ? offset - 1 : 0);
+  lineStart = (lineStart == std::string::npos || offset == 0) ? 0 : lineStart + 1;
+  auto lineAt = [](const std::string &text, size_t start) {
+    size_t end = text.find('\n', start);
+    return start >= text.size() ? std::string("<end of output>")
+                                : text.substr(start, end == std::string::npos ? std::string::npos : end - start);
+  };
+  diagnostics.report({Severity::Error,
+                      {fileId, static_cast<uint32_t>(lineStart), static_cast<uint32_t>(lineStart)},
+                      "--verify-roundtrip: printing the parsed output differs at line " + std::to_string(line) +
+                          ":\n-" + lineAt(first, lineStart) + "\n+" + lineAt(second, lineStart),
+                      {}});
+  return false;
+}
+
+class Driver {
+public:
+  explicit Driver(const ToolOptions &options)
+      : options_(options), engine_(sources_, std::cerr, options.diagnosticsFormat), dumps_(options, treeFiles_) {}
+
+  int run() {
+    manager_.verifyEach = options_.verifyEach;
+    if (!buildPipeline(options_, manager_))
+      return kUsageError;
+    std::vector<LayoutFlag> layoutFlags;
+    if (!parseLayoutFlags(options_, sources_, engine_, layoutFlags))
+      return kUsageError;
+    layoutFlags_ = std::move(layoutFlags);
+
+    std::string text, error;
+    bool read = timing_.time("read input", [&] { return readInput(options_.input, text, error); });
+    if (!read) {
+      engine_.error({}, "cannot open '" + options_.input + "': " + error);
+      return kInputError;
+    }
+    inputName_ = options_.input == "-" ? "<stdin>" : options_.input;
+    timing_.inputBytes = text.size();
+    timing_.inputLines = countLines(text);
+    fileId_ = sources_.addFile(inputName_, std::move(text));
+
+    int status = 0;
+    std::string output;
+    std::vector<ParseRange> chunks = splitInput(sources_.text(fileId_), options_.splitInputFile);
+    bool firstOutput = true;
+    for (const ParseRange &chunk : chunks) {
+      std::optional<std::string> chunkOutput;
+      int chunkStatus = runChunk(chunk, chunkOutput);
+      status = std::max(status, chunkStatus);
+      if (chunkOutput) {
+        if (!firstOutput)
+          output += "# -----\n";
+        output += *chunkOutput;
+        firstOutput = false;
+      }
+    }
+    if (!options_.printIrTreeDir.empty())
+      if (std::string message = writeTreeFiles(options_.printIrTreeDir, treeFiles_); !message.empty()) {
+        engine_.error({}, message);
+        status = std::max(status, kInputError);
+      }
+    if (status == 0) {
+      std::string message = timing_.time("write output", [&] { return writeOutput(options_.output, output); });
+      if (!message.empty()) {
+        engine_.error({}, message);
+        status = kInputError;
+      }
+    }
+    reportTiming();
+    return status;
+  }
+
+private:
+  // Runs one input chunk. Sets `output` to what the chunk contributes to stdout/-o.
+  int runChunk(ParseRange range, std::optional<std::string> &output) {
+    if (!options_.verifyDiagnostics) {
+      size_t errorsBefore = engine_.errorCount();
+      std::optional<std::string> text = compile(range, engine_);
+      if (!text || engine_.errorCount() != errorsBefore)
+        return kInputError;
+      output = std::move(text);
+      return 0;
+    }
+    DiagnosticCollector collector;
+    std::optional<std::string> text = compile(range, collector);
+    bool matched = verifyDiagnostics(sources_, fileId_, range.begin, range.end, collector.diagnostics, engine_);
+    if (text && collector.errorCount() == 0)
+      output = std::move(text);
+    return matched ? 0 : kInputError;
+  }
+
+  std::optional<std::string> compile(ParseRange range, DiagnosticSink &diagnostics) {
+    std::optional<Module> module =
+        timing_.time("parse", [&] { return parseModule(sources_, fileId_, diagnostics, range); });
+    if (!module)
+      return std::nullopt;
+    timing_.functions += module->functions.size();
+    if (!layoutFlags_.empty()) {
+      std::string message = timing_.time("layout flags", [&] { return applyLayoutFlags(*module, layoutFlags_); });
+      if (!message.empty()) {
+        diagnostics.error({}, message);
+        return std::nullopt;
+      }
+    }
+    if (dumps_.active())
+      dumps_.input(*module, inputName_);
+    PassContext context{diagnostics, options_.remarks};
+    std::optional<Module> lowered = manager_.run(std::move(*module), context, dumps_.active() ? &dumps_ : nullptr);
+    if (!lowered)
+      return std::nullopt;
+    const Emitter *emitter = findEmitter(options_.emit);
+    std::string text = timing_.time("emit " + emitter->name, [&] { return emitter->emit(*lowered, &sources_); });
+    if (options_.verifyRoundtrip &&
+        !timing_.time("verify-roundtrip", [&] { return checkRoundTrip(*lowered, inputName_, sources_, diagnostics); }))
+      return std::nullopt;
+    return text;
+  }
+
+  void reportTiming() {
+    if (options_.timing == TimingFormat::None)
+      return;
+    timing_.addPasses(manager_.timings());
+    std::cerr << (options_.timing == TimingFormat::Json ? timing_.json() : timing_.text());
+    std::cerr.flush();
+  }
+
+  const ToolOptions &options_;
+  SourceManager sources_;
+  DiagnosticEngine engine_;
+  std::map<std::string, std::string> treeFiles_;
+  IRDumps dumps_;
+  PassManager manager_;
+  TimingReport timing_;
+  std::vector<LayoutFlag> layoutFlags_;
+  std::string inputName_;
+  uint32_t fileId_ = 0;
+};
+
+} // namespace
+
+int runTool(const ToolOptions &options) {
+  if (options.listPasses) {
+    std::cout << listPasses();
+    return 0;
+  }
+  return Driver(options).run();
+}
+
+} // namespace tirlower

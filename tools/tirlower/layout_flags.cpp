@@ -1,0 +1,124 @@
+#include "layout_flags.h"
+
+#include <cctype>
+
+#include "arith/index_map_ops.h"
+#include "ir/visitor.h"
+#include "parse/parser.h"
+
+namespace tirlower {
+
+namespace {
+
+std::string trim(std::string_view text) {
+  while (!text.empty() && std::isspace(static_cast<unsigned char>(text.front())))
+    text.remove_prefix(1);
+  while (!text.empty() && std::isspace(static_cast<unsigned char>(text.back())))
+    text.remove_suffix(1);
+  return std::string(text);
+}
+
+// Splits "B=VALUE"; reports a usage error when there is no '=' or no name.
+bool splitFlag(const std::string &flag, const std::string &text, std::string &buffer, std::string &value,
+               DiagnosticSink &diagnostics) {
+  size_t equals = text.find('=');
+  if (equals == std::string::npos || trim(text.substr(0, equals)).empty()) {
+    diagnostics.error(
+        {}, flag + " expects BUFFER=" + (flag == "--layout" ? std::string("FROM->TO") : std::string("lambda ...")) +
+                ", got '" + text + "'");
+    return false;
+  }
+  buffer = trim(text.substr(0, equals));
+  value = trim(text.substr(equals + 1));
+  return true;
+}
+
+class BufferFinder : public IRVisitor {
+public:
+  explicit BufferFinder(Symbol name) : name_(name) {}
+  using IRVisitor::visit;
+  Buffer found;
+
+protected:
+  void visitBuffer(const Buffer &buffer) override {
+    if (!found && buffer->name == name_)
+      found = buffer;
+  }
+
+private:
+  Symbol name_;
+};
+
+Buffer findBuffer(const PrimFunc &function, Symbol name) {
+  for (const BufferBinding &binding : function->bufferMap)
+    if (binding.buffer && binding.buffer->name == name)
+      return binding.buffer;
+  BufferFinder finder(name);
+  finder.visit(function->body);
+  return finder.found;
+}
+
+} // namespace
+
+bool parseLayoutFlags(const ToolOptions &options, SourceManager &sources, DiagnosticSink &diagnostics,
+                      std::vector<LayoutFlag> &flags) {
+  bool ok = true;
+  for (const std::string &text : options.transformLayouts) {
+    std::string buffer, lambda;
+    if (!splitFlag("--transform-layout", text, buffer, lambda, diagnostics)) {
+      ok = false;
+      continue;
+    }
+    uint32_t fileId = sources.addFile("<command line>", lambda);
+    std::optional<IndexMap> map = parseIndexMap(sources, fileId, diagnostics);
+    if (!map) {
+      ok = false;
+      continue;
+    }
+    flags.push_back({"--transform-layout", buffer, *map, {fileId, 0, static_cast<uint32_t>(lambda.size())}});
+  }
+  for (const std::string &text : options.layouts) {
+    std::string buffer, layouts;
+    if (!splitFlag("--layout", text, buffer, layouts, diagnostics)) {
+      ok = false;
+      continue;
+    }
+    uint32_t fileId = sources.addFile("<command line>", layouts);
+    SourceRange where{fileId, 0, static_cast<uint32_t>(layouts.size())};
+    size_t arrow = layouts.find("->");
+    if (arrow == std::string::npos) {
+      diagnostics.error(where, "--layout expects FROM->TO layout strings, such as NHWC->NCHW4c");
+      ok = false;
+      continue;
+    }
+    try {
+      IndexMap map = indexMapFromLayouts(trim(layouts.substr(0, arrow)), trim(layouts.substr(arrow + 2)), where);
+      flags.push_back({"--layout", buffer, map, where});
+    } catch (const CompileError &e) {
+      diagnostics.report(e.diagnostic());
+      ok = false;
+    }
+  }
+  return ok;
+}
+
+std::string applyLayoutFlags(Module &module, const std::vector<LayoutFlag> &flags) {
+  for (const LayoutFlag &flag : flags) {
+    Symbol name(flag.buffer);
+    bool found = false;
+    for (PrimFunc &function : module.functions) {
+      Buffer buffer = findBuffer(function, name);
+      if (!buffer)
+        continue;
+      PrimFuncNode::Fields fields = function->fields();
+      fields.layoutTransforms.push_back({buffer, flag.map, Expr(), flag.loc});
+      function = PrimFuncNode::make(std::move(fields));
+      found = true;
+    }
+    if (!found)
+      return flag.flag + ": no function has a buffer named '" + flag.buffer + "'";
+  }
+  return "";
+}
+
+} // namespace tirlower

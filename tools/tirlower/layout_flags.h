@@ -1,0 +1,31 @@
+// --transform-layout='B=lambda i, j: [j, i]' and --layout='B=NHWC->NCHW4c': layout transforms
+// given on the command line. Each appends a LayoutTransform for buffer B to every function
+// that has a buffer of that name (a parameter, alloc_buffer or decl_buffer), after those the
+// input states; apply-layout-transforms then applies them.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "ir/function.h"
+#include "options.h"
+#include "parse/source_manager.h"
+
+namespace tirlower {
+
+struct LayoutFlag {
+  std::string flag;   // "--layout" or "--transform-layout"
+  std::string buffer; // the buffer name
+  IndexMap map;
+  SourceRange loc; // the flag's text, kept in the SourceManager as "<command line>"
+};
+
+// Parses every layout flag. Reports errors to `diagnostics` or stderr; returns false on any.
+bool parseLayoutFlags(const ToolOptions &options, SourceManager &sources, DiagnosticSink &diagnostics,
+                      std::vector<LayoutFlag> &flags);
+
+// Appends the flags' transforms to `module`. Returns an error message naming the first flag
+// whose buffer no function has, empty on success.
+std::string applyLayoutFlags(Module &module, const std::vector<LayoutFlag> &flags);
+
+} // namespace tirlower

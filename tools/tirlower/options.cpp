@@ -1,0 +1,158 @@
+#include "options.h"
+
+#include <CLI/CLI.hpp>
+
+#include <iostream>
+
+#include "emitters.h"
+#include "transform/pass.h"
+#include "transform/pipeline.h"
+
+#ifndef TIRLOWER_VERSION
+#error "TIRLOWER_VERSION must be defined by the build"
+#endif
+
+namespace tirlower {
+
+namespace {
+
+// CLI11 mangles `--opt=VALUE` of a vector option when VALUE holds braces or commas
+// ("--pass=a{k=v,x=y}"), while `--opt VALUE` is kept verbatim: split the '=' form first.
+std::vector<std::string> normalizeArguments(int argc, char **argv) {
+  static const char *const vectorOptions[] = {"--pass", "--print-ir-after", "--transform-layout", "--layout"};
+  std::vector<std::string> args;
+  for (int k = 1; k < argc; ++k) {
+    std::string arg = argv[k];
+    bool split = false;
+    for (const char *option : vectorOptions) {
+      std::string prefix = std::string(option) + "=";
+      if (arg.rfind(prefix, 0) == 0) {
+        args.push_back(option);
+        args.push_back(arg.substr(prefix.size()));
+        split = true;
+        break;
+      }
+    }
+    if (!split)
+      args.push_back(arg);
+  }
+  // CLI11 parses a reversed vector (it pops from the back).
+  return {args.rbegin(), args.rend()};
+}
+
+std::optional<int> resolveEmitter(ToolOptions &options, const std::string &emitFlag) {
+  if (!emitFlag.empty()) {
+    if (!findEmitter(emitFlag)) {
+      printToolError("unknown emitter '" + emitFlag + "'; available emitters: " + emitterNames());
+      return 2;
+    }
+    options.emit = emitFlag;
+    return std::nullopt;
+  }
+  if (options.output == "-") {
+    options.emit = "tir";
+    return std::nullopt;
+  }
+  const Emitter *emitter = emitterForPath(options.output);
+  if (!emitter) {
+    printToolError("cannot tell the output format from the name '" + options.output +
+                   "'; use --emit=NAME (available emitters: " + emitterNames() + ")");
+    return 2;
+  }
+  options.emit = emitter->name;
+  return std::nullopt;
+}
+
+std::optional<int> resolvePrintAfter(ToolOptions &options) {
+  const PassRegistry &registry = PassRegistry::builtin();
+  for (std::string &name : options.printIrAfter) {
+    const PassInfo *info = registry.find(name);
+    if (!info) {
+      std::string message = "--print-ir-after: unknown pass '" + name + "'";
+      std::string suggestion = closestPassName(name, registry);
+      if (!suggestion.empty())
+        message += "; did you mean '" + suggestion + "'?";
+      printToolError(message);
+      return 2;
+    }
+    name = info->name;
+  }
+  return std::nullopt;
+}
+
+} // namespace
+
+void printToolError(const std::string &message) {
+  std::cerr << "tirlower: error: " << message << "\n";
+}
+
+std::optional<int> parseCommandLine(int argc, char **argv, ToolOptions &options) {
+  CLI::App app{"tirlower: lowers TVMScript tensor IR (TIR) through a pipeline of passes.\n"
+               "Reads INPUT ('-' for stdin), runs the passes in order, writes the result.",
+               "tirlower"};
+  app.set_version_flag("--version", "tirlower " TIRLOWER_VERSION);
+  app.get_formatter()->column_width(34);
+
+  std::string emitFlag, timing, diagnosticsFormat = "text";
+  std::string pipeline;
+  app.add_option("input", options.input, "input file ('-' for stdin)");
+  app.add_option("-o,--output", options.output, "output file ('-' for stdout, the default)");
+  app.add_option("--emit", emitFlag,
+                 "output format: " + emitterNames() + " (default: from the -o extension, else tir)");
+  app.add_option("--pass", options.passFlags,
+                 "passes to run, in order: NAME or NAME{key=value,...}, comma-separated; repeatable")
+      ->allow_extra_args(false);
+  auto *pipelineOption = app.add_option("--pass-pipeline", pipeline, "the whole pipeline as text: 'a,b{key=value},c'");
+  app.add_flag("--list-passes", options.listPasses, "list the registered passes with their options and exit");
+  app.add_flag("--split-input-file", options.splitInputFile,
+               "treat each '# -----' line as the end of an independent input");
+  app.add_flag("--verify-diagnostics", options.verifyDiagnostics,
+               "check the diagnostics against the input's '# expected-error {{...}}' comments");
+  app.add_option("--diagnostics-format", diagnosticsFormat, "text (default) or json: one JSON object per line")
+      ->check(CLI::IsMember({"text", "json"}));
+  app.add_flag("--verify-roundtrip", options.verifyRoundtrip,
+               "check that printing, parsing and printing again is stable");
+  app.add_flag("--verify-each{true}", options.verifyEach, "verify the IR after every pass (default: true)");
+  app.add_flag("--print-ir-after-all", options.printIrAfterAll, "print the IR to stderr after every pass");
+  app.add_option("--print-ir-after", options.printIrAfter, "print the IR to stderr after the named pass; repeatable")
+      ->allow_extra_args(false);
+  app.add_option("--print-ir-tree-dir", options.printIrTreeDir,
+                 "write the input and the IR after every pass to DIR/NN_pass.tir");
+  app.add_flag("--timing{text}", timing, "report per-step wall time and peak memory on stderr (--timing=json: as JSON)")
+      ->check(CLI::IsMember({"text", "json"}));
+  app.add_flag("--remarks", options.remarks, "report the decisions passes make as remarks");
+  app.add_option("--transform-layout", options.transformLayouts,
+                 "add a layout transform: 'B=lambda i, j: [j, i]'; repeatable")
+      ->allow_extra_args(false);
+  app.add_option("--layout", options.layouts,
+                 "add a layout transform from layout strings: 'B=NHWC->NCHW4c'; repeatable")
+      ->allow_extra_args(false);
+
+  try {
+    std::vector<std::string> args = normalizeArguments(argc, argv);
+    app.parse(args);
+  } catch (const CLI::ParseError &e) {
+    int code = app.exit(e);
+    return code == 0 ? 0 : 2;
+  }
+
+  if (pipelineOption->count() > 0)
+    options.pipeline = pipeline;
+  if (options.pipeline && !options.passFlags.empty()) {
+    printToolError("--pass and --pass-pipeline cannot be combined; put every pass in one of them");
+    return 2;
+  }
+  options.timing = timing.empty() ? TimingFormat::None : timing == "json" ? TimingFormat::Json : TimingFormat::Text;
+  options.diagnosticsFormat = diagnosticsFormat == "json" ? DiagnosticFormat::Json : DiagnosticFormat::Text;
+  if (options.listPasses)
+    return std::nullopt;
+  if (options.input.empty()) {
+    printToolError("no input file (use '-' to read stdin); see --help");
+    return 2;
+  }
+  if (auto code = resolveEmitter(options, emitFlag))
+    return code;
+  return resolvePrintAfter(options);
+}
+
+} // namespace tirlower

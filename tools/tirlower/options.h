@@ -1,0 +1,42 @@
+// The command line of tirlower, parsed with CLI11 into plain data. Every misuse exits 2.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "parse/diagnostic_engine.h"
+
+namespace tirlower {
+
+enum class TimingFormat { None, Text, Json };
+
+struct ToolOptions {
+  std::string input;                   // "-" for stdin
+  std::string output = "-";            // "-" for stdout
+  std::string emit;                    // resolved emitter name ("tir", "json")
+  std::vector<std::string> passFlags;  // each --pass value: pipeline text
+  std::optional<std::string> pipeline; // --pass-pipeline
+  bool listPasses = false;
+  bool splitInputFile = false;
+  bool verifyDiagnostics = false;
+  bool verifyRoundtrip = false;
+  bool verifyEach = true;
+  bool printIrAfterAll = false;
+  std::vector<std::string> printIrAfter; // pass names (canonical after validation)
+  std::string printIrTreeDir;
+  TimingFormat timing = TimingFormat::None;
+  bool remarks = false;
+  DiagnosticFormat diagnosticsFormat = DiagnosticFormat::Text;
+  std::vector<std::string> transformLayouts; // "B=lambda i, j: [j, i]"
+  std::vector<std::string> layouts;          // "B=NHWC->NCHW4c"
+};
+
+// Parses argv. Returns the exit code when the tool should stop now (--help, --version: 0;
+// misuse: 2, after printing the reason), nullopt to go on.
+std::optional<int> parseCommandLine(int argc, char **argv, ToolOptions &options);
+
+// "tirlower: error: MESSAGE" on stderr.
+void printToolError(const std::string &message);
+
+} // namespace tirlower
