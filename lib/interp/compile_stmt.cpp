@@ -1,0 +1,232 @@
+// Statement code. Loops of every kind run serially in index order; each iteration of a For or
+// While is one step against RunOptions::stepLimit. Allocations get fresh, uninitialised storage
+// that lives until the end of their scope.
+#include "interp/buffer_layout.h"
+
+namespace tirlower {
+namespace {
+
+void countStep(Frame &frame, SourceRange loc) {
+  if (++frame.steps > frame.options->stepLimit)
+    runtimeError(loc, "step limit of " + std::to_string(frame.options->stepLimit) +
+                          " loop iterations exceeded (RunOptions::stepLimit)");
+}
+
+class SeqCode : public StmtCode {
+public:
+  SeqCode(SourceRange loc, std::vector<StmtCodePtr> stmts) : StmtCode(loc), stmts_(std::move(stmts)) {}
+  void exec(Frame &frame) const override {
+    for (const StmtCodePtr &s : stmts_)
+      s->exec(frame);
+  }
+
+private:
+  std::vector<StmtCodePtr> stmts_;
+};
+
+class ForCode : public StmtCode {
+public:
+  ForCode(SourceRange loc, DataType varType, int slot, ExprCodePtr min, ExprCodePtr extent, StmtCodePtr body)
+      : StmtCode(loc), kind_(numKind(varType)), bits_(varType.bits()), slot_(slot), min_(std::move(min)),
+        extent_(std::move(extent)), body_(std::move(body)) {}
+  void exec(Frame &frame) const override {
+    const uint64_t min = min_->scalar(frame).u;
+    const Cell extent = extent_->scalar(frame);
+    const uint64_t count = kind_ == NumKind::Int && extent.i < 0 ? 0 : extent.u;
+    for (uint64_t k = 0; k < count; ++k) {
+      countStep(frame, loc);
+      frame.env[slot_] = normalizeInt(min + k, kind_, bits_);
+      body_->exec(frame);
+    }
+  }
+
+private:
+  NumKind kind_;
+  int bits_, slot_;
+  ExprCodePtr min_, extent_;
+  StmtCodePtr body_;
+};
+
+class WhileCode : public StmtCode {
+public:
+  WhileCode(SourceRange loc, ExprCodePtr condition, StmtCodePtr body)
+      : StmtCode(loc), condition_(std::move(condition)), body_(std::move(body)) {}
+  void exec(Frame &frame) const override {
+    while (condition_->scalar(frame).u) {
+      countStep(frame, loc);
+      body_->exec(frame);
+    }
+  }
+
+private:
+  ExprCodePtr condition_;
+  StmtCodePtr body_;
+};
+
+class IfCode : public StmtCode {
+public:
+  IfCode(SourceRange loc, ExprCodePtr condition, StmtCodePtr thenCase, StmtCodePtr elseCase)
+      : StmtCode(loc), condition_(std::move(condition)), then_(std::move(thenCase)), else_(std::move(elseCase)) {}
+  void exec(Frame &frame) const override {
+    if (condition_->scalar(frame).u)
+      then_->exec(frame);
+    else if (else_)
+      else_->exec(frame);
+  }
+
+private:
+  ExprCodePtr condition_;
+  StmtCodePtr then_, else_;
+};
+
+class LetCode : public StmtCode {
+public:
+  LetCode(SourceRange loc, int slot, ExprCodePtr value, StmtCodePtr body)
+      : StmtCode(loc), slot_(slot), value_(std::move(value)), body_(std::move(body)) {}
+  void exec(Frame &frame) const override {
+    value_->eval(frame, &frame.env[slot_]);
+    body_->exec(frame);
+  }
+
+private:
+  int slot_;
+  ExprCodePtr value_;
+  StmtCodePtr body_;
+};
+
+class AssertCode : public StmtCode {
+public:
+  AssertCode(SourceRange loc, ExprCodePtr condition, std::string message)
+      : StmtCode(loc), condition_(std::move(condition)), message_(std::move(message)) {}
+  void exec(Frame &frame) const override {
+    if (!condition_->scalar(frame).u)
+      throw AssertFailure{loc, message_};
+  }
+
+private:
+  ExprCodePtr condition_;
+  std::string message_;
+};
+
+class EvaluateCode : public StmtCode {
+public:
+  EvaluateCode(SourceRange loc, ExprCodePtr value) : StmtCode(loc), value_(std::move(value)), out_(value_->lanes) {}
+  void exec(Frame &frame) const override { value_->eval(frame, out_.data()); }
+
+private:
+  ExprCodePtr value_;
+  Scratch out_;
+};
+
+// Fresh storage for a handle variable for the extent of `body`. The size is either the product
+// of Allocate's extents or what a declared buffer's layout needs.
+class AllocateCode : public StmtCode {
+public:
+  AllocateCode(SourceRange loc, std::string name, DataType dtype, int slot, std::vector<ExprCodePtr> extents,
+               std::unique_ptr<BufferLayout> layout, StmtCodePtr body)
+      : StmtCode(loc), name_(std::move(name)), dtype_(dtype), slot_(slot), extents_(std::move(extents)),
+        layout_(std::move(layout)), body_(std::move(body)) {}
+  void exec(Frame &frame) const override {
+    __int128 scalars = dtype_.lanes();
+    if (layout_)
+      scalars = layout_->requiredScalars(frame);
+    for (const ExprCodePtr &extent : extents_) {
+      const int64_t e = extent->scalar(frame).i;
+      if (e < 0)
+        runtimeError(loc, "allocation '" + name_ + "' has negative extent " + std::to_string(e));
+      scalars *= e;
+      if (scalars > static_cast<__int128>(frame.options->maxAllocationBytes))
+        break;
+    }
+    const __int128 bytes = scalars * dtype_.laneBytes();
+    if (bytes > static_cast<__int128>(frame.options->maxAllocationBytes))
+      runtimeError(loc, "allocation '" + name_ + "' needs more than the interpreter's limit of " +
+                            std::to_string(frame.options->maxAllocationBytes) + " bytes");
+    auto storage = std::make_unique<BufferData>(dtype_.element(), static_cast<size_t>(scalars));
+    frame.env[slot_].p = storage.get();
+    body_->exec(frame);
+  }
+
+private:
+  std::string name_;
+  DataType dtype_;
+  int slot_;
+  std::vector<ExprCodePtr> extents_;
+  std::unique_ptr<BufferLayout> layout_;
+  StmtCodePtr body_;
+};
+
+StmtCodePtr allocateBuffer(Compiler &compiler, const Buffer &buffer, const Stmt &body, SourceRange loc) {
+  auto layout = std::make_unique<BufferLayout>(compiler, *buffer, loc);
+  ScopedBinding binding(compiler, buffer->data);
+  return std::make_unique<AllocateCode>(loc, buffer->name.str(), buffer->dtype, binding.slot(),
+                                        std::vector<ExprCodePtr>{}, std::move(layout), compiler.stmt(body));
+}
+
+} // namespace
+
+StmtCodePtr Compiler::stmt(const Stmt &s) {
+  const SourceRange loc = s->loc;
+  switch (s->kind()) {
+  case StmtKind::BufferStore: return makeStoreCode(*this, *s.as<BufferStoreNode>());
+  case StmtKind::For: {
+    const auto *op = s.as<ForNode>();
+    if (!op->loopVar->type.isIndex())
+      throw CompileError(loc, "loop variable '" + op->loopVar->name.str() + "' must be a scalar integer");
+    ExprCodePtr min = expr(op->min), extent = expr(op->extent);
+    ScopedBinding binding(*this, op->loopVar);
+    return std::make_unique<ForCode>(loc, op->loopVar->type, binding.slot(), std::move(min), std::move(extent),
+                                     stmt(op->body));
+  }
+  case StmtKind::While: {
+    const auto *op = s.as<WhileNode>();
+    return std::make_unique<WhileCode>(loc, expr(op->condition), stmt(op->body));
+  }
+  case StmtKind::IfThenElse: {
+    const auto *op = s.as<IfThenElseNode>();
+    return std::make_unique<IfCode>(loc, expr(op->condition), stmt(op->thenCase),
+                                    op->elseCase ? stmt(op->elseCase) : nullptr);
+  }
+  case StmtKind::LetStmt: {
+    const auto *op = s.as<LetStmtNode>();
+    ExprCodePtr value = expr(op->value);
+    ScopedBinding binding(*this, op->var);
+    return std::make_unique<LetCode>(loc, binding.slot(), std::move(value), stmt(op->body));
+  }
+  case StmtKind::Allocate: {
+    const auto *op = s.as<AllocateNode>();
+    numKind(op->dtype);
+    std::vector<ExprCodePtr> extents;
+    for (const Expr &e : op->extents)
+      extents.push_back(expr(e));
+    ScopedBinding binding(*this, op->bufferVar);
+    return std::make_unique<AllocateCode>(loc, op->bufferVar->name.str(), op->dtype, binding.slot(),
+                                          std::move(extents), nullptr, stmt(op->body));
+  }
+  case StmtKind::DeclBuffer: {
+    const auto *op = s.as<DeclBufferNode>();
+    if (op->allocates)
+      return allocateBuffer(*this, op->buffer, op->body, loc);
+    return stmt(op->body);
+  }
+  case StmtKind::AllocBuffer: {
+    const auto *op = s.as<AllocBufferNode>();
+    return allocateBuffer(*this, op->buffer, op->body, loc);
+  }
+  case StmtKind::AttrStmt: return stmt(s.as<AttrStmtNode>()->body);
+  case StmtKind::AssertStmt: {
+    const auto *op = s.as<AssertStmtNode>();
+    return std::make_unique<AssertCode>(loc, expr(op->condition), op->message);
+  }
+  case StmtKind::Evaluate: return std::make_unique<EvaluateCode>(loc, expr(s.as<EvaluateNode>()->value));
+  case StmtKind::SeqStmt: {
+    std::vector<StmtCodePtr> stmts;
+    for (const Stmt &child : s.as<SeqStmtNode>()->stmts)
+      stmts.push_back(stmt(child));
+    return std::make_unique<SeqCode>(loc, std::move(stmts));
+  }
+  }
+  throw CompileError(loc, "the interpreter does not know this statement");
+}
+
+} // namespace tirlower

@@ -1,0 +1,52 @@
+// Turns IR into runtime code objects. Owns the variable scoping: every binding (parameter,
+// loop variable, let, allocation) gets fresh slots in the frame, and a use outside any binding
+// is a located error, so the interpreter also checks that the function is well scoped.
+#pragma once
+
+#include <unordered_map>
+#include <vector>
+
+#include "interp/runtime.h"
+
+namespace tirlower {
+
+class Compiler {
+public:
+  ExprCodePtr expr(const Expr &e);
+  StmtCodePtr stmt(const Stmt &s);
+
+  // Gives `var` fresh slots (one per lane) until the matching unbind; returns the first slot.
+  int bind(const Var &var);
+  void unbind(const Var &var);
+  // The slot of the innermost binding of `var`; a located error when it is not bound.
+  int slotOf(const VarNode *var, SourceRange use) const;
+  bool isBound(const VarNode *var) const;
+  int slotCount() const { return nextSlot_; }
+
+private:
+  std::unordered_map<const VarNode *, std::vector<int>> bindings_;
+  int nextSlot_ = 0;
+};
+
+// Binds a variable for the lifetime of a C++ scope.
+class ScopedBinding {
+public:
+  ScopedBinding(Compiler &compiler, const Var &var) : compiler_(compiler), var_(var), slot_(compiler.bind(var)) {}
+  ~ScopedBinding() { compiler_.unbind(var_); }
+  ScopedBinding(const ScopedBinding &) = delete;
+  ScopedBinding &operator=(const ScopedBinding &) = delete;
+  int slot() const { return slot_; }
+
+private:
+  Compiler &compiler_;
+  Var var_;
+  int slot_;
+};
+
+// Builders for the expression families, one file each.
+ExprCodePtr makeBinaryCode(BinaryOp op, ExprCodePtr a, ExprCodePtr b, DataType type, SourceRange loc);
+ExprCodePtr makeCallCode(const CallNode &call, std::vector<ExprCodePtr> args);
+ExprCodePtr makeLoadCode(Compiler &compiler, const BufferLoadNode &load);
+StmtCodePtr makeStoreCode(Compiler &compiler, const BufferStoreNode &store);
+
+} // namespace tirlower
