@@ -1,0 +1,399 @@
+// --emit=json: the module as a self-describing JSON document. Every node is an object with a
+// "kind"; buffers live in a per-function table and are referenced by id; variables print by
+// names made unique per function in definition order. Schema: docs/json-schema.md.
+#include "codegen/json_emitter.h"
+
+#include <cmath>
+#include <unordered_map>
+
+#include <nlohmann/json.hpp>
+
+#include "codegen/tir_names.h"
+#include "codegen/tir_script_printer.h"
+
+namespace tirlower {
+
+namespace {
+using Json = nlohmann::ordered_json;
+
+const char *stmtKindName(StmtKind kind) {
+  switch (kind) {
+  case StmtKind::BufferStore: return "buffer_store";
+  case StmtKind::For: return "for";
+  case StmtKind::While: return "while";
+  case StmtKind::IfThenElse: return "if_then_else";
+  case StmtKind::LetStmt: return "let_stmt";
+  case StmtKind::Allocate: return "allocate";
+  case StmtKind::DeclBuffer: return "decl_buffer";
+  case StmtKind::AllocBuffer: return "alloc_buffer";
+  case StmtKind::AttrStmt: return "attr";
+  case StmtKind::AssertStmt: return "assert";
+  case StmtKind::Evaluate: return "evaluate";
+  case StmtKind::SeqStmt: return "seq";
+  }
+  return "?";
+}
+
+const char *exprKindName(ExprKind kind) {
+  switch (kind) {
+  case ExprKind::Var: return "var";
+  case ExprKind::IntImm: return "int";
+  case ExprKind::FloatImm: return "float";
+  case ExprKind::StringImm: return "string";
+  case ExprKind::Binary: return "binary";
+  case ExprKind::Not: return "not";
+  case ExprKind::Select: return "select";
+  case ExprKind::Cast: return "cast";
+  case ExprKind::Ramp: return "ramp";
+  case ExprKind::Broadcast: return "broadcast";
+  case ExprKind::Let: return "let";
+  case ExprKind::Call: return "call";
+  case ExprKind::BufferLoad: return "buffer_load";
+  }
+  return "?";
+}
+
+// JSON has no infinities or NaN: those are written as the strings "inf", "-inf", "nan".
+Json floatValue(double value) {
+  if (std::isnan(value))
+    return "nan";
+  if (std::isinf(value))
+    return value < 0 ? "-inf" : "inf";
+  return value;
+}
+
+Json attrJson(const AttrValue &value) {
+  switch (value.kind()) {
+  case AttrValue::Kind::None: return nullptr;
+  case AttrValue::Kind::Bool: return value.asBool();
+  case AttrValue::Kind::Int: return value.asInt();
+  case AttrValue::Kind::Float: return floatValue(value.asFloat());
+  case AttrValue::Kind::String: return value.asString();
+  case AttrValue::Kind::List: {
+    Json items = Json::array();
+    for (const AttrValue &item : value.items())
+      items.push_back(attrJson(item));
+    return items;
+  }
+  case AttrValue::Kind::Dict: {
+    Json object = Json::object();
+    for (const auto &[key, item] : value.entries())
+      object[key] = attrJson(item);
+    return object;
+  }
+  }
+  return nullptr;
+}
+
+class FunctionEmitter {
+public:
+  explicit FunctionEmitter(const SourceInfo *sources) : sources_(sources) {}
+
+  Json emit(const PrimFuncNode &function) {
+    Json params = Json::array();
+    for (const Var &param : function.params)
+      varName(param.get());
+    std::vector<int> bindingIds;
+    for (size_t k = 0; k < function.bufferMap.size(); ++k) {
+      const BufferBinding &binding = function.bufferMap[k];
+      bool simple = isSimpleBufferParam(function, k);
+      bindingIds.push_back(declareBuffer(*binding.buffer, simple ? "param" : "match_buffer", binding.param.get()));
+    }
+    for (const Var &param : function.params) {
+      Json entry = Json::object();
+      entry["name"] = varName(param.get());
+      entry["dtype"] = param->type.str();
+      if (!param->pointeeType.isVoid()) {
+        entry["pointee_dtype"] = param->pointeeType.str();
+        entry["storage_scope"] = param->storageScope.empty() ? "global" : param->storageScope.str();
+      }
+      entry["buffer"] = nullptr;
+      for (size_t k = 0; k < function.bufferMap.size(); ++k) {
+        if (function.bufferMap[k].param == param) {
+          entry["buffer"] = bindingIds[k];
+          break;
+        }
+      }
+      params.push_back(std::move(entry));
+    }
+    Json body = stmt(function.body);
+    Json transforms = Json::array();
+    for (const LayoutTransform &transform : function.layoutTransforms)
+      transforms.push_back(layoutTransform(transform));
+
+    Json out = Json::object();
+    out["name"] = function.name.str();
+    out["global_symbol"] = function.globalSymbol();
+    out["private"] = function.isPrivate;
+    addLoc(out, function.loc);
+    out["params"] = std::move(params);
+    out["buffers"] = std::move(buffers_);
+    out["attrs"] = function.attrs.isNone() ? Json::object() : attrJson(function.attrs);
+    out["layout_transforms"] = std::move(transforms);
+    out["body"] = std::move(body);
+    return out;
+  }
+
+private:
+  void addLoc(Json &node, SourceRange range) {
+    if (!sources_ || !range.valid())
+      return;
+    SourcePosition position = sources_->position(range.fileId, range.begin);
+    std::string text(position.file);
+    text += ':';
+    text += std::to_string(position.line);
+    text += ':';
+    text += std::to_string(position.column);
+    node["loc"] = std::move(text);
+  }
+
+  Json start(const char *kind, SourceRange range) {
+    Json node = Json::object();
+    node["kind"] = kind;
+    addLoc(node, range);
+    return node;
+  }
+
+  const std::string &varName(const VarNode *var) {
+    auto [it, inserted] = vars_.try_emplace(var);
+    if (inserted)
+      it->second = varNames_.fresh(var->name.view());
+    return it->second;
+  }
+
+  Json varRef(const VarNode *var) {
+    Json node = start("var", var->loc);
+    node["name"] = varName(var);
+    node["dtype"] = var->type.str();
+    if (!var->pointeeType.isVoid()) {
+      node["pointee_dtype"] = var->pointeeType.str();
+      node["storage_scope"] = var->storageScope.empty() ? "global" : var->storageScope.str();
+    }
+    return node;
+  }
+
+  Json exprList(const std::vector<Expr> &exprs) {
+    Json list = Json::array();
+    for (const Expr &e : exprs)
+      list.push_back(expr(e));
+    return list;
+  }
+
+  // Adds the buffer to the table on first sight; `decl` says what declared it.
+  int declareBuffer(const BufferNode &buffer, const char *decl, const VarNode *param = nullptr) {
+    auto [it, inserted] = bufferIds_.try_emplace(&buffer, static_cast<int>(buffers_.size()));
+    if (!inserted)
+      return it->second;
+    Json entry = Json::object();
+    entry["id"] = it->second;
+    entry["name"] = bufferNames_.fresh(buffer.name.view());
+    entry["decl"] = decl;
+    if (param)
+      entry["param"] = varName(param);
+    addLoc(entry, buffer.loc);
+    entry["data"] = varName(buffer.data.get());
+    entry["dtype"] = buffer.dtype.str();
+    entry["shape"] = exprList(buffer.shape);
+    entry["strides"] = exprList(buffer.strides);
+    entry["elem_offset"] = buffer.elemOffset ? expr(buffer.elemOffset) : Json(nullptr);
+    entry["scope"] = buffer.scope.str();
+    entry["axis_separators"] = buffer.axisSeparators;
+    entry["layout"] = buffer.layout.empty() ? Json(nullptr) : Json(buffer.layout.str());
+    int id = it->second;
+    buffers_.push_back(std::move(entry));
+    return id;
+  }
+
+  Json layoutTransform(const LayoutTransform &transform) {
+    Json node = Json::object();
+    node["buffer"] = declareBuffer(*transform.buffer, "implicit");
+    addLoc(node, transform.loc);
+    Json initial = Json::array();
+    for (const Var &var : transform.map->initialIndices)
+      initial.push_back(varRef(var.get()));
+    node["initial_indices"] = std::move(initial);
+    node["final_indices"] = exprList(transform.map->finalIndices);
+    node["axis_separators"] = transform.map->axisSeparators;
+    node["pad_value"] = transform.padValue ? expr(transform.padValue) : Json(nullptr);
+    return node;
+  }
+
+  Json expr(const Expr &e) {
+    const ExprNode *base = e.get();
+    if (base->kind() == ExprKind::Var)
+      return varRef(static_cast<const VarNode *>(base));
+    Json node = start(exprKindName(base->kind()), base->loc);
+    node["dtype"] = base->type.str();
+    switch (base->kind()) {
+    case ExprKind::Var: break;
+    case ExprKind::IntImm: node["value"] = static_cast<const IntImmNode *>(base)->value; break;
+    case ExprKind::FloatImm: node["value"] = floatValue(static_cast<const FloatImmNode *>(base)->value); break;
+    case ExprKind::StringImm: node["value"] = static_cast<const StringImmNode *>(base)->value; break;
+    case ExprKind::Binary: {
+      const auto *op = static_cast<const BinaryNode *>(base);
+      node["op"] = binaryOpName(op->op);
+      node["a"] = expr(op->a);
+      node["b"] = expr(op->b);
+      break;
+    }
+    case ExprKind::Not: node["a"] = expr(static_cast<const NotNode *>(base)->a); break;
+    case ExprKind::Select: {
+      const auto *op = static_cast<const SelectNode *>(base);
+      node["condition"] = expr(op->condition);
+      node["true_value"] = expr(op->trueValue);
+      node["false_value"] = expr(op->falseValue);
+      break;
+    }
+    case ExprKind::Cast: node["value"] = expr(static_cast<const CastNode *>(base)->value); break;
+    case ExprKind::Ramp: {
+      const auto *op = static_cast<const RampNode *>(base);
+      node["base"] = expr(op->base);
+      node["stride"] = expr(op->stride);
+      node["lanes"] = op->lanes;
+      break;
+    }
+    case ExprKind::Broadcast: {
+      const auto *op = static_cast<const BroadcastNode *>(base);
+      node["value"] = expr(op->value);
+      node["lanes"] = op->lanes;
+      break;
+    }
+    case ExprKind::Let: {
+      const auto *op = static_cast<const LetNode *>(base);
+      node["var"] = varRef(op->var.get());
+      node["value"] = expr(op->value);
+      node["body"] = expr(op->body);
+      break;
+    }
+    case ExprKind::Call: {
+      const auto *op = static_cast<const CallNode *>(base);
+      node["op"] = op->op.str();
+      node["args"] = exprList(op->args);
+      break;
+    }
+    case ExprKind::BufferLoad: {
+      const auto *op = static_cast<const BufferLoadNode *>(base);
+      node["buffer"] = declareBuffer(*op->buffer, "implicit");
+      node["indices"] = exprList(op->indices);
+      break;
+    }
+    }
+    return node;
+  }
+
+  Json stmt(const Stmt &s) {
+    const StmtNode *base = s.get();
+    Json node = start(stmtKindName(base->kind()), base->loc);
+    switch (base->kind()) {
+    case StmtKind::BufferStore: {
+      const auto *op = static_cast<const BufferStoreNode *>(base);
+      node["buffer"] = declareBuffer(*op->buffer, "implicit");
+      node["indices"] = exprList(op->indices);
+      node["value"] = expr(op->value);
+      break;
+    }
+    case StmtKind::For: {
+      const auto *op = static_cast<const ForNode *>(base);
+      node["loop_var"] = varRef(op->loopVar.get());
+      node["min"] = expr(op->min);
+      node["extent"] = expr(op->extent);
+      node["for_kind"] = forKindName(op->forKind);
+      node["thread_tag"] = op->threadTag.empty() ? Json(nullptr) : Json(op->threadTag.str());
+      node["annotations"] = op->annotations.isNone() ? Json::object() : attrJson(op->annotations);
+      node["body"] = stmt(op->body);
+      break;
+    }
+    case StmtKind::While: {
+      const auto *op = static_cast<const WhileNode *>(base);
+      node["condition"] = expr(op->condition);
+      node["body"] = stmt(op->body);
+      break;
+    }
+    case StmtKind::IfThenElse: {
+      const auto *op = static_cast<const IfThenElseNode *>(base);
+      node["condition"] = expr(op->condition);
+      node["then"] = stmt(op->thenCase);
+      node["else"] = op->elseCase ? stmt(op->elseCase) : Json(nullptr);
+      break;
+    }
+    case StmtKind::LetStmt: {
+      const auto *op = static_cast<const LetStmtNode *>(base);
+      node["var"] = varRef(op->var.get());
+      node["value"] = expr(op->value);
+      node["body"] = stmt(op->body);
+      break;
+    }
+    case StmtKind::Allocate: {
+      const auto *op = static_cast<const AllocateNode *>(base);
+      node["buffer_var"] = varRef(op->bufferVar.get());
+      node["dtype"] = op->dtype.str();
+      node["extents"] = exprList(op->extents);
+      node["scope"] = op->scope.empty() ? "global" : op->scope.str();
+      node["body"] = stmt(op->body);
+      break;
+    }
+    case StmtKind::DeclBuffer: {
+      const auto *op = static_cast<const DeclBufferNode *>(base);
+      node["buffer"] = declareBuffer(*op->buffer, "decl_buffer");
+      node["allocates"] = op->allocates;
+      node["body"] = stmt(op->body);
+      break;
+    }
+    case StmtKind::AllocBuffer: {
+      const auto *op = static_cast<const AllocBufferNode *>(base);
+      node["buffer"] = declareBuffer(*op->buffer, "alloc_buffer");
+      node["body"] = stmt(op->body);
+      break;
+    }
+    case StmtKind::AttrStmt: {
+      const auto *op = static_cast<const AttrStmtNode *>(base);
+      node["node"] = expr(op->node);
+      node["key"] = op->key.str();
+      node["value"] = expr(op->value);
+      node["body"] = stmt(op->body);
+      break;
+    }
+    case StmtKind::AssertStmt: {
+      const auto *op = static_cast<const AssertStmtNode *>(base);
+      node["condition"] = expr(op->condition);
+      node["message"] = op->message;
+      break;
+    }
+    case StmtKind::Evaluate: node["value"] = expr(static_cast<const EvaluateNode *>(base)->value); break;
+    case StmtKind::SeqStmt: {
+      Json list = Json::array();
+      for (const Stmt &child : static_cast<const SeqStmtNode *>(base)->stmts)
+        list.push_back(stmt(child));
+      node["stmts"] = std::move(list);
+      break;
+    }
+    }
+    return node;
+  }
+
+  const SourceInfo *sources_;
+  NameTable varNames_, bufferNames_;
+  std::unordered_map<const VarNode *, std::string> vars_;
+  std::unordered_map<const BufferNode *, int> bufferIds_;
+  Json buffers_ = Json::array();
+};
+} // namespace
+
+std::string emitJson(const Module &module, const SourceInfo *sources) {
+  Json functions = Json::array();
+  for (const PrimFunc &function : module.functions)
+    functions.push_back(FunctionEmitter(sources).emit(*function));
+  Json moduleJson = Json::object();
+  moduleJson["name"] = module.name;
+  moduleJson["is_ir_module"] = module.isIRModule;
+  moduleJson["functions"] = std::move(functions);
+  Json document = Json::object();
+  document["format"] = "tirlower-ir";
+  document["version"] = 1;
+  document["module"] = std::move(moduleJson);
+  std::string text = document.dump(2);
+  text += '\n';
+  return text;
+}
+
+} // namespace tirlower

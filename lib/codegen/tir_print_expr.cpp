@@ -1,0 +1,244 @@
+// Expressions in TVMScript syntax with the fewest parentheses Python's precedence allows:
+// `a - (b - c)`, `(a < b) == c` (comparisons never chain), `not (a and b)`.
+#include "codegen/tir_literals.h"
+#include "codegen/tir_script_printer.h"
+
+namespace tirlower {
+
+namespace {
+// The infix spelling of an operator for operands of `type`, or null when it prints as a call.
+const char *infixSpelling(BinaryOp op, DataType type) {
+  bool isFloat = type.isFloat();
+  switch (op) {
+  case BinaryOp::Add: return " + ";
+  case BinaryOp::Sub: return " - ";
+  case BinaryOp::Mul: return " * ";
+  case BinaryOp::Div: return isFloat ? " / " : nullptr;
+  case BinaryOp::Mod: return nullptr;
+  case BinaryOp::FloorDiv: return isFloat ? nullptr : " // ";
+  case BinaryOp::FloorMod: return isFloat ? nullptr : " % ";
+  case BinaryOp::Min:
+  case BinaryOp::Max: return nullptr;
+  case BinaryOp::EQ: return " == ";
+  case BinaryOp::NE: return " != ";
+  case BinaryOp::LT: return " < ";
+  case BinaryOp::LE: return " <= ";
+  case BinaryOp::GT: return " > ";
+  case BinaryOp::GE: return " >= ";
+  case BinaryOp::And: return " and ";
+  case BinaryOp::Or: return " or ";
+  }
+  return nullptr;
+}
+
+const char *callSpelling(BinaryOp op) {
+  switch (op) {
+  case BinaryOp::Div: return "T.truncdiv(";
+  case BinaryOp::Mod: return "T.truncmod(";
+  case BinaryOp::FloorDiv: return "T.floordiv(";
+  case BinaryOp::FloorMod: return "T.floormod(";
+  case BinaryOp::Min: return "T.min(";
+  case BinaryOp::Max: return "T.max(";
+  default: break;
+  }
+  return "T.?(";
+}
+
+int binaryPrecedence(BinaryOp op, DataType operandType) {
+  if (!infixSpelling(op, operandType))
+    return kPrecAtom;
+  switch (op) {
+  case BinaryOp::Add:
+  case BinaryOp::Sub: return kPrecAdd;
+  case BinaryOp::Mul:
+  case BinaryOp::Div:
+  case BinaryOp::FloorDiv:
+  case BinaryOp::FloorMod: return kPrecMul;
+  case BinaryOp::And: return kPrecAnd;
+  case BinaryOp::Or: return kPrecOr;
+  default: return kPrecCompare;
+  }
+}
+} // namespace
+
+int exprPrecedence(const ExprNode *expr) {
+  switch (expr->kind()) {
+  case ExprKind::Binary: {
+    const auto *node = static_cast<const BinaryNode *>(expr);
+    return binaryPrecedence(node->op, node->a->type);
+  }
+  case ExprKind::Not: return kPrecNot;
+  case ExprKind::IntImm: {
+    const auto *node = static_cast<const IntImmNode *>(expr);
+    return node->type == DataType::int32() && node->value < 0 ? kPrecUnary : kPrecAtom;
+  }
+  default: return kPrecAtom;
+  }
+}
+
+void ScriptPrinter::printExpr(const Expr &expr) {
+  printExprPrec(expr.get(), 0, false);
+}
+
+void ScriptPrinter::printIntLiteral(DataType type, int64_t value) {
+  if (type.isBool()) {
+    out_ += value ? "True" : "False";
+  } else if (type == DataType::int32()) {
+    appendInt(out_, value);
+  } else {
+    out_ += "T.";
+    out_ += type.str();
+    out_ += '(';
+    appendInt(out_, value);
+    out_ += ')';
+  }
+}
+
+void ScriptPrinter::printExprList(const std::vector<Expr> &exprs) {
+  for (size_t k = 0; k < exprs.size(); ++k) {
+    if (k)
+      out_ += ", ";
+    printExprPrec(exprs[k].get(), 0, false);
+  }
+}
+
+void ScriptPrinter::printCallArgs(const std::vector<Expr> &args) {
+  out_ += '(';
+  printExprList(args);
+  out_ += ')';
+}
+
+void ScriptPrinter::printShape(const std::vector<Expr> &shape) {
+  out_ += '(';
+  printExprList(shape);
+  if (shape.size() == 1)
+    out_ += ',';
+  out_ += ')';
+}
+
+void ScriptPrinter::printAccess(const BufferNode *buffer, const std::vector<Expr> &indices) {
+  out_ += bufferName(buffer);
+  out_ += '[';
+  if (indices.empty())
+    out_ += "()";
+  printExprList(indices);
+  out_ += ']';
+}
+
+void ScriptPrinter::printBinary(const BinaryNode &node) {
+  if (const char *infix = infixSpelling(node.op, node.a->type)) {
+    int precedence = binaryPrecedence(node.op, node.a->type);
+    printExprPrec(node.a.get(), precedence, precedence == kPrecCompare);
+    out_ += infix;
+    printExprPrec(node.b.get(), precedence, true);
+    return;
+  }
+  out_ += callSpelling(node.op);
+  printExprPrec(node.a.get(), 0, false);
+  out_ += ", ";
+  printExprPrec(node.b.get(), 0, false);
+  out_ += ')';
+}
+
+void ScriptPrinter::printExprPrec(const ExprNode *expr, int context, bool parenthesizeEqual) {
+  int precedence = exprPrecedence(expr);
+  bool parens = precedence < context || (parenthesizeEqual && precedence == context);
+  if (parens)
+    out_ += '(';
+  switch (expr->kind()) {
+  case ExprKind::Var: out_ += varName(static_cast<const VarNode *>(expr)); break;
+  case ExprKind::IntImm: {
+    const auto *node = static_cast<const IntImmNode *>(expr);
+    printIntLiteral(node->type, node->value);
+    break;
+  }
+  case ExprKind::FloatImm: {
+    const auto *node = static_cast<const FloatImmNode *>(expr);
+    appendFloatLiteral(out_, node->value, node->type);
+    break;
+  }
+  case ExprKind::StringImm: appendQuoted(out_, static_cast<const StringImmNode *>(expr)->value); break;
+  case ExprKind::Binary: printBinary(*static_cast<const BinaryNode *>(expr)); break;
+  case ExprKind::Not:
+    out_ += "not ";
+    printExprPrec(static_cast<const NotNode *>(expr)->a.get(), kPrecNot, false);
+    break;
+  case ExprKind::Select: {
+    const auto *node = static_cast<const SelectNode *>(expr);
+    out_ += "T.Select(";
+    printExpr(node->condition);
+    out_ += ", ";
+    printExpr(node->trueValue);
+    out_ += ", ";
+    printExpr(node->falseValue);
+    out_ += ')';
+    break;
+  }
+  case ExprKind::Cast: {
+    const auto *node = static_cast<const CastNode *>(expr);
+    out_ += "T.Cast(";
+    appendQuoted(out_, node->type.str());
+    out_ += ", ";
+    printExpr(node->value);
+    out_ += ')';
+    break;
+  }
+  case ExprKind::Ramp: {
+    const auto *node = static_cast<const RampNode *>(expr);
+    out_ += "T.Ramp(";
+    printExpr(node->base);
+    out_ += ", ";
+    printExpr(node->stride);
+    out_ += ", ";
+    appendInt(out_, node->lanes);
+    out_ += ')';
+    break;
+  }
+  case ExprKind::Broadcast: {
+    const auto *node = static_cast<const BroadcastNode *>(expr);
+    out_ += "T.Broadcast(";
+    printExpr(node->value);
+    out_ += ", ";
+    appendInt(out_, node->lanes);
+    out_ += ')';
+    break;
+  }
+  case ExprKind::Let: {
+    const auto *node = static_cast<const LetNode *>(expr);
+    std::string name = defineVar(node->var.get());
+    out_ += "T.Let(";
+    printExpr(node->body);
+    out_ += ", where={";
+    out_ += name;
+    out_ += ": ";
+    printExpr(node->value);
+    out_ += "})";
+    break;
+  }
+  case ExprKind::Call: {
+    const auto *node = static_cast<const CallNode *>(expr);
+    out_ += "T.";
+    out_ += node->op.view();
+    if (node->op.view() == "call_extern") {
+      out_ += '(';
+      appendQuoted(out_, node->type.str());
+      if (!node->args.empty())
+        out_ += ", ";
+      printExprList(node->args);
+      out_ += ')';
+    } else {
+      printCallArgs(node->args);
+    }
+    break;
+  }
+  case ExprKind::BufferLoad: {
+    const auto *node = static_cast<const BufferLoadNode *>(expr);
+    printAccess(node->buffer.get(), node->indices);
+    break;
+  }
+  }
+  if (parens)
+    out_ += ')';
+}
+
+} // namespace tirlower

@@ -1,0 +1,483 @@
+// Statements, functions and modules in canonical TVMScript. Declarations (lets, allocations,
+// buffer declarations) print as one line followed by their body at the same indentation.
+#include "codegen/tir_script_printer.h"
+
+#include <algorithm>
+#include <optional>
+
+#include "codegen/tir_literals.h"
+
+namespace tirlower {
+
+namespace {
+bool isConstZero(const Expr &e) {
+  const int64_t *value = e ? asConstInt(e) : nullptr;
+  return value && *value == 0;
+}
+
+const char *loopIterator(ForKind kind) {
+  switch (kind) {
+  case ForKind::Serial: return "T.serial(";
+  case ForKind::Parallel: return "T.parallel(";
+  case ForKind::Vectorized: return "T.vectorized(";
+  case ForKind::Unrolled: return "T.unroll(";
+  case ForKind::ThreadBinding: return "T.thread_binding(";
+  }
+  return "T.serial(";
+}
+} // namespace
+
+// ---- names -----------------------------------------------------------------------------------
+
+void ScriptPrinter::resetNames() {
+  names_ = NameTable();
+  printed_.clear();
+}
+
+const std::string &ScriptPrinter::defineVar(const VarNode *var) {
+  if (plain_)
+    return var->name.str();
+  auto [it, inserted] = printed_.try_emplace(var);
+  if (inserted)
+    it->second = names_.fresh(var->name.view());
+  return it->second;
+}
+
+void ScriptPrinter::defineVarAs(const VarNode *var, std::string name) {
+  if (!plain_)
+    printed_.try_emplace(var, std::move(name));
+}
+
+const std::string &ScriptPrinter::defineBuffer(const BufferNode *buffer) {
+  if (plain_)
+    return buffer->name.str();
+  auto [it, inserted] = printed_.try_emplace(buffer);
+  if (inserted)
+    it->second = names_.fresh(buffer->name.view());
+  return it->second;
+}
+
+void ScriptPrinter::defineDataVar(const BufferNode *buffer, const std::string &bufferName) {
+  defineVarAs(buffer->data.get(), bufferName + ".data");
+}
+
+const std::string &ScriptPrinter::varName(const VarNode *var) {
+  if (plain_)
+    return var->name.str();
+  auto it = printed_.find(var);
+  return it != printed_.end() ? it->second : defineVar(var);
+}
+
+const std::string &ScriptPrinter::bufferName(const BufferNode *buffer) {
+  if (plain_)
+    return buffer->name.str();
+  auto it = printed_.find(buffer);
+  return it != printed_.end() ? it->second : defineBuffer(buffer);
+}
+
+// ---- statements ------------------------------------------------------------------------------
+
+void ScriptPrinter::printBody(const Stmt &stmt) {
+  ++indent_;
+  printStmt(stmt);
+  --indent_;
+}
+
+void ScriptPrinter::printTypeAnnotation(const VarNode &var) {
+  if (!var.type.isHandle()) {
+    out_ += "T.";
+    out_ += var.type.str();
+    return;
+  }
+  out_ += "T.handle";
+  if (var.pointeeType.isVoid())
+    return;
+  out_ += '(';
+  appendQuoted(out_, var.pointeeType.str());
+  out_ += ", ";
+  appendQuoted(out_, var.storageScope.empty() ? std::string_view("global") : var.storageScope.view());
+  out_ += ')';
+}
+
+void ScriptPrinter::printBufferArgs(const BufferNode &buffer, const VarNode *data) {
+  printShape(buffer.shape);
+  out_ += ", ";
+  appendQuoted(out_, buffer.dtype.str());
+  if (data) {
+    out_ += ", data=";
+    out_ += varName(data);
+  }
+  if (!buffer.strides.empty()) {
+    out_ += ", strides=";
+    printShape(buffer.strides);
+  }
+  if (buffer.elemOffset && !isConstZero(buffer.elemOffset)) {
+    out_ += ", elem_offset=";
+    printExpr(buffer.elemOffset);
+  }
+  if (!buffer.hasDefaultScope()) {
+    out_ += ", scope=";
+    appendQuoted(out_, buffer.scope.view());
+  }
+  if (!buffer.axisSeparators.empty()) {
+    out_ += ", axis_separators=[";
+    for (size_t k = 0; k < buffer.axisSeparators.size(); ++k) {
+      if (k)
+        out_ += ", ";
+      appendInt(out_, buffer.axisSeparators[k]);
+    }
+    out_ += ']';
+  }
+  if (!buffer.layout.empty()) {
+    out_ += ", layout=";
+    appendQuoted(out_, buffer.layout.view());
+  }
+}
+
+void ScriptPrinter::printFor(const ForNode &loop) {
+  const std::string &name = defineVar(loop.loopVar.get());
+  indent();
+  out_ += "for ";
+  out_ += name;
+  out_ += " in ";
+  bool hasAnnotations = !loop.annotations.empty();
+  out_ += loop.forKind == ForKind::Serial && !hasAnnotations ? "range(" : loopIterator(loop.forKind);
+  if (isConstZero(loop.min)) {
+    printExpr(loop.extent);
+  } else {
+    printExpr(loop.min);
+    out_ += ", ";
+    const int64_t *min = asConstInt(loop.min), *extent = asConstInt(loop.extent);
+    if (min && extent) {
+      printIntLiteral(loop.min->type, *min + *extent);
+    } else {
+      printExprPrec(loop.min.get(), kPrecAdd, false);
+      out_ += " + ";
+      printExprPrec(loop.extent.get(), kPrecAdd, true);
+    }
+  }
+  if (loop.forKind == ForKind::ThreadBinding) {
+    out_ += ", thread=";
+    appendQuoted(out_, loop.threadTag.view());
+  }
+  if (hasAnnotations) {
+    out_ += ", annotations=";
+    appendAttrValue(out_, loop.annotations);
+  }
+  out_ += "):\n";
+  printBody(loop.body);
+}
+
+void ScriptPrinter::printStmt(const Stmt &stmt) {
+  const StmtNode *s = stmt.get();
+  // Declarations scope the rest of the block: print them as a chain, not by recursion.
+  for (;;) {
+    switch (s->kind()) {
+    case StmtKind::LetStmt: {
+      const auto *node = static_cast<const LetStmtNode *>(s);
+      const std::string &name = defineVar(node->var.get());
+      indent();
+      out_ += name;
+      out_ += ": ";
+      printTypeAnnotation(*node->var);
+      out_ += " = ";
+      printExpr(node->value);
+      newline();
+      s = node->body.get();
+      continue;
+    }
+    case StmtKind::Allocate: {
+      const auto *node = static_cast<const AllocateNode *>(s);
+      const std::string &name = defineVar(node->bufferVar.get());
+      indent();
+      out_ += name;
+      out_ += " = T.allocate([";
+      printExprList(node->extents);
+      out_ += "], ";
+      appendQuoted(out_, node->dtype.str());
+      out_ += ", ";
+      appendQuoted(out_, node->scope.empty() ? std::string_view("global") : node->scope.view());
+      out_ += ")\n";
+      s = node->body.get();
+      continue;
+    }
+    case StmtKind::DeclBuffer: {
+      const auto *node = static_cast<const DeclBufferNode *>(s);
+      const std::string &name = defineBuffer(node->buffer.get());
+      if (node->allocates)
+        defineDataVar(node->buffer.get(), name);
+      indent();
+      out_ += name;
+      out_ += " = T.decl_buffer(";
+      printBufferArgs(*node->buffer, node->allocates ? nullptr : node->buffer->data.get());
+      out_ += ")\n";
+      s = node->body.get();
+      continue;
+    }
+    case StmtKind::AllocBuffer: {
+      const auto *node = static_cast<const AllocBufferNode *>(s);
+      const std::string &name = defineBuffer(node->buffer.get());
+      defineDataVar(node->buffer.get(), name);
+      indent();
+      out_ += name;
+      out_ += " = T.alloc_buffer(";
+      printBufferArgs(*node->buffer, nullptr);
+      out_ += ")\n";
+      s = node->body.get();
+      continue;
+    }
+    case StmtKind::SeqStmt: {
+      const auto *node = static_cast<const SeqStmtNode *>(s);
+      if (node->stmts.empty()) {
+        indent();
+        out_ += "T.evaluate(0)\n";
+      }
+      for (const Stmt &child : node->stmts)
+        printStmt(child);
+      return;
+    }
+    case StmtKind::BufferStore: {
+      const auto *node = static_cast<const BufferStoreNode *>(s);
+      indent();
+      printAccess(node->buffer.get(), node->indices);
+      out_ += " = ";
+      printExpr(node->value);
+      newline();
+      return;
+    }
+    case StmtKind::For: printFor(*static_cast<const ForNode *>(s)); return;
+    case StmtKind::While: {
+      const auto *node = static_cast<const WhileNode *>(s);
+      indent();
+      out_ += "while ";
+      printExpr(node->condition);
+      out_ += ":\n";
+      printBody(node->body);
+      return;
+    }
+    case StmtKind::IfThenElse: {
+      const auto *node = static_cast<const IfThenElseNode *>(s);
+      indent();
+      out_ += "if ";
+      printExpr(node->condition);
+      out_ += ":\n";
+      printBody(node->thenCase);
+      if (node->elseCase) {
+        indent();
+        out_ += "else:\n";
+        printBody(node->elseCase);
+      }
+      return;
+    }
+    case StmtKind::AttrStmt: {
+      const auto *node = static_cast<const AttrStmtNode *>(s);
+      indent();
+      out_ += "with T.attr(";
+      printExpr(node->node);
+      out_ += ", ";
+      appendQuoted(out_, node->key.view());
+      out_ += ", ";
+      printExpr(node->value);
+      out_ += "):\n";
+      printBody(node->body);
+      return;
+    }
+    case StmtKind::AssertStmt: {
+      const auto *node = static_cast<const AssertStmtNode *>(s);
+      indent();
+      out_ += "assert ";
+      printExpr(node->condition);
+      out_ += ", ";
+      appendQuoted(out_, node->message);
+      newline();
+      return;
+    }
+    case StmtKind::Evaluate: {
+      indent();
+      out_ += "T.evaluate(";
+      printExpr(static_cast<const EvaluateNode *>(s)->value);
+      out_ += ")\n";
+      return;
+    }
+    }
+    return;
+  }
+}
+
+// ---- index maps ------------------------------------------------------------------------------
+
+void ScriptPrinter::printIndexMap(const IndexMapNode &map) {
+  // Lambda parameters are local to the lambda: they get names of their own and shadow (then
+  // restore) whatever the function printed for the same objects.
+  std::vector<std::pair<const void *, std::optional<std::string>>> saved;
+  NameTable local;
+  out_ += "lambda";
+  for (size_t k = 0; k < map.initialIndices.size(); ++k) {
+    const VarNode *var = map.initialIndices[k].get();
+    out_ += k ? ", " : " ";
+    if (plain_) {
+      out_ += var->name.view();
+      continue;
+    }
+    auto it = printed_.find(var);
+    saved.emplace_back(var, it == printed_.end() ? std::nullopt : std::optional<std::string>(it->second));
+    std::string name = local.fresh(var->name.view());
+    out_ += name;
+    printed_[var] = std::move(name);
+  }
+  out_ += ": [";
+  size_t separator = 0;
+  bool first = true;
+  for (size_t k = 0; k <= map.finalIndices.size(); ++k) {
+    for (; separator < map.axisSeparators.size() && map.axisSeparators[separator] == static_cast<int>(k); ++separator) {
+      out_ += first ? "" : ", ";
+      out_ += "T.AXIS_SEPARATOR";
+      first = false;
+    }
+    if (k == map.finalIndices.size())
+      break;
+    out_ += first ? "" : ", ";
+    printExpr(map.finalIndices[k]);
+    first = false;
+  }
+  out_ += ']';
+  for (auto &[var, name] : saved) {
+    if (name)
+      printed_[var] = std::move(*name);
+    else
+      printed_.erase(var);
+  }
+}
+
+void ScriptPrinter::printLayoutTransform(const LayoutTransform &transform) {
+  indent();
+  out_ += "T.transform_layout(";
+  out_ += bufferName(transform.buffer.get());
+  out_ += ", ";
+  printIndexMap(*transform.map);
+  if (transform.padValue) {
+    out_ += ", pad_value=";
+    printExpr(transform.padValue);
+  }
+  out_ += ")\n";
+}
+
+// ---- functions and modules -------------------------------------------------------------------
+
+bool isSimpleBufferParam(const PrimFuncNode &function, size_t bindingIndex) {
+  const BufferBinding &binding = function.bufferMap[bindingIndex];
+  const BufferNode &buffer = *binding.buffer;
+  if (buffer.data != binding.param || !buffer.hasDefaultScope() || !buffer.strides.empty() ||
+      !buffer.axisSeparators.empty() || !buffer.layout.empty())
+    return false;
+  if (buffer.elemOffset && !isConstZero(buffer.elemOffset))
+    return false;
+  if (std::find(function.params.begin(), function.params.end(), binding.param) == function.params.end())
+    return false;
+  for (size_t k = 0; k < function.bufferMap.size(); ++k) {
+    const BufferBinding &other = function.bufferMap[k];
+    if (k != bindingIndex && (other.param == binding.param || other.buffer->data == buffer.data))
+      return false;
+  }
+  return true;
+}
+
+void ScriptPrinter::printFunction(const PrimFuncNode &function) {
+  if (!plain_)
+    resetNames();
+  std::vector<bool> simple(function.bufferMap.size());
+  for (size_t k = 0; k < simple.size(); ++k)
+    simple[k] = isSimpleBufferParam(function, k);
+  auto simpleBufferOf = [&](const Var &param) -> const BufferNode * {
+    for (size_t k = 0; k < simple.size(); ++k)
+      if (simple[k] && function.bufferMap[k].param == param)
+        return function.bufferMap[k].buffer.get();
+    return nullptr;
+  };
+
+  // Parameters are named before anything prints: shapes may use later scalar parameters.
+  for (const Var &param : function.params) {
+    if (const BufferNode *buffer = simpleBufferOf(param))
+      defineDataVar(buffer, defineBuffer(buffer));
+    else
+      defineVar(param.get());
+  }
+
+  indent();
+  out_ += function.isPrivate ? "@T.prim_func(private=True)\n" : "@T.prim_func\n";
+  indent();
+  out_ += "def ";
+  out_ += function.name.view();
+  out_ += '(';
+  for (size_t k = 0; k < function.params.size(); ++k) {
+    const Var &param = function.params[k];
+    if (k)
+      out_ += ", ";
+    if (const BufferNode *buffer = simpleBufferOf(param)) {
+      out_ += bufferName(buffer);
+      out_ += ": T.Buffer(";
+      printShape(buffer->shape);
+      out_ += ", ";
+      appendQuoted(out_, buffer->dtype.str());
+      out_ += ')';
+    } else {
+      out_ += varName(param.get());
+      out_ += ": ";
+      printTypeAnnotation(*param);
+    }
+  }
+  out_ += "):\n";
+
+  ++indent_;
+  if (!function.attrs.empty()) {
+    indent();
+    out_ += "T.func_attr(";
+    appendAttrValue(out_, function.attrs);
+    out_ += ")\n";
+  }
+  for (size_t k = 0; k < function.bufferMap.size(); ++k) {
+    if (simple[k])
+      continue;
+    const BufferBinding &binding = function.bufferMap[k];
+    const std::string &name = defineBuffer(binding.buffer.get());
+    indent();
+    out_ += name;
+    out_ += " = T.match_buffer(";
+    out_ += varName(binding.param.get());
+    out_ += ", ";
+    defineDataVar(binding.buffer.get(), name);
+    printBufferArgs(*binding.buffer, nullptr);
+    out_ += ")\n";
+  }
+  for (const LayoutTransform &transform : function.layoutTransforms)
+    printLayoutTransform(transform);
+  printStmt(function.body);
+  --indent_;
+}
+
+void ScriptPrinter::printModule(const Module &module) {
+  if (!module.isIRModule) {
+    out_ += "# from tvm.script import tir as T\n";
+    for (size_t k = 0; k < module.functions.size(); ++k) {
+      out_ += k ? "\n\n" : "\n";
+      printFunction(*module.functions[k]);
+    }
+    return;
+  }
+  out_ += "# from tvm.script import ir as I\n# from tvm.script import tir as T\n\n@I.ir_module\nclass ";
+  out_ += module.name.empty() ? std::string_view("Module") : std::string_view(module.name);
+  out_ += ":\n";
+  ++indent_;
+  for (size_t k = 0; k < module.functions.size(); ++k) {
+    if (k)
+      newline();
+    printFunction(*module.functions[k]);
+  }
+  if (module.functions.empty()) {
+    indent();
+    out_ += "pass\n";
+  }
+  --indent_;
+}
+
+} // namespace tirlower

@@ -1,0 +1,81 @@
+// The TVMScript printer behind tir_printer.h: one pass over the IR appending to one string.
+// Names are handed out as objects are defined (parameters first, then the body in text
+// order); in plain mode every object prints by its own name (for diagnostics).
+#pragma once
+
+#include <string>
+#include <unordered_map>
+
+#include "codegen/tir_names.h"
+#include "ir/function.h"
+
+namespace tirlower {
+
+class ScriptPrinter {
+public:
+  explicit ScriptPrinter(bool plainNames) : plain_(plainNames) {}
+
+  std::string take() { return std::move(out_); }
+  void reserve(size_t bytes) { out_.reserve(bytes); }
+
+  void printModule(const Module &module);
+  void printFunction(const PrimFuncNode &function);
+  void printStmt(const Stmt &stmt);
+  void printExpr(const Expr &expr);
+  void printIndexMap(const IndexMapNode &map);
+
+private:
+  // ---- names (tir_script_printer.cpp) ----
+  void resetNames();
+  const std::string &defineVar(const VarNode *var);
+  void defineVarAs(const VarNode *var, std::string name);
+  const std::string &defineBuffer(const BufferNode *buffer);
+  // A buffer defines its data variable (`A.data`) unless something defined it earlier.
+  void defineDataVar(const BufferNode *buffer, const std::string &bufferName);
+  const std::string &varName(const VarNode *var);
+  const std::string &bufferName(const BufferNode *buffer);
+
+  // ---- statements and functions (tir_script_printer.cpp) ----
+  void newline() { out_ += '\n'; }
+  void indent() { out_.append(static_cast<size_t>(indent_) * 4, ' '); }
+  void printBody(const Stmt &stmt); // one level deeper
+  void printFor(const ForNode &loop);
+  void printBufferArgs(const BufferNode &buffer, const VarNode *data);
+  void printTypeAnnotation(const VarNode &var);
+  void printLayoutTransform(const LayoutTransform &transform);
+
+  // ---- expressions (tir_print_expr.cpp) ----
+  void printExprPrec(const ExprNode *expr, int context, bool parenthesizeEqual);
+  void printBinary(const BinaryNode &node);
+  void printCallArgs(const std::vector<Expr> &args);
+  void printExprList(const std::vector<Expr> &exprs);
+  void printShape(const std::vector<Expr> &shape); // (16,) (16, 64) ()
+  void printIntLiteral(DataType type, int64_t value);
+  void printAccess(const BufferNode *buffer, const std::vector<Expr> &indices);
+
+  bool plain_;
+  int indent_ = 0;
+  std::string out_;
+  NameTable names_;
+  std::unordered_map<const void *, std::string> printed_;
+};
+
+// Precedence levels of printed expressions, loosest first (Python's order).
+enum ExprPrecedence : int {
+  kPrecOr = 1,
+  kPrecAnd,
+  kPrecNot,
+  kPrecCompare,
+  kPrecAdd,
+  kPrecMul,
+  kPrecUnary,
+  kPrecAtom,
+};
+int exprPrecedence(const ExprNode *expr);
+
+// Whether bufferMap[bindingIndex] prints as `A: T.Buffer(shape, dtype)` in the signature: its
+// data is the parameter itself, every field has its default, and no other binding shares the
+// parameter or the data. Otherwise the parameter is `a: T.handle` plus `T.match_buffer`.
+bool isSimpleBufferParam(const PrimFuncNode &function, size_t bindingIndex);
+
+} // namespace tirlower
