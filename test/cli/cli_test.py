@@ -1,0 +1,326 @@
+#!/usr/bin/env python3
+"""Command-line tests of tirlower: exit codes, stdin, atomic output, flag errors, dumps,
+timing, diagnostics formats. One meson test per case:
+    cli_test.py --tirlower BIN --list
+    cli_test.py --tirlower BIN CASE
+"""
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+VALID = """from tvm.script import tir as T
+
+
+@T.prim_func
+def copy(A: T.Buffer((16,), "float32"), B: T.Buffer((16,), "float32")):
+    for i in range(16):
+        B[i] = A[i]
+"""
+
+# An input error: C is not defined (line 7).
+INVALID = VALID.replace("B[i] = A[i]", "B[i] = C[i]")
+
+CASES = {}
+TIRLOWER = None
+
+
+def case(function):
+    CASES[function.__name__] = function
+    return function
+
+
+class Failure(Exception):
+    pass
+
+
+def check(condition, message):
+    if not condition:
+        raise Failure(message)
+
+
+def run(args, stdin=None, cwd=None):
+    result = subprocess.run([TIRLOWER] + args, input=stdin.encode() if stdin is not None else None,
+                            stdin=None if stdin is not None else subprocess.DEVNULL,
+                            capture_output=True, cwd=cwd, timeout=60)
+    result.out = result.stdout.decode("utf-8", "replace")
+    result.err = result.stderr.decode("utf-8", "replace")
+    return result
+
+
+def expect(result, code, what=""):
+    check(result.returncode == code,
+          f"{what} exited with {result.returncode}, expected {code}\nstdout:\n{result.out}\nstderr:\n{result.err}")
+    return result
+
+
+class Workdir:
+    """A temporary directory holding the inputs of one case."""
+
+    def __enter__(self):
+        self.tmp = tempfile.TemporaryDirectory(prefix="tirlower-cli-")
+        self.path = self.tmp.name
+        return self
+
+    def __exit__(self, *exc):
+        self.tmp.cleanup()
+
+    def write(self, name, text):
+        path = os.path.join(self.path, name)
+        with open(path, "w", encoding="utf-8") as f:
+            f.write(text)
+        return path
+
+    def join(self, name):
+        return os.path.join(self.path, name)
+
+
+@case
+def exit_codes():
+    with Workdir() as w:
+        expect(run([w.write("ok.tir", VALID)]), 0, "valid input")
+        bad = expect(run([w.write("bad.tir", INVALID)]), 1, "invalid input")
+        check(bad.out == "", "an input error wrote to stdout")
+        check("bad.tir:7:" in bad.err, "the error is not located at bad.tir:7:\n" + bad.err)
+        expect(run([w.join("ok.tir"), "--no-such-flag"]), 2, "unknown flag")
+        expect(run([]), 2, "no input")
+        expect(run([w.join("ok.tir"), "--emit"]), 2, "--emit without a value")
+        expect(run([w.join("ok.tir"), "--diagnostics-format=xml"]), 2, "bad --diagnostics-format")
+        expect(run([w.join("ok.tir"), "extra.tir"]), 2, "two inputs")
+
+
+@case
+def missing_input():
+    with Workdir() as w:
+        r = expect(run(["nope.tir"], cwd=w.path), 1, "missing input")
+        check("tirlower: error: cannot open 'nope.tir': No such file or directory" in r.err, r.err)
+        check(r.out == "", "stdout not empty")
+
+
+@case
+def stdin_input():
+    with Workdir() as w:
+        from_file = expect(run([w.write("ok.tir", VALID)]), 0, "file input").out
+        from_stdin = expect(run(["-"], stdin=VALID), 0, "stdin input").out
+        check(from_file == from_stdin and from_file, "stdin and file outputs differ")
+        r = expect(run(["-"], stdin=INVALID), 1, "invalid stdin")
+        check("<stdin>:7:" in r.err, r.err)
+        expect(run(["-", "-o", "-"], stdin=VALID), 0, "-o -")
+
+
+@case
+def output_atomic():
+    with Workdir() as w:
+        ok, bad = w.write("ok.tir", VALID), w.write("bad.tir", INVALID)
+        out = w.join("out.tir")
+        r = expect(run([ok, "-o", out]), 0, "-o out.tir")
+        check(r.out == "", "-o wrote to stdout")
+        with open(out) as f:
+            written = f.read()
+        check(written == expect(run([ok]), 0).out, "-o file differs from stdout output")
+        mask = os.umask(0)
+        os.umask(mask)
+        check(os.stat(out).st_mode & 0o777 == 0o666 & ~mask, "output not created with the mode 0666 & ~umask")
+        with open(out, "w") as f:
+            f.write("previous contents\n")
+        expect(run([bad, "-o", out]), 1, "error with existing output")
+        with open(out) as f:
+            check(f.read() == "previous contents\n", "an error changed the existing output file")
+        fresh = w.join("fresh.tir")
+        expect(run([bad, "-o", fresh]), 1, "error with new output")
+        check(not os.path.exists(fresh), "an error created the output file")
+        leftovers = [n for n in os.listdir(w.path) if n.startswith(".tirlower")]
+        check(not leftovers, f"temporary files left behind: {leftovers}")
+
+
+@case
+def emit_and_extension():
+    with Workdir() as w:
+        ok = w.write("ok.tir", VALID)
+        r = expect(run([ok, "-o", w.join("out.xyz")]), 2, "unknown extension")
+        check("out.xyz" in r.err and "--emit" in r.err, r.err)
+        check(not os.path.exists(w.join("out.xyz")), "output created on misuse")
+        r = expect(run([ok, "--emit=nope"]), 2, "unknown emitter")
+        check("unknown emitter 'nope'" in r.err and "tir" in r.err and "json" in r.err, r.err)
+        expect(run([ok, "-o", w.join("out.json")]), 0, "-o .json")
+        with open(w.join("out.json")) as f:
+            json.load(f)
+        r = expect(run([ok, "--emit=json"]), 0, "--emit=json")
+        json.loads(r.out)
+        expect(run([ok, "--emit=tir", "-o", w.join("out.txt")]), 0, "--emit with any extension")
+
+
+@case
+def pass_flags():
+    with Workdir() as w:
+        ok = w.write("ok.tir", VALID)
+        plain = expect(run([ok]), 0).out
+        r = expect(run(["--pass", "verify", "--pass=verify,verify", ok]), 0, "repeated --pass before INPUT")
+        check(r.out == plain, "verify changed the output")
+        expect(run([ok, "--pass-pipeline=verify, verify"]), 0, "--pass-pipeline")
+        r = expect(run([ok, "--pass=verfy"]), 2, "unknown pass")
+        check("unknown pass 'verfy'" in r.err and "did you mean 'verify'" in r.err, r.err)
+        expect(run([ok, "--pass=verify", "--pass-pipeline=verify"]), 2, "--pass with --pass-pipeline")
+        r = expect(run([ok, "--pass-pipeline=verify{bad=1}"]), 2, "unknown option")
+        check("unknown option 'bad'" in r.err, r.err)
+
+
+@case
+def pipeline_syntax_caret():
+    with Workdir() as w:
+        ok = w.write("ok.tir", VALID)
+        r = expect(run([ok, "--pass-pipeline=verify,,verify"]), 2, "pipeline syntax error")
+        lines = r.err.splitlines()
+        check(any("column 8" in line for line in lines), r.err)
+        text_line = next((i for i, line in enumerate(lines) if line.strip() == "verify,,verify"), None)
+        check(text_line is not None and text_line + 1 < len(lines), "pipeline text not shown:\n" + r.err)
+        caret = lines[text_line + 1]
+        check(caret.index("^") - lines[text_line].index("v") == 7, "caret not under column 8:\n" + r.err)
+        r = expect(run([ok, "--pass-pipeline=verify{"]), 2, "unterminated options")
+        check("^" in r.err, r.err)
+
+
+@case
+def list_passes():
+    r = expect(run(["--list-passes"]), 0, "--list-passes")
+    names = [line.split()[0] for line in r.out.splitlines() if line and not line.startswith(" ")]
+    check("verify" in names, r.out)
+    for name in names:
+        used = run(["-", f"--pass={name}"], stdin=VALID)
+        check(used.returncode != 2, f"listed pass {name} is not accepted by --pass:\n{used.err}")
+
+
+@case
+def version_and_help():
+    r = expect(run(["--version"]), 0, "--version")
+    check(r.out.startswith("tirlower "), r.out)
+    r = expect(run(["--help"]), 0, "--help")
+    for flag in ["--pass-pipeline", "--emit", "--split-input-file", "--verify-diagnostics", "--timing",
+                 "--print-ir-tree-dir", "--list-passes", "--transform-layout", "--layout"]:
+        check(flag in r.out, f"--help does not mention {flag}")
+
+
+@case
+def split_input_file():
+    with Workdir() as w:
+        text = VALID + "# -----\n" + INVALID
+        path = w.write("split.tir", text)
+        r = expect(run([path, "--split-input-file"]), 1, "split input with an error in chunk 2")
+        error_line = text.splitlines().index("        B[i] = C[i]") + 1
+        check(f"split.tir:{error_line}:" in r.err, f"expected line {error_line}:\n" + r.err)
+        check(r.out == "", "stdout not empty after an error")
+        two = w.write("two.tir", VALID + "# -----\n" + VALID)
+        r = expect(run([two, "--split-input-file"]), 0, "two valid chunks")
+        single = expect(run([w.write("one.tir", VALID)]), 0).out
+        check(r.out == single + "# -----\n" + single, "chunks not joined with '# -----':\n" + r.out)
+
+
+@case
+def verify_diagnostics():
+    with Workdir() as w:
+        produced = run([w.write("bad.tir", INVALID), "--diagnostics-format=json"])
+        message = json.loads(produced.err.splitlines()[0])["message"]
+        expected = INVALID.replace("        B[i] = C[i]", "        # expected-error@+1 {{" + message + "}}\n        B[i] = C[i]")
+        r = expect(run([w.write("expect.tir", expected), "--verify-diagnostics"]), 0, "matching expectations")
+        check(r.out == "", "a chunk with expected errors printed output")
+        wrong = expected.replace(message, "this message is not produced")
+        expect(run([w.write("wrong.tir", wrong), "--verify-diagnostics"]), 1, "unmet expectation")
+        expect(run([w.write("none.tir", INVALID), "--verify-diagnostics"]), 1, "unexpected error")
+        r = expect(run([w.join("expect.tir"), "--verify-diagnostics", "-o", w.join("o.tir")]), 0)
+        mixed = w.write("mixed.tir", VALID + "# -----\n" + expected)
+        r = expect(run([mixed, "--verify-diagnostics", "--split-input-file"]), 0, "split + verify")
+        check(r.out == expect(run([w.write("v.tir", VALID)]), 0).out, "valid chunk output missing")
+
+
+@case
+def diagnostics_format_json():
+    with Workdir() as w:
+        r = expect(run([w.write("bad.tir", INVALID), "--diagnostics-format=json"]), 1)
+        lines = r.err.splitlines()
+        check(lines, "no diagnostics")
+        for line in lines:
+            obj = json.loads(line)
+            check("message" in obj and "severity" in obj, line)
+        first = json.loads(lines[0])
+        check(first.get("line") == 7 and first.get("file", "").endswith("bad.tir"), lines[0])
+        r = expect(run(["nope.tir", "--diagnostics-format=json"], cwd=w.path), 1)
+        for line in r.err.splitlines():
+            json.loads(line)
+
+
+@case
+def print_ir_after():
+    with Workdir() as w:
+        ok = w.write("ok.tir", VALID)
+        r = expect(run([ok, "--pass=verify", "--print-ir-after-all"]), 0)
+        check("# -----// IR Dump After verify (unchanged) //----- #" in r.err, r.err)
+        check(r.out == expect(run([ok]), 0).out, "dumps leaked into stdout")
+        r = expect(run([ok, "--pass=verify", "--print-ir-after=verify"]), 0)
+        check("IR Dump After verify" in r.err, r.err)
+        r = expect(run([ok, "--pass=verify", "--print-ir-after=verfy"]), 2)
+        check("did you mean 'verify'" in r.err, r.err)
+
+
+@case
+def print_ir_tree_dir():
+    with Workdir() as w:
+        ok = w.write("ok.tir", VALID)
+        tree = w.join("tree")
+        expect(run([ok, "--pass=verify,verify", "--print-ir-tree-dir=" + tree]), 0)
+        names = sorted(os.listdir(tree))
+        check(names == ["00_input.tir", "01_verify.tir", "02_verify.tir"], str(names))
+        with open(os.path.join(tree, "01_verify.tir")) as f:
+            first = f.readline()
+        check(first.startswith("# tirlower: after pass verify"), first)
+        # Every dump is itself a valid input.
+        for name in names:
+            expect(run([os.path.join(tree, name)]), 0, name)
+
+
+@case
+def timing():
+    with Workdir() as w:
+        ok = w.write("ok.tir", VALID)
+        r = expect(run([ok, "--pass=verify", "--timing=json"]), 0)
+        report = json.loads(r.err)
+        names = [step["name"] for step in report["steps"]]
+        check("parse" in names and "verify" in names, str(names))
+        check(report["peak_rss_kib"] > 0 and report["input_lines"] == VALID.count("\n"), r.err)
+        r = expect(run([ok, "--pass=verify", "--timing"]), 0)
+        check("total" in r.err and "pass verify" in r.err, r.err)
+
+
+@case
+def verify_roundtrip_and_verify_each():
+    with Workdir() as w:
+        ok = w.write("ok.tir", VALID)
+        expect(run([ok, "--verify-roundtrip"]), 0, "--verify-roundtrip")
+        expect(run([ok, "--pass=verify", "--verify-each=false"]), 0, "--verify-each=false")
+        expect(run([ok, "--pass=verify", "--verify-each"]), 0, "--verify-each")
+
+
+def main():
+    global TIRLOWER
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--tirlower", required=True)
+    parser.add_argument("--list", action="store_true")
+    parser.add_argument("cases", nargs="*")
+    args = parser.parse_args()
+    if args.list:
+        print("\n".join(CASES))
+        return 0
+    TIRLOWER = os.path.abspath(args.tirlower)
+    failed = 0
+    for name in args.cases or list(CASES):
+        try:
+            CASES[name]()
+        except Failure as e:
+            print(f"FAIL {name}: {e}")
+            failed += 1
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
