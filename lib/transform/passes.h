@@ -8,5 +8,7 @@ namespace tirlower {
 PassInfo applyLayoutTransformsPassInfo(); // apply_layout_transforms.cpp
 PassInfo flattenPassInfo();               // flatten.cpp
 PassInfo simplifyPassInfo();              // simplify.cpp
+PassInfo removeNoOpPassInfo();            // remove_no_op.cpp
+PassInfo convertSSAPassInfo();            // convert_ssa.cpp
 
 } // namespace tirlower

@@ -1,0 +1,122 @@
+// remove-no-op: deletes statements that do nothing: stores of a value to the element it was
+// loaded from, evaluations of constants, loops and branches whose bodies do nothing, and
+// allocations and lets whose bodies do nothing. While loops are kept: an empty one may never end.
+//
+//   for i in range(16):                  T.evaluate(0)
+//       A[i] = A[i]               ->
+#include "transform/passes.h"
+
+#include "ir/equality.h"
+#include "ir/visitor.h"
+
+namespace tirlower {
+
+namespace {
+
+bool hasSideEffects(const Expr &e) {
+  struct Finder : IRVisitor {
+    bool found = false;
+    using IRVisitor::visit;
+    void visit(const CallNode *op) override {
+      found |= op->op.view() == "call_extern";
+      IRVisitor::visit(op);
+    }
+  } finder;
+  finder.visit(e);
+  return finder.found;
+}
+
+Stmt noOp(SourceRange loc) {
+  return SeqStmtNode::make({}, loc);
+}
+
+class NoOpRemover : public IRMutator {
+protected:
+  using IRMutator::visit;
+
+  Stmt visit(const BufferStoreNode *op) override {
+    if (const auto *load = op->value.as<BufferLoadNode>())
+      if (load->buffer == op->buffer && structurallyEqual(load->indices, op->indices))
+        return noOp(op->loc);
+    return IRMutator::visit(op);
+  }
+  Stmt visit(const EvaluateNode *op) override { return hasSideEffects(op->value) ? Stmt(op) : noOp(op->loc); }
+  Stmt visit(const ForNode *op) override {
+    Stmt s = IRMutator::visit(op);
+    return isNoOp(s.as<ForNode>()->body) ? noOp(op->loc) : s;
+  }
+  Stmt visit(const IfThenElseNode *op) override {
+    Stmt s = IRMutator::visit(op);
+    const auto *branch = s.as<IfThenElseNode>();
+    bool thenEmpty = isNoOp(branch->thenCase), elseEmpty = !branch->elseCase || isNoOp(branch->elseCase);
+    if (thenEmpty && elseEmpty && !hasSideEffects(branch->condition))
+      return noOp(op->loc);
+    if (!thenEmpty && elseEmpty && branch->elseCase)
+      return IfThenElseNode::make(branch->condition, branch->thenCase, nullptr, op->loc);
+    return s;
+  }
+  Stmt visit(const LetStmtNode *op) override { return dropIfEmpty(IRMutator::visit(op), op->value); }
+  Stmt visit(const AllocateNode *op) override { return dropIfEmpty(IRMutator::visit(op), nullptr); }
+  Stmt visit(const AllocBufferNode *op) override { return dropIfEmpty(IRMutator::visit(op), nullptr); }
+  Stmt visit(const DeclBufferNode *op) override { return dropIfEmpty(IRMutator::visit(op), nullptr); }
+  Stmt visit(const AttrStmtNode *op) override { return dropIfEmpty(IRMutator::visit(op), op->value); }
+  Stmt visit(const SeqStmtNode *op) override {
+    std::vector<Stmt> kept;
+    bool changed = false;
+    for (const Stmt &s : op->stmts) {
+      Stmt m = mutate(s);
+      changed |= m != s;
+      if (isNoOp(m)) {
+        changed = true;
+        continue;
+      }
+      kept.push_back(m);
+    }
+    return changed ? SeqStmtNode::make(std::move(kept), op->loc) : Stmt(op);
+  }
+
+private:
+  // A scoping statement whose body does nothing does nothing, unless its value has effects.
+  static Stmt dropIfEmpty(Stmt s, const Expr &value) {
+    const Stmt *body = nullptr;
+    switch (s->kind()) {
+    case StmtKind::LetStmt: body = &s.as<LetStmtNode>()->body; break;
+    case StmtKind::Allocate: body = &s.as<AllocateNode>()->body; break;
+    case StmtKind::AllocBuffer: body = &s.as<AllocBufferNode>()->body; break;
+    case StmtKind::DeclBuffer: body = &s.as<DeclBufferNode>()->body; break;
+    case StmtKind::AttrStmt: body = &s.as<AttrStmtNode>()->body; break;
+    default: return s;
+    }
+    if (isNoOp(*body) && !(value && hasSideEffects(value)))
+      return noOp(s->loc);
+    return s;
+  }
+};
+
+class RemoveNoOpPass : public Pass {
+public:
+  std::optional<Module> run(const Module &module, PassContext &) override {
+    Module result = module;
+    for (PrimFunc &func : result.functions) {
+      Stmt body = NoOpRemover().mutate(func->body);
+      if (body == func->body)
+        continue;
+      PrimFuncNode::Fields f = func->fields();
+      f.body = body;
+      func = PrimFuncNode::make(std::move(f));
+    }
+    return result;
+  }
+};
+
+} // namespace
+
+PassInfo removeNoOpPassInfo() {
+  PassInfo info;
+  info.name = "remove-no-op";
+  info.summary = "delete stores of a value to itself, empty loops and branches, and unused scopes";
+  info.create = [](const PassOptions &) { return std::make_unique<RemoveNoOpPass>(); };
+  return info;
+}
+
+} // namespace tirlower
