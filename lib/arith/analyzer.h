@@ -1,0 +1,51 @@
+// Arithmetic analysis over integer index expressions: constant folding, a canonical
+// sum-of-products form, floordiv/floormod rules that use known variable bounds, interval
+// bounds and provers. Passes call this layer; they do not invent their own simplification.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <unordered_map>
+
+#include "ir/expr.h"
+
+namespace tirlower {
+
+// An inclusive integer interval; a missing end is unbounded.
+struct IntBounds {
+  std::optional<int64_t> min, max;
+  static IntBounds exactly(int64_t v) { return {v, v}; }
+  bool isConstant() const { return min && max && *min == *max; }
+};
+
+class Analyzer {
+public:
+  // Records that `var` lies in [min, min + extent) (loop variables, index map inputs).
+  void bindRange(const Var &var, const Expr &min, const Expr &extent);
+  void bindRange(const Var &var, int64_t min, int64_t extent);
+  // Records that `var` equals `value` (let-bound values).
+  void bindValue(const Var &var, const Expr &value);
+  void unbind(const Var &var);
+
+  // Simplifies without ever making the expression larger (by node count). Integer
+  // expressions are put in canonical form; floordiv/floormod are simplified with the bounds
+  // known for the variables. Throws CompileError (located at `e`) on overflow of a constant
+  // fold or a division by a constant zero.
+  Expr simplify(const Expr &e);
+
+  IntBounds bounds(const Expr &e);
+  // True only when `condition` (a scalar bool) is provably true for every binding.
+  bool canProve(const Expr &condition);
+  bool canProveEqual(const Expr &a, const Expr &b);
+
+private:
+  struct Range {
+    Expr min, extent;
+  };
+  std::unordered_map<const VarNode *, Range> ranges_;
+  std::unordered_map<const VarNode *, Expr> values_;
+  std::unordered_map<const VarNode *, Var> owners_; // keeps bound variables alive
+  friend class AnalyzerImpl;
+};
+
+} // namespace tirlower

@@ -1,0 +1,208 @@
+// Interval bounds: constant intervals propagated through the expression, with variables
+// bounded by their bindings (ranges from loops and index maps, values from lets) and by their
+// type. An end that cannot be computed without overflow is left open.
+#include <algorithm>
+
+#include "arith/analyzer_impl.h"
+#include "arith/int_ops.h"
+
+namespace tirlower {
+
+namespace {
+
+using Bound = std::optional<int64_t>;
+
+Bound add(Bound a, Bound b) {
+  return a && b ? checkedAdd(*a, *b) : std::nullopt;
+}
+
+IntBounds addBounds(const IntBounds &a, const IntBounds &b) {
+  return {add(a.min, b.min), add(a.max, b.max)};
+}
+
+IntBounds negate(const IntBounds &a) {
+  return {a.max ? checkedSub(0, *a.max) : std::nullopt, a.min ? checkedSub(0, *a.min) : std::nullopt};
+}
+
+IntBounds scaleBounds(const IntBounds &a, int64_t c) {
+  Bound lo = a.min ? checkedMul(*a.min, c) : std::nullopt, hi = a.max ? checkedMul(*a.max, c) : std::nullopt;
+  if (c >= 0)
+    return {lo, hi};
+  return {hi, lo};
+}
+
+IntBounds multiplyBounds(const IntBounds &a, const IntBounds &b) {
+  if (a.isConstant())
+    return scaleBounds(b, *a.min);
+  if (b.isConstant())
+    return scaleBounds(a, *b.min);
+  if (!a.min || !a.max || !b.min || !b.max)
+    return {};
+  IntBounds r{INT64_MAX, INT64_MIN};
+  for (int64_t x : {*a.min, *a.max})
+    for (int64_t y : {*b.min, *b.max}) {
+      auto p = checkedMul(x, y);
+      if (!p)
+        return {};
+      r.min = std::min(*r.min, *p);
+      r.max = std::max(*r.max, *p);
+    }
+  return r;
+}
+
+IntBounds unite(const IntBounds &a, const IntBounds &b) {
+  return {a.min && b.min ? std::optional(std::min(*a.min, *b.min)) : std::nullopt,
+          a.max && b.max ? std::optional(std::max(*a.max, *b.max)) : std::nullopt};
+}
+
+IntBounds clampToType(IntBounds b, DataType type) {
+  // Narrow types bound their values; 32- and 64-bit signed values count as unbounded (a
+  // symbolic shape is not assumed to be small), unsigned ones as non-negative.
+  bool narrow = type.isBool() || (type.isIntOrUInt() && type.bits() < 32);
+  if (narrow || type.isUInt()) {
+    if (!b.min || *b.min < typeMin(type))
+      b.min = typeMin(type);
+  }
+  if (narrow && (!b.max || *b.max > typeMax(type)))
+    b.max = typeMax(type);
+  return b;
+}
+
+IntBounds divideBounds(const IntBounds &a, int64_t c, bool floor) {
+  auto div = [&](int64_t x) { return floor ? floorDiv(x, c) : truncDiv(x, c); };
+  Bound lo = a.min ? div(*a.min) : std::nullopt, hi = a.max ? div(*a.max) : std::nullopt;
+  if (c > 0)
+    return {lo, hi};
+  return {hi, lo};
+}
+
+IntBounds floorModBounds(const IntBounds &a, int64_t c) {
+  if (c > 0 && a.min && a.max) {
+    auto lo = floorDiv(*a.min, c), hi = floorDiv(*a.max, c);
+    if (lo && hi && *lo == *hi)
+      return {*floorMod(*a.min, c), *floorMod(*a.max, c)};
+  }
+  return c > 0 ? IntBounds{0, c - 1} : IntBounds{c + 1, 0};
+}
+
+IntBounds truncModBounds(const IntBounds &a, int64_t c) {
+  int64_t m = c == INT64_MIN ? INT64_MAX : std::abs(c) - 1;
+  if (a.min && *a.min >= 0)
+    return {0, a.max ? std::min(*a.max, m) : m};
+  if (a.max && *a.max <= 0)
+    return {a.min ? std::max(*a.min, -m) : -m, 0};
+  return {-m, m};
+}
+
+} // namespace
+
+IntBounds AnalyzerImpl::bounds(const LinearSum &s) {
+  IntBounds total = IntBounds::exactly(s.constant());
+  for (const Term &t : s.terms()) {
+    IntBounds mono = bounds(t.atoms[0]);
+    for (size_t k = 1; k < t.atoms.size(); ++k)
+      mono = multiplyBounds(mono, bounds(t.atoms[k]));
+    total = addBounds(total, scaleBounds(mono, t.coef));
+  }
+  return clampToType(total, s.type());
+}
+
+IntBounds AnalyzerImpl::bounds(const Expr &e) {
+  if (letDepth_ == 0) {
+    if (auto it = boundsMemo_.find(e.get()); it != boundsMemo_.end())
+      return it->second.second;
+  }
+  IntBounds result = clampToType(boundsNode(e), e->type);
+  if (letDepth_ == 0)
+    boundsMemo_.emplace(e.get(), std::make_pair(e, result));
+  return result;
+}
+
+IntBounds AnalyzerImpl::boundsNode(const Expr &e) {
+  if (const int64_t *v = asConstInt(e))
+    return IntBounds::exactly(*v);
+  if (!e->type.isIntOrUInt() && !e->type.isBool())
+    return {};
+  switch (e->kind()) {
+  case ExprKind::Var: {
+    auto *var = e.as<VarNode>();
+    if (auto it = owner_.values_.find(var); it != owner_.values_.end())
+      return bounds(it->second);
+    if (auto it = owner_.ranges_.find(var); it != owner_.ranges_.end()) {
+      IntBounds lo = bounds(it->second.min), extent = bounds(it->second.extent);
+      Bound hi = add(lo.max, extent.max);
+      return {lo.min, hi ? checkedSub(*hi, 1) : std::nullopt};
+    }
+    return {};
+  }
+  case ExprKind::Binary: {
+    auto *op = e.as<BinaryNode>();
+    if (isComparison(op->op) || isLogical(op->op))
+      return {0, 1};
+    IntBounds a = bounds(op->a), b = bounds(op->b);
+    const int64_t *c = asConstInt(op->b);
+    switch (op->op) {
+    case BinaryOp::Add: return addBounds(a, b);
+    case BinaryOp::Sub: return addBounds(a, negate(b));
+    case BinaryOp::Mul: return multiplyBounds(a, b);
+    case BinaryOp::FloorDiv:
+    case BinaryOp::Div:
+      if (c && *c != 0)
+        return divideBounds(a, *c, op->op == BinaryOp::FloorDiv);
+      return {};
+    case BinaryOp::FloorMod:
+      if (c && *c != 0)
+        return floorModBounds(a, *c);
+      if (b.min && *b.min > 0)
+        return {0, b.max ? checkedSub(*b.max, 1) : std::nullopt};
+      return {};
+    case BinaryOp::Mod:
+      if (c && *c != 0)
+        return truncModBounds(a, *c);
+      return {};
+    case BinaryOp::Min:
+      return {a.min && b.min ? std::optional(std::min(*a.min, *b.min)) : std::nullopt,
+              a.max && b.max ? std::optional(std::min(*a.max, *b.max))
+              : a.max        ? a.max
+                             : b.max};
+    case BinaryOp::Max:
+      return {a.min && b.min ? std::optional(std::max(*a.min, *b.min))
+              : a.min        ? a.min
+                             : b.min,
+              a.max && b.max ? std::optional(std::max(*a.max, *b.max)) : std::nullopt};
+    default: return {};
+    }
+  }
+  case ExprKind::Not: return {0, 1};
+  case ExprKind::Select: {
+    auto *op = e.as<SelectNode>();
+    return unite(bounds(op->trueValue), bounds(op->falseValue));
+  }
+  case ExprKind::Cast: {
+    auto *op = e.as<CastNode>();
+    if (!op->value->type.isIntOrUInt() && !op->value->type.isBool())
+      return {};
+    IntBounds inner = bounds(op->value);
+    // A cast that may not preserve the value says nothing beyond the target type.
+    if (inner.min && inner.max && fitsType(e->type, *inner.min) && fitsType(e->type, *inner.max))
+      return inner;
+    return {};
+  }
+  case ExprKind::Let: {
+    auto *op = e.as<LetNode>();
+    bool hadValue = owner_.values_.count(op->var.get()) != 0;
+    Expr previous = hadValue ? owner_.values_[op->var.get()] : Expr();
+    owner_.bindValue(op->var, op->value);
+    ++letDepth_;
+    IntBounds result = bounds(op->body);
+    --letDepth_;
+    owner_.unbind(op->var);
+    if (hadValue)
+      owner_.bindValue(op->var, previous);
+    return result;
+  }
+  default: return {};
+  }
+}
+
+} // namespace tirlower

@@ -1,0 +1,34 @@
+// Small structural utilities the arithmetic layer needs: node counts, structural equality,
+// hashing and ordering (variables by identity for equality, by name for ordering), and a
+// Python-style formatter for messages (arith must not depend on the printer).
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include "ir/expr.h"
+#include "ir/index_map.h"
+
+namespace tirlower {
+
+// Number of expression nodes in `e` (shared subtrees counted at every use).
+size_t exprSize(const Expr &e);
+
+bool structuralEqual(const Expr &a, const Expr &b);
+size_t structuralHash(const Expr &e);
+// A deterministic total preorder that never looks at addresses: distinct variables with the
+// same name compare equal here (callers keep such ties in order of appearance).
+int structuralCompare(const Expr &a, const Expr &b);
+
+// True if `e` mentions any of `vars`.
+bool usesAnyVar(const Expr &e, const std::vector<Var> &vars);
+
+// `i // 4 + j * 2`, `min(a, b)`, `i == 3 and j < 2`.
+std::string formatExpr(const Expr &e);
+// `lambda i, j: [i // 4, j, i % 4]`.
+std::string formatIndexMap(const IndexMapNode &map);
+// `(4, 8)`.
+std::string formatShape(const std::vector<Expr> &shape);
+
+} // namespace tirlower

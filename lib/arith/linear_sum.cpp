@@ -1,0 +1,168 @@
+#include "arith/linear_sum.h"
+
+#include <algorithm>
+
+#include "arith/expr_util.h"
+#include "arith/int_ops.h"
+
+namespace tirlower {
+
+bool sameAtoms(const std::vector<Expr> &a, const std::vector<Expr> &b) {
+  if (a.size() != b.size())
+    return false;
+  // Multiset comparison: distinct variables that share a name may sort either way.
+  std::vector<bool> used(b.size(), false);
+  for (const Expr &x : a) {
+    bool matched = false;
+    for (size_t k = 0; k < b.size() && !matched; ++k)
+      if (!used[k] && structuralEqual(x, b[k]))
+        used[k] = matched = true;
+    if (!matched)
+      return false;
+  }
+  return true;
+}
+
+LinearSum LinearSum::constantSum(DataType type, int64_t value) {
+  LinearSum s(type);
+  s.constant_ = value;
+  return s;
+}
+
+LinearSum LinearSum::atomSum(const Expr &atom) {
+  LinearSum s(atom->type);
+  (void)s.addTerm(1, {atom});
+  return s;
+}
+
+bool LinearSum::addTerm(int64_t coef, const std::vector<Expr> &atoms) {
+  std::vector<Expr> sorted = atoms;
+  std::stable_sort(sorted.begin(), sorted.end(),
+                   [](const Expr &x, const Expr &y) { return structuralCompare(x, y) < 0; });
+  size_t hash = 0;
+  for (const Expr &a : sorted)
+    hash += structuralHash(a) * 0x9e3779b97f4a7c15ULL + 1;
+  auto [first, last] = index_.equal_range(hash);
+  for (auto it = first; it != last; ++it) {
+    Term &t = terms_[it->second];
+    if (sameAtoms(t.atoms, sorted)) {
+      auto sum = checkedAdd(t.coef, coef);
+      if (!sum)
+        return false;
+      t.coef = *sum;
+      return true;
+    }
+  }
+  index_.emplace(hash, terms_.size());
+  terms_.push_back({coef, std::move(sorted), hash});
+  return true;
+}
+
+bool LinearSum::addConstant(int64_t value) {
+  auto sum = checkedAdd(constant_, value);
+  if (!sum)
+    return false;
+  constant_ = *sum;
+  return true;
+}
+
+bool LinearSum::add(const LinearSum &other, int64_t factor) {
+  for (const Term &t : other.terms_) {
+    auto c = checkedMul(t.coef, factor);
+    if (!c || !addTerm(*c, t.atoms))
+      return false;
+  }
+  auto c = checkedMul(other.constant_, factor);
+  return c && addConstant(*c);
+}
+
+bool LinearSum::scale(int64_t factor) {
+  for (Term &t : terms_) {
+    auto c = checkedMul(t.coef, factor);
+    if (!c)
+      return false;
+    t.coef = *c;
+  }
+  auto c = checkedMul(constant_, factor);
+  if (!c)
+    return false;
+  constant_ = *c;
+  if (factor == 0)
+    compact();
+  return true;
+}
+
+std::optional<LinearSum> LinearSum::multiply(const LinearSum &other) const {
+  const LinearSum *single = nullptr, *many = nullptr;
+  if (isConstant() || (terms_.size() == 1 && constant_ == 0))
+    single = this, many = &other;
+  else if (other.isConstant() || (other.terms_.size() == 1 && other.constant_ == 0))
+    single = &other, many = this;
+  else
+    return std::nullopt;
+  LinearSum result(type_);
+  if (single->isConstant()) {
+    result = *many;
+    if (!result.scale(single->constant_))
+      return std::nullopt;
+    return result;
+  }
+  const Term &m = single->terms_[0];
+  for (const Term &t : many->terms_) {
+    auto c = checkedMul(t.coef, m.coef);
+    std::vector<Expr> atoms = t.atoms;
+    atoms.insert(atoms.end(), m.atoms.begin(), m.atoms.end());
+    if (!c || !result.addTerm(*c, atoms))
+      return std::nullopt;
+  }
+  if (many->constant_ != 0) {
+    auto c = checkedMul(many->constant_, m.coef);
+    if (!c || !result.addTerm(*c, m.atoms))
+      return std::nullopt;
+  }
+  return result;
+}
+
+void LinearSum::compact() {
+  std::vector<Term> kept;
+  index_.clear();
+  for (Term &t : terms_) {
+    if (t.coef == 0)
+      continue;
+    index_.emplace(t.hash, kept.size());
+    kept.push_back(std::move(t));
+  }
+  terms_ = std::move(kept);
+}
+
+Expr LinearSum::toExpr() const {
+  auto imm = [&](int64_t v) -> Expr { return fitsType(type_, v) ? IntImmNode::make(type_, v) : Expr(); };
+  Expr acc;
+  for (const Term &t : terms_) {
+    if (t.coef == 0)
+      continue;
+    Expr mono = t.atoms[0];
+    for (size_t k = 1; k < t.atoms.size(); ++k)
+      mono = mono * t.atoms[k];
+    bool subtract = acc && t.coef < 0 && t.coef != INT64_MIN && fitsType(type_, -t.coef);
+    int64_t magnitude = subtract ? -t.coef : t.coef;
+    if (magnitude != 1) {
+      Expr c = imm(magnitude);
+      if (!c)
+        return Expr();
+      mono = mono * c;
+    }
+    acc = !acc ? mono : subtract ? acc - mono : acc + mono;
+  }
+  if (!acc)
+    return imm(constant_);
+  if (constant_ > 0 || (constant_ < 0 && (constant_ == INT64_MIN || !fitsType(type_, -constant_)))) {
+    Expr c = imm(constant_);
+    return c ? acc + c : Expr();
+  }
+  if (constant_ < 0)
+    return acc - imm(-constant_);
+  return acc;
+}
+
+} // namespace tirlower

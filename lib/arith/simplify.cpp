@@ -1,0 +1,207 @@
+// Analyzer entry points and the node-by-node simplification walk. Every rewrite is compared
+// with the input rebuilt from simplified children, and the smaller one wins, so simplify never
+// grows an expression.
+#include <algorithm>
+
+#include "arith/analyzer_impl.h"
+#include "arith/expr_util.h"
+#include "ir/diagnostic.h"
+#include "ir/visitor.h"
+
+namespace tirlower {
+
+void Analyzer::bindRange(const Var &var, const Expr &min, const Expr &extent) {
+  ranges_[var.get()] = Range{min, extent};
+  owners_[var.get()] = var;
+}
+
+void Analyzer::bindRange(const Var &var, int64_t min, int64_t extent) {
+  bindRange(var, IntImmNode::make(var->type, min), IntImmNode::make(var->type, extent));
+}
+
+void Analyzer::bindValue(const Var &var, const Expr &value) {
+  values_[var.get()] = value;
+  owners_[var.get()] = var;
+}
+
+void Analyzer::unbind(const Var &var) {
+  ranges_.erase(var.get());
+  values_.erase(var.get());
+  owners_.erase(var.get());
+}
+
+Expr Analyzer::simplify(const Expr &e) {
+  if (!e)
+    return e;
+  Expr result = AnalyzerImpl(*this).simplify(e);
+  return exprSize(result) <= exprSize(e) ? result : e;
+}
+
+IntBounds Analyzer::bounds(const Expr &e) {
+  AnalyzerImpl impl(*this);
+  IntBounds raw = impl.bounds(e);
+  if (!e->type.isIndex())
+    return raw;
+  Expr simplified = impl.simplify(e);
+  IntBounds better = impl.bounds(simplified);
+  // Both are sound; keep the tighter end of each.
+  if (raw.min && (!better.min || *raw.min > *better.min))
+    better.min = raw.min;
+  if (raw.max && (!better.max || *raw.max < *better.max))
+    better.max = raw.max;
+  return better;
+}
+
+bool Analyzer::canProve(const Expr &condition) {
+  return AnalyzerImpl(*this).canProve(condition);
+}
+
+bool Analyzer::canProveEqual(const Expr &a, const Expr &b) {
+  if (structuralEqual(a, b))
+    return true;
+  if (a->type != b->type || !a->type.isIndex())
+    return false;
+  return canProve(BinaryNode::make(BinaryOp::EQ, a, b));
+}
+
+bool AnalyzerImpl::canProve(const Expr &condition) {
+  Expr c = simplify(condition);
+  if (const int64_t *v = asConstInt(c))
+    return *v != 0;
+  if (auto *b = c.as<BinaryNode>()) {
+    if (b->op == BinaryOp::And)
+      return canProve(b->a) && canProve(b->b);
+    if (b->op == BinaryOp::Or)
+      return canProve(b->a) || canProve(b->b);
+  }
+  return false;
+}
+
+Expr AnalyzerImpl::simplify(const Expr &e) {
+  if (letDepth_ == 0) {
+    if (auto it = memo_.find(e.get()); it != memo_.end())
+      return it->second.second;
+  }
+  Expr result = simplifyNode(e);
+  if (letDepth_ == 0)
+    memo_.emplace(e.get(), std::make_pair(e, result));
+  return result;
+}
+
+namespace {
+bool sameList(const std::vector<Expr> &a, const std::vector<Expr> &b) {
+  for (size_t k = 0; k < a.size(); ++k)
+    if (!a[k].same(b[k]))
+      return false;
+  return true;
+}
+
+Expr smaller(const Expr &candidate, const Expr &fallback) {
+  if (!candidate)
+    return fallback;
+  return exprSize(candidate) <= exprSize(fallback) ? candidate : fallback;
+}
+} // namespace
+
+Expr AnalyzerImpl::simplifyNode(const Expr &e) {
+  switch (e->kind()) {
+  case ExprKind::Var: {
+    auto it = owner_.values_.find(e.as<VarNode>());
+    if (it != owner_.values_.end() && asConstInt(it->second) && it->second->type == e->type)
+      return it->second;
+    return e;
+  }
+  case ExprKind::IntImm:
+  case ExprKind::FloatImm:
+  case ExprKind::StringImm: return e;
+  case ExprKind::Binary: {
+    auto *op = e.as<BinaryNode>();
+    bool arith = op->op == BinaryOp::Add || op->op == BinaryOp::Sub || op->op == BinaryOp::Mul ||
+                 op->op == BinaryOp::FloorDiv || op->op == BinaryOp::FloorMod;
+    if (arith && isCanonicalType(e->type))
+      return simplifyIntArith(e);
+    Expr a = simplify(op->a), b = simplify(op->b);
+    Expr rebuilt = a.same(op->a) && b.same(op->b) ? e : BinaryNode::make(op->op, a, b, e->loc);
+    return smaller(rewriteBinary(op, a, b), rebuilt);
+  }
+  case ExprKind::Not: {
+    auto *op = e.as<NotNode>();
+    Expr a = simplify(op->a);
+    Expr rebuilt = a.same(op->a) ? e : NotNode::make(a, e->loc);
+    return smaller(rewriteNot(op, a), rebuilt);
+  }
+  case ExprKind::Select: {
+    auto *op = e.as<SelectNode>();
+    Expr c = simplify(op->condition), t = simplify(op->trueValue), f = simplify(op->falseValue);
+    if (const int64_t *v = asConstInt(c))
+      return *v ? t : f;
+    if (structuralEqual(t, f) && c->type.isScalar())
+      return t;
+    if (c.same(op->condition) && t.same(op->trueValue) && f.same(op->falseValue))
+      return e;
+    return SelectNode::make(c, t, f, e->loc);
+  }
+  case ExprKind::Cast: {
+    auto *op = e.as<CastNode>();
+    Expr v = simplify(op->value);
+    Expr rebuilt = v.same(op->value) ? e : CastNode::make(e->type, v, e->loc);
+    return smaller(rewriteCast(op, v), rebuilt);
+  }
+  case ExprKind::Ramp: {
+    auto *op = e.as<RampNode>();
+    Expr base = simplify(op->base), stride = simplify(op->stride);
+    if (const int64_t *s = asConstInt(stride); s && *s == 0)
+      return BroadcastNode::make(base, op->lanes, e->loc);
+    if (base.same(op->base) && stride.same(op->stride))
+      return e;
+    return RampNode::make(base, stride, op->lanes, e->loc);
+  }
+  case ExprKind::Broadcast: {
+    auto *op = e.as<BroadcastNode>();
+    Expr v = simplify(op->value);
+    return v.same(op->value) ? e : BroadcastNode::make(v, op->lanes, e->loc);
+  }
+  case ExprKind::Let: {
+    auto *op = e.as<LetNode>();
+    Expr value = simplify(op->value);
+    bool hadValue = owner_.values_.count(op->var.get()) != 0;
+    Expr previous = hadValue ? owner_.values_[op->var.get()] : Expr();
+    owner_.bindValue(op->var, value);
+    ++letDepth_;
+    Expr body;
+    try {
+      body = simplify(op->body);
+    } catch (...) {
+      --letDepth_;
+      owner_.unbind(op->var);
+      throw;
+    }
+    --letDepth_;
+    owner_.unbind(op->var);
+    if (hadValue)
+      owner_.bindValue(op->var, previous);
+    if (!usesAnyVar(body, {op->var}))
+      return body;
+    if (value.same(op->value) && body.same(op->body))
+      return e;
+    return LetNode::make(op->var, value, body, e->loc);
+  }
+  case ExprKind::Call: {
+    auto *op = e.as<CallNode>();
+    std::vector<Expr> args;
+    for (const Expr &a : op->args)
+      args.push_back(simplify(a));
+    return sameList(args, op->args) ? e : CallNode::make(e->type, op->op, std::move(args), e->loc);
+  }
+  case ExprKind::BufferLoad: {
+    auto *op = e.as<BufferLoadNode>();
+    std::vector<Expr> indices;
+    for (const Expr &i : op->indices)
+      indices.push_back(simplify(i));
+    return sameList(indices, op->indices) ? e : BufferLoadNode::make(op->buffer, std::move(indices), e->loc);
+  }
+  }
+  return e;
+}
+
+} // namespace tirlower
