@@ -10,5 +10,6 @@ PassInfo flattenPassInfo();               // flatten.cpp
 PassInfo simplifyPassInfo();              // simplify.cpp
 PassInfo removeNoOpPassInfo();            // remove_no_op.cpp
 PassInfo convertSSAPassInfo();            // convert_ssa.cpp
+PassInfo vectorizePassInfo();             // vectorize.cpp
 
 } // namespace tirlower

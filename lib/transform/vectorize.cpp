@@ -1,0 +1,314 @@
+// vectorize: turns each T.vectorized loop with a constant extent into vector code: the loop
+// variable becomes Ramp(min, 1, lanes), and loads, stores, arithmetic, casts, selects and math
+// calls become vector operations (Ramp where the lanes stay affine, Broadcast for lane-invariant
+// operands). A loop that cannot be vectorized as a whole (a nested loop, a lane-dependent
+// condition or if_then_else, a vector index outside the last dimension, a write of one element
+// from every lane) is kept as a serial loop, and --remarks says why.
+//
+// Preconditions: none; after flatten every index is in the last dimension, so more loops
+// vectorize. A vectorized loop with a non-constant extent is an error.
+//
+//   for i in T.vectorized(4):            B[T.Ramp(0, 1, 4)] = A[T.Ramp(0, 1, 4)] +
+//       B[i] = A[i] + T.float32(1)  ->                         T.Broadcast(T.float32(1), 4)
+#include "transform/passes.h"
+
+#include "ir/visitor.h"
+
+namespace tirlower {
+
+namespace {
+
+struct NotVectorizable {
+  std::string reason;
+};
+
+bool dependsOn(const Expr &e, const VarNode *var) {
+  struct Finder : IRVisitor {
+    const VarNode *var;
+    bool found = false;
+    using IRVisitor::visit;
+    void visit(const VarNode *op) override { found |= op == var; }
+  } finder;
+  finder.var = var;
+  finder.visit(e);
+  return finder.found;
+}
+
+class Vectorizer {
+public:
+  Vectorizer(const Var &var, Expr min, int lanes) : var_(var), min_(std::move(min)), lanes_(lanes) {}
+
+  Stmt stmt(const Stmt &s) {
+    switch (s->kind()) {
+    case StmtKind::SeqStmt: {
+      std::vector<Stmt> out;
+      for (const Stmt &child : s.as<SeqStmtNode>()->stmts)
+        out.push_back(stmt(child));
+      return SeqStmtNode::make(std::move(out), s->loc);
+    }
+    case StmtKind::BufferStore: return store(s.as<BufferStoreNode>());
+    case StmtKind::IfThenElse: {
+      const auto *op = s.as<IfThenElseNode>();
+      Expr c = expr(op->condition);
+      if (c->type.isVector())
+        throw NotVectorizable{"the condition of an if depends on the lane"};
+      return IfThenElseNode::make(c, stmt(op->thenCase), op->elseCase ? stmt(op->elseCase) : Stmt(), op->loc);
+    }
+    case StmtKind::LetStmt: {
+      const auto *op = s.as<LetStmtNode>();
+      Expr value = expr(op->value);
+      if (value->type.isScalar()) {
+        lets_.emplace_back(op->var.get(), op->var);
+        Stmt body = stmt(op->body);
+        lets_.pop_back();
+        return LetStmtNode::make(op->var, value, body, op->loc);
+      }
+      Var vector = VarNode::make(op->var->name, value->type, op->var->loc);
+      lets_.emplace_back(op->var.get(), vector);
+      Stmt body = stmt(op->body);
+      lets_.pop_back();
+      return LetStmtNode::make(vector, value, body, op->loc);
+    }
+    case StmtKind::AssertStmt: {
+      const auto *op = s.as<AssertStmtNode>();
+      Expr c = expr(op->condition);
+      if (c->type.isVector())
+        throw NotVectorizable{"an assert condition depends on the lane"};
+      return AssertStmtNode::make(c, op->message, op->loc);
+    }
+    case StmtKind::Evaluate: {
+      const auto *op = s.as<EvaluateNode>();
+      if (op->value->kind() == ExprKind::IntImm)
+        return s;
+      throw NotVectorizable{"it evaluates an expression for its effect"};
+    }
+    case StmtKind::For: throw NotVectorizable{"it contains a nested loop"};
+    case StmtKind::While: throw NotVectorizable{"it contains a while loop"};
+    case StmtKind::Allocate:
+    case StmtKind::AllocBuffer:
+    case StmtKind::DeclBuffer: throw NotVectorizable{"it declares a buffer"};
+    case StmtKind::AttrStmt: throw NotVectorizable{"it contains an attribute scope"};
+    }
+    throw NotVectorizable{"unsupported statement"};
+  }
+
+private:
+  Stmt store(const BufferStoreNode *op) {
+    std::vector<Expr> indices = accessIndices(op->indices);
+    Expr value = expr(op->value);
+    int indexLanes = indices.back()->type.lanes();
+    if (indexLanes == 1 && value->type.lanes() != op->buffer->dtype.lanes())
+      throw NotVectorizable{"every lane writes the same element of '" + op->buffer->name.str() + "'"};
+    if (indexLanes == 1)
+      return BufferStoreNode::make(op->buffer, value, std::move(indices), op->loc);
+    if (value->type.lanes() == op->buffer->dtype.lanes()) {
+      if (op->buffer->dtype.isVector())
+        throw NotVectorizable{"a lane-invariant value is stored to vector elements of '" + op->buffer->name.str() +
+                              "'"};
+      value = BroadcastNode::make(value, indexLanes, op->value->loc);
+    }
+    return BufferStoreNode::make(op->buffer, value, std::move(indices), op->loc);
+  }
+
+  std::vector<Expr> accessIndices(const std::vector<Expr> &indices) {
+    std::vector<Expr> out;
+    for (size_t k = 0; k < indices.size(); ++k) {
+      out.push_back(expr(indices[k]));
+      if (out.back()->type.isVector() && k + 1 != indices.size())
+        throw NotVectorizable{"a buffer index outside the last dimension depends on the lane"};
+    }
+    return out;
+  }
+
+  Expr broadcast(const Expr &e, int lanes) { return e->type.isVector() ? e : BroadcastNode::make(e, lanes, e->loc); }
+
+  // Ramp view of an integer expression: (base, stride) with Broadcast = stride 0.
+  static bool rampParts(const Expr &e, Expr &base, Expr &stride) {
+    if (const auto *ramp = e.as<RampNode>()) {
+      base = ramp->base;
+      stride = ramp->stride;
+      return true;
+    }
+    if (const auto *bc = e.as<BroadcastNode>(); bc && bc->value->type.isIndex()) {
+      base = bc->value;
+      stride = IntImmNode::make(bc->value->type, 0);
+      return true;
+    }
+    if (e->type.isScalar() && e->type.isIndex()) {
+      base = e;
+      stride = IntImmNode::make(e->type, 0);
+      return true;
+    }
+    return false;
+  }
+
+  Expr makeRamp(Expr base, Expr stride, SourceRange loc) {
+    if (const int64_t *s = asConstInt(stride); s && *s == 0)
+      return BroadcastNode::make(base, lanes_, loc);
+    return RampNode::make(base, stride, lanes_, loc);
+  }
+
+  Expr binary(const BinaryNode *op) {
+    Expr a = expr(op->a), b = expr(op->b);
+    if (a->type.isScalar() && b->type.isScalar())
+      return a == op->a && b == op->b ? Expr(op) : BinaryNode::make(op->op, a, b, op->loc);
+    int lanes = std::max(a->type.lanes(), b->type.lanes());
+    Expr ab, as, bb, bs;
+    if (a->type.element().isIndex() && rampParts(a, ab, as) && rampParts(b, bb, bs) && lanes == lanes_) {
+      if (op->op == BinaryOp::Add)
+        return makeRamp(BinaryNode::make(BinaryOp::Add, ab, bb), BinaryNode::make(BinaryOp::Add, as, bs), op->loc);
+      if (op->op == BinaryOp::Sub)
+        return makeRamp(BinaryNode::make(BinaryOp::Sub, ab, bb), BinaryNode::make(BinaryOp::Sub, as, bs), op->loc);
+      if (op->op == BinaryOp::Mul && b->type.isScalar())
+        return makeRamp(BinaryNode::make(BinaryOp::Mul, ab, b), BinaryNode::make(BinaryOp::Mul, as, b), op->loc);
+      if (op->op == BinaryOp::Mul && a->type.isScalar())
+        return makeRamp(BinaryNode::make(BinaryOp::Mul, a, bb), BinaryNode::make(BinaryOp::Mul, a, bs), op->loc);
+    }
+    return BinaryNode::make(op->op, broadcast(a, lanes), broadcast(b, lanes), op->loc);
+  }
+
+  Expr expr(const Expr &e) {
+    switch (e->kind()) {
+    case ExprKind::Var: {
+      if (e.get() == var_.get())
+        return RampNode::make(min_, IntImmNode::make(var_->type, 1), lanes_, e->loc);
+      for (auto it = lets_.rbegin(); it != lets_.rend(); ++it)
+        if (it->first == e.get())
+          return it->second;
+      return e;
+    }
+    case ExprKind::IntImm:
+    case ExprKind::FloatImm:
+    case ExprKind::StringImm: return e;
+    case ExprKind::Binary: return binary(e.as<BinaryNode>());
+    case ExprKind::Not: {
+      Expr a = expr(e.as<NotNode>()->a);
+      return NotNode::make(a, e->loc);
+    }
+    case ExprKind::Select: {
+      const auto *op = e.as<SelectNode>();
+      Expr c = expr(op->condition), t = expr(op->trueValue), f = expr(op->falseValue);
+      int lanes = std::max({c->type.lanes(), t->type.lanes(), f->type.lanes()});
+      if (lanes == 1)
+        return SelectNode::make(c, t, f, e->loc);
+      return SelectNode::make(c->type.isScalar() ? c : broadcast(c, lanes), broadcast(t, lanes), broadcast(f, lanes),
+                              e->loc);
+    }
+    case ExprKind::Cast: {
+      const auto *op = e.as<CastNode>();
+      Expr v = expr(op->value);
+      return CastNode::make(e->type.withLanes(v->type.lanes()), v, e->loc);
+    }
+    case ExprKind::Ramp:
+    case ExprKind::Broadcast:
+      if (dependsOn(e, var_.get()))
+        throw NotVectorizable{"it already contains vector expressions that depend on the lane"};
+      return e;
+    case ExprKind::Let: throw NotVectorizable{"it contains a let expression"};
+    case ExprKind::Call: return call(e.as<CallNode>());
+    case ExprKind::BufferLoad: {
+      const auto *op = e.as<BufferLoadNode>();
+      return BufferLoadNode::make(op->buffer, accessIndices(op->indices), e->loc);
+    }
+    }
+    throw NotVectorizable{"unsupported expression"};
+  }
+
+  Expr call(const CallNode *op) {
+    std::vector<Expr> args;
+    int lanes = 1;
+    for (const Expr &a : op->args) {
+      args.push_back(expr(a));
+      lanes = std::max(lanes, args.back()->type.lanes());
+    }
+    if (lanes == 1)
+      return CallNode::make(op->type, op->op, std::move(args), op->loc);
+    if (op->op.view() == "call_extern")
+      throw NotVectorizable{"it calls an external function with lane-dependent arguments"};
+    if (op->op.view() == "if_then_else" && args[0]->type.isVector())
+      throw NotVectorizable{"an if_then_else condition depends on the lane"};
+    size_t first = op->op.view() == "if_then_else" ? 1 : 0;
+    for (size_t k = first; k < args.size(); ++k)
+      args[k] = broadcast(args[k], lanes);
+    return CallNode::make(op->type.withLanes(lanes), op->op, std::move(args), op->loc);
+  }
+
+  Var var_;
+  Expr min_;
+  int lanes_;
+  std::vector<std::pair<const VarNode *, Var>> lets_;
+};
+
+class LoopVectorizer : public IRMutator {
+public:
+  explicit LoopVectorizer(PassContext &ctx) : ctx_(ctx) {}
+
+protected:
+  using IRMutator::visit;
+
+  Stmt visit(const ForNode *op) override {
+    Stmt s = IRMutator::visit(op);
+    if (op->forKind != ForKind::Vectorized)
+      return s;
+    const auto *loop = s.as<ForNode>();
+    const int64_t *extent = asConstInt(loop->extent);
+    if (!extent)
+      throw CompileError(loop->extent->loc.valid() ? loop->extent->loc : op->loc,
+                         "vectorized loop '" + op->loopVar->name.str() + "' needs a constant extent");
+    if (*extent < 1 || *extent > 65535)
+      throw CompileError(op->loc, "vectorized loop '" + op->loopVar->name.str() + "' has extent " +
+                                      std::to_string(*extent) + "; vector lanes must be within [1, 65535]");
+    if (*extent == 1)
+      return substitute(loop->body, {{loop->loopVar, loop->min}});
+    try {
+      Stmt body = Vectorizer(loop->loopVar, loop->min, static_cast<int>(*extent)).stmt(loop->body);
+      if (ctx_.remarks)
+        ctx_.diagnostics.remark(op->loc, "vectorized loop '" + op->loopVar->name.str() + "' with " +
+                                             std::to_string(*extent) + " lanes");
+      return body;
+    } catch (const NotVectorizable &reason) {
+      if (ctx_.remarks)
+        ctx_.diagnostics.remark(op->loc, "loop '" + op->loopVar->name.str() + "' not vectorized: " + reason.reason +
+                                             "; kept as a serial loop");
+      return ForNode::make(loop->loopVar, loop->min, loop->extent, ForKind::Serial, loop->body, Symbol(),
+                           loop->annotations, op->loc);
+    } catch (const IRTypeError &error) {
+      if (ctx_.remarks)
+        ctx_.diagnostics.remark(op->loc, "loop '" + op->loopVar->name.str() + "' not vectorized: " + error.what() +
+                                             "; kept as a serial loop");
+      return ForNode::make(loop->loopVar, loop->min, loop->extent, ForKind::Serial, loop->body, Symbol(),
+                           loop->annotations, op->loc);
+    }
+  }
+
+private:
+  PassContext &ctx_;
+};
+
+class VectorizePass : public Pass {
+public:
+  std::optional<Module> run(const Module &module, PassContext &ctx) override {
+    Module result = module;
+    for (PrimFunc &func : result.functions) {
+      Stmt body = LoopVectorizer(ctx).mutate(func->body);
+      if (body == func->body)
+        continue;
+      PrimFuncNode::Fields f = func->fields();
+      f.body = body;
+      func = PrimFuncNode::make(std::move(f));
+    }
+    return result;
+  }
+};
+
+} // namespace
+
+PassInfo vectorizePassInfo() {
+  PassInfo info;
+  info.name = "vectorize";
+  info.summary = "turn T.vectorized loops into Ramp/Broadcast vector code, or serial loops with a remark";
+  info.create = [](const PassOptions &) { return std::make_unique<VectorizePass>(); };
+  return info;
+}
+
+} // namespace tirlower
