@@ -11,5 +11,6 @@ PassInfo simplifyPassInfo();              // simplify.cpp
 PassInfo removeNoOpPassInfo();            // remove_no_op.cpp
 PassInfo convertSSAPassInfo();            // convert_ssa.cpp
 PassInfo vectorizePassInfo();             // vectorize.cpp
+PassInfo unrollPassInfo();                // unroll.cpp
 
 } // namespace tirlower
