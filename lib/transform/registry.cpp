@@ -14,6 +14,11 @@ const PassRegistry &PassRegistry::builtin() {
   static const PassRegistry registry = [] {
     PassRegistry r;
     r.add(verifyPassInfo());
+    r.add(applyLayoutTransformsPassInfo());
+    r.add(flattenPassInfo());
+    r.add(simplifyPassInfo());
+    r.add(removeNoOpPassInfo());
+    r.add(convertSSAPassInfo());
     return r;
   }();
   return registry;

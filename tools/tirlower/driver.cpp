@@ -227,7 +227,13 @@ private:
     if (!lowered)
       return std::nullopt;
     const Emitter *emitter = findEmitter(options_.emit);
-    std::string text = timing_.time("emit " + emitter->name, [&] { return emitter->emit(*lowered, &sources_); });
+    std::string text;
+    try {
+      text = timing_.time("emit " + emitter->name, [&] { return emitter->emit(*lowered, &sources_, diagnostics); });
+    } catch (CompileError &e) {
+      diagnostics.report(std::move(e.diagnostic()));
+      return std::nullopt;
+    }
     if (options_.verifyRoundtrip &&
         !timing_.time("verify-roundtrip", [&] { return checkRoundTrip(*lowered, inputName_, sources_, diagnostics); }))
       return std::nullopt;

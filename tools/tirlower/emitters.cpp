@@ -7,8 +7,10 @@ namespace tirlower {
 
 const std::vector<Emitter> &emitters() {
   static const std::vector<Emitter> all = {
-      {"tir", {".tir"}, [](const Module &m, const SourceInfo *) { return printModule(m); }},
-      {"json", {".json"}, [](const Module &m, const SourceInfo *sources) { return emitJson(m, sources); }},
+      {"tir", {".tir"}, [](const Module &m, const SourceInfo *, DiagnosticSink &) { return printModule(m); }},
+      {"json",
+       {".json"},
+       [](const Module &m, const SourceInfo *sources, DiagnosticSink &) { return emitJson(m, sources); }},
   };
   return all;
 }

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "ir/diagnostic.h"
 #include "ir/function.h"
 
 namespace tirlower {
@@ -13,7 +14,8 @@ namespace tirlower {
 struct Emitter {
   std::string name;
   std::vector<std::string> extensions; // with the dot: ".tir"
-  std::function<std::string(const Module &, const SourceInfo *)> emit;
+  // Throws CompileError for IR the format cannot express; warnings go to the sink.
+  std::function<std::string(const Module &, const SourceInfo *, DiagnosticSink &)> emit;
 };
 
 const std::vector<Emitter> &emitters();
