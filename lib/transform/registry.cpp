@@ -19,6 +19,7 @@ const PassRegistry &PassRegistry::builtin() {
     r.add(simplifyPassInfo());
     r.add(removeNoOpPassInfo());
     r.add(convertSSAPassInfo());
+    r.add(unrollPassInfo());
     return r;
   }();
   return registry;
