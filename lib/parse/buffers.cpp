@@ -1,0 +1,196 @@
+// Buffer declarations (parameters, match_buffer, alloc_buffer, decl_buffer, T.Buffer aliases,
+// allocate), T.func_attr and T.transform_layout.
+#include "parse/parser_impl.h"
+
+namespace tirlower {
+
+std::vector<Expr> Parser::lowerShape(uint32_t id) {
+  std::vector<Expr> shape;
+  auto add = [&](uint32_t item) {
+    Expr extent = lowerValue(item);
+    if (!extent->type.isIndex())
+      fail(nodeRange(item), "buffer extents must be scalar integers, not " + extent->type.str());
+    if (const int64_t *c = asConstInt(extent); c && *c < 0)
+      fail(nodeRange(item), "buffer extent " + std::to_string(*c) + " is negative");
+    shape.push_back(extent);
+  };
+  const AstNode n = node(id);
+  if (n.kind == Ast::Tuple || n.kind == Ast::List) {
+    for (uint32_t k = 0; k < n.count; ++k)
+      add(child(id, k));
+  } else {
+    add(id);
+  }
+  return shape;
+}
+
+void Parser::defineBuffer(uint32_t nameNode, const Buffer &buffer) {
+  std::string_view name = nodeText(nameNode);
+  if (const Binding *previous = scope_.findInCurrentScope(name); previous && previous->kind == Binding::Kind::Buffer)
+    failWithNote(nodeRange(nameNode), "redefinition of buffer '" + std::string(name) + "'", previous->loc,
+                 "previous definition is here");
+  scope_.define(name, {Binding::Kind::Buffer, nullptr, buffer, nodeRange(nameNode)});
+}
+
+Buffer Parser::buildBuffer(uint32_t nameNode, const CallArgs &args, size_t first, Var data, SourceRange loc) {
+  BufferNode::Fields f;
+  f.name = Symbol(nodeText(nameNode));
+  f.loc = loc;
+  uint32_t shapeNode = args.positional.size() > first ? args.positional[first] : args.find("shape");
+  if (shapeNode == UINT32_MAX)
+    fail(loc, "missing the buffer shape");
+  f.shape = lowerShape(shapeNode);
+  uint32_t dtypeNode = args.positional.size() > first + 1 ? args.positional[first + 1] : args.find("dtype");
+  f.dtype = dtypeNode == UINT32_MAX ? DataType::float32() : dtypeArgument(dtypeNode);
+  if (f.dtype.isHandle() || f.dtype.isVoid())
+    fail(nodeRange(dtypeNode), "a buffer cannot hold elements of type " + f.dtype.str());
+  if (args.find("shape") != UINT32_MAX && args.positional.size() > first)
+    fail(nodeRange(args.find("shape")), "the shape is given twice");
+  if (args.find("dtype") != UINT32_MAX && args.positional.size() > first + 1)
+    fail(nodeRange(args.find("dtype")), "the dtype is given twice");
+  if (uint32_t s = args.find("strides"); s != UINT32_MAX) {
+    if (node(s).kind != Ast::Tuple && node(s).kind != Ast::List)
+      fail(nodeRange(s), "strides must be a list or tuple");
+    f.strides = lowerShape(s);
+    if (f.strides.size() != f.shape.size())
+      fail(nodeRange(s), "buffer '" + f.name.str() + "' has " + std::to_string(f.shape.size()) + " dimensions but " +
+                             std::to_string(f.strides.size()) + " strides");
+  }
+  if (uint32_t e = args.find("elem_offset"); e != UINT32_MAX) {
+    f.elemOffset = lowerValue(e);
+    if (!f.elemOffset->type.isIndex())
+      fail(nodeRange(e), "elem_offset must be a scalar integer, not " + f.elemOffset->type.str());
+  }
+  if (uint32_t s = args.find("scope"); s != UINT32_MAX) {
+    std::string scope = stringLiteral(s);
+    if (scope.empty())
+      fail(nodeRange(s), "the storage scope must not be empty");
+    f.scope = Symbol(scope);
+  }
+  if (uint32_t a = args.find("axis_separators"); a != UINT32_MAX) {
+    if (node(a).kind != Ast::List && node(a).kind != Ast::Tuple)
+      fail(nodeRange(a), "axis_separators must be a list of integers");
+    int previous = 0;
+    for (uint32_t k = 0; k < node(a).count; ++k) {
+      int64_t sep = constantInt(child(a, k), "an axis separator");
+      if (sep < previous || sep > static_cast<int64_t>(f.shape.size()))
+        fail(nodeRange(a), "axis_separators of buffer '" + f.name.str() + "' must be non-decreasing and within [0, " +
+                               std::to_string(f.shape.size()) + "], got " + std::to_string(sep));
+      previous = static_cast<int>(sep);
+      f.axisSeparators.push_back(previous);
+    }
+  }
+  if (uint32_t l = args.find("layout"); l != UINT32_MAX) {
+    std::string layout = stringLiteral(l);
+    if (layout.empty())
+      fail(nodeRange(l), "the layout must not be empty");
+    f.layout = Symbol(layout);
+  }
+  for (std::string_view hint : {"align", "offset_factor"})
+    if (uint32_t h = args.find(hint); h != UINT32_MAX && constantInt(h, hint.data()) < 0)
+      fail(nodeRange(h), std::string(hint) + " must not be negative");
+  f.data = data ? data
+                : VarNode::makeHandle(f.name, f.dtype, f.scope.empty() ? globalScope() : f.scope, nodeRange(nameNode));
+  return checked(loc, [&] { return BufferNode::make(std::move(f)); });
+}
+
+void Parser::declareBuffer(uint32_t target, uint32_t call, std::string_view kind, PendingDecl &pending) {
+  SourceRange loc = nodeRange(call);
+  if (kind == "allocate") {
+    CallArgs args = callArgs(call, kind, 2, 3, {"scope", "condition", "annotations"});
+    uint32_t extentsNode = args.positional[0];
+    if (node(extentsNode).kind != Ast::List && node(extentsNode).kind != Ast::Tuple)
+      fail(nodeRange(extentsNode), "the extents of T.allocate must be a list");
+    std::vector<Expr> extents = lowerShape(extentsNode);
+    DataType dtype = dtypeArgument(args.positional[1]);
+    uint32_t scopeNode = args.positional.size() > 2 ? args.positional[2] : args.find("scope");
+    if (args.positional.size() > 2 && args.find("scope") != UINT32_MAX)
+      fail(nodeRange(args.find("scope")), "the scope is given twice");
+    Symbol scope = scopeNode == UINT32_MAX ? globalScope() : Symbol(stringLiteral(scopeNode));
+    if (uint32_t c = args.find("condition"); c != UINT32_MAX && node(c).kind != Ast::True)
+      fail(nodeRange(c), "only condition=True is supported for T.allocate");
+    if (uint32_t a = args.find("annotations"); a != UINT32_MAX && !attrValue(a).empty())
+      fail(nodeRange(a), "annotations of T.allocate are not supported");
+    std::string_view name = nodeText(target);
+    Var var = VarNode::makeHandle(Symbol(name), dtype, scope, nodeRange(target));
+    scope_.define(name, {Binding::Kind::Var, var, nullptr, nodeRange(target)});
+    pending = {PendingDecl::Kind::Allocate, var, nullptr, nullptr, false, dtype, std::move(extents), scope, loc};
+    return;
+  }
+  bool alloc = kind == "alloc_buffer";
+  CallArgs args = alloc ? callArgs(call, kind, 1, 2,
+                                   {"shape", "dtype", "strides", "elem_offset", "scope", "axis_separators", "layout",
+                                    "align", "offset_factor"})
+                        : callArgs(call, kind, kind == "Buffer" ? 0 : 1, 2,
+                                   {"shape", "dtype", "data", "strides", "elem_offset", "scope", "axis_separators",
+                                    "layout", "align", "offset_factor"});
+  Var data;
+  if (uint32_t d = args.find("data"); d != UINT32_MAX) {
+    Expr value = lowerValue(d);
+    const auto *var = value.as<VarNode>();
+    if (!var || !value->type.isHandle())
+      fail(nodeRange(d), "data= must be a handle variable such as A.data");
+    data = Var(var);
+  }
+  Buffer buffer = buildBuffer(target, args, 0, data, loc);
+  defineBuffer(target, buffer);
+  pending.buffer = buffer;
+  pending.kind = alloc ? PendingDecl::Kind::AllocBuffer : PendingDecl::Kind::DeclBuffer;
+  pending.allocates = !alloc && !data;
+}
+
+void Parser::parseMatchBuffer(uint32_t target, uint32_t call) {
+  CallArgs args = callArgs(
+      call, "match_buffer", 2, 3,
+      {"shape", "dtype", "strides", "elem_offset", "scope", "axis_separators", "layout", "align", "offset_factor"});
+  uint32_t handle = args.positional[0];
+  if (node(handle).kind != Ast::Name)
+    fail(nodeRange(handle), "the first argument of T.match_buffer must be a T.handle parameter");
+  Typed param = lowerName(handle);
+  auto pending = std::find_if(func_.handleParams.begin(), func_.handleParams.end(),
+                              [&](const auto &p) { return p.first.get() == param.expr.get(); });
+  if (pending == func_.handleParams.end()) {
+    for (const BufferBinding &b : func_.fields->bufferMap)
+      if (b.param.get() == param.expr.get())
+        fail(nodeRange(handle), "parameter '" + std::string(nodeText(handle)) + "' is already bound to buffer '" +
+                                    b.buffer->name.str() + "'");
+    fail(nodeRange(handle), "'" + std::string(nodeText(handle)) + "' is not a T.handle parameter");
+  }
+  Buffer buffer = buildBuffer(target, args, 1, pending->first, nodeRange(call));
+  defineBuffer(target, buffer);
+  func_.fields->bufferMap.push_back({pending->first, buffer});
+  func_.handleParams.erase(pending);
+}
+
+void Parser::parseFuncAttr(uint32_t call) {
+  CallArgs args = callArgs(call, "func_attr", 1, 1, {});
+  uint32_t dict = args.positional[0];
+  if (node(dict).kind != Ast::Dict)
+    fail(nodeRange(dict), "T.func_attr takes a dict");
+  AttrValue value = attrValue(dict);
+  AttrValue &attrs = func_.fields->attrs;
+  if (attrs.isNone())
+    attrs = AttrValue::dict();
+  for (const AttrValue::Entry &e : value.entries())
+    attrs.set(e.first, e.second);
+}
+
+void Parser::parseTransformLayout(uint32_t call) {
+  CallArgs args = callArgs(call, "transform_layout", 2, 2, {"pad_value"});
+  Buffer buffer = bufferNamed(args.positional[0]);
+  DataType indexType = DataType::int32();
+  for (const Expr &e : buffer->shape)
+    if (e->type == DataType::int64())
+      indexType = DataType::int64();
+  IndexMap map = lowerIndexMap(args.positional[1], indexType, buffer->rank(), buffer->name.str());
+  Expr padValue;
+  if (uint32_t p = args.find("pad_value"); p != UINT32_MAX && node(p).kind != Ast::None) {
+    padValue = lowerAs(p, buffer->dtype);
+    if (padValue->type != buffer->dtype)
+      fail(nodeRange(p), "pad_value of type " + padValue->type.str() + " does not match buffer '" + buffer->name.str() +
+                             "' of type " + buffer->dtype.str());
+  }
+  func_.fields->layoutTransforms.push_back({buffer, map, padValue, nodeRange(call)});
+}
+
+} // namespace tirlower

@@ -1,0 +1,445 @@
+// The T.* functions usable in expressions: typed constants, casts, selects, vectors, lets,
+// arithmetic helpers, math intrinsics and extern calls. Each checks its arguments.
+#include <algorithm>
+#include <array>
+#include <cmath>
+
+#include "parse/parser_impl.h"
+
+namespace tirlower {
+
+namespace {
+
+enum class Builtin : uint8_t {
+  Cast,
+  CastLower,
+  Select,
+  IfThenElse,
+  Ramp,
+  Broadcast,
+  Let,
+  Min,
+  Max,
+  FloorDiv,
+  FloorMod,
+  TruncDiv,
+  TruncMod,
+  FloatMath,      // float -> float: exp, sqrt, ...
+  AnyMath,        // numeric -> same: abs
+  FloatMath2,     // (float, float) -> float: pow, fmod
+  FloatPredicate, // float -> bool: isnan, isinf, isfinite
+  Likely,
+  CallExtern,
+};
+
+struct BuiltinEntry {
+  std::string_view name;
+  Builtin kind;
+};
+
+constexpr std::array kBuiltins = {
+    BuiltinEntry{"Cast", Builtin::Cast},
+    BuiltinEntry{"cast", Builtin::CastLower},
+    BuiltinEntry{"Select", Builtin::Select},
+    BuiltinEntry{"if_then_else", Builtin::IfThenElse},
+    BuiltinEntry{"Ramp", Builtin::Ramp},
+    BuiltinEntry{"ramp", Builtin::Ramp},
+    BuiltinEntry{"Broadcast", Builtin::Broadcast},
+    BuiltinEntry{"broadcast", Builtin::Broadcast},
+    BuiltinEntry{"Let", Builtin::Let},
+    BuiltinEntry{"let", Builtin::Let},
+    BuiltinEntry{"min", Builtin::Min},
+    BuiltinEntry{"max", Builtin::Max},
+    BuiltinEntry{"Min", Builtin::Min},
+    BuiltinEntry{"Max", Builtin::Max},
+    BuiltinEntry{"floordiv", Builtin::FloorDiv},
+    BuiltinEntry{"floormod", Builtin::FloorMod},
+    BuiltinEntry{"FloorDiv", Builtin::FloorDiv},
+    BuiltinEntry{"FloorMod", Builtin::FloorMod},
+    BuiltinEntry{"truncdiv", Builtin::TruncDiv},
+    BuiltinEntry{"truncmod", Builtin::TruncMod},
+    BuiltinEntry{"Div", Builtin::TruncDiv},
+    BuiltinEntry{"Mod", Builtin::TruncMod},
+    BuiltinEntry{"exp", Builtin::FloatMath},
+    BuiltinEntry{"exp2", Builtin::FloatMath},
+    BuiltinEntry{"exp10", Builtin::FloatMath},
+    BuiltinEntry{"log", Builtin::FloatMath},
+    BuiltinEntry{"log2", Builtin::FloatMath},
+    BuiltinEntry{"log10", Builtin::FloatMath},
+    BuiltinEntry{"log1p", Builtin::FloatMath},
+    BuiltinEntry{"sqrt", Builtin::FloatMath},
+    BuiltinEntry{"rsqrt", Builtin::FloatMath},
+    BuiltinEntry{"sin", Builtin::FloatMath},
+    BuiltinEntry{"cos", Builtin::FloatMath},
+    BuiltinEntry{"tan", Builtin::FloatMath},
+    BuiltinEntry{"tanh", Builtin::FloatMath},
+    BuiltinEntry{"sigmoid", Builtin::FloatMath},
+    BuiltinEntry{"erf", Builtin::FloatMath},
+    BuiltinEntry{"fabs", Builtin::FloatMath},
+    BuiltinEntry{"floor", Builtin::FloatMath},
+    BuiltinEntry{"ceil", Builtin::FloatMath},
+    BuiltinEntry{"round", Builtin::FloatMath},
+    BuiltinEntry{"trunc", Builtin::FloatMath},
+    BuiltinEntry{"nearbyint", Builtin::FloatMath},
+    BuiltinEntry{"abs", Builtin::AnyMath},
+    BuiltinEntry{"pow", Builtin::FloatMath2},
+    BuiltinEntry{"fmod", Builtin::FloatMath2},
+    BuiltinEntry{"isnan", Builtin::FloatPredicate},
+    BuiltinEntry{"isinf", Builtin::FloatPredicate},
+    BuiltinEntry{"isfinite", Builtin::FloatPredicate},
+    BuiltinEntry{"likely", Builtin::Likely},
+    BuiltinEntry{"call_extern", Builtin::CallExtern},
+    BuiltinEntry{"call_pure_extern", Builtin::CallExtern},
+};
+
+// Builtins that are statements (or parts of them) rather than expressions.
+constexpr std::array<std::string_view, 22> kStatementBuiltins = {
+    "func_attr",      "alloc_buffer", "decl_buffer",      "buffer_decl",    "Buffer",
+    "match_buffer",   "allocate",     "transform_layout", "attr",           "evaluate",
+    "grid",           "serial",       "parallel",         "vectorized",     "unroll",
+    "thread_binding", "handle",       "prim_func",        "AXIS_SEPARATOR", "int32",
+    "float32",        "bool"};
+
+const BuiltinEntry *findBuiltin(std::string_view name) {
+  for (const BuiltinEntry &e : kBuiltins)
+    if (e.name == name)
+      return &e;
+  return nullptr;
+}
+
+bool isStatementBuiltin(std::string_view name) {
+  return std::find(kStatementBuiltins.begin(), kStatementBuiltins.end(), name) != kStatementBuiltins.end();
+}
+
+std::optional<DataType> dtypeBuiltin(std::string_view name) {
+  if (name.empty() || name == "handle" || name == "void")
+    return std::nullopt;
+  return DataType::parse(name);
+}
+
+} // namespace
+
+uint32_t Parser::CallArgs::find(std::string_view key) const {
+  for (const auto &[name, value] : keywords)
+    if (name == key)
+      return value;
+  return UINT32_MAX;
+}
+
+Parser::CallArgs Parser::callArgs(uint32_t callId, std::string_view name, size_t minPositional, size_t maxPositional,
+                                  std::initializer_list<std::string_view> allowedKeywords) {
+  CallArgs args;
+  for (uint32_t k = 1; k < node(callId).count; ++k) {
+    uint32_t arg = child(callId, k);
+    if (node(arg).kind != Ast::Keyword) {
+      if (!args.keywords.empty())
+        fail(nodeRange(arg), "positional argument after a keyword argument");
+      args.positional.push_back(arg);
+      continue;
+    }
+    std::string_view key = nodeName(arg);
+    if (std::find(allowedKeywords.begin(), allowedKeywords.end(), key) == allowedKeywords.end())
+      fail(range(node(arg).nameBegin, node(arg).nameEnd),
+           "T." + std::string(name) + " got an unexpected keyword argument '" + std::string(key) + "'");
+    if (args.find(key) != UINT32_MAX)
+      fail(nodeRange(arg), "keyword argument '" + std::string(key) + "' given twice");
+    args.keywords.emplace_back(key, child(arg, 0));
+  }
+  size_t n = args.positional.size();
+  if (n < minPositional || n > maxPositional) {
+    std::string expected = minPositional == maxPositional ? std::to_string(minPositional)
+                           : maxPositional == SIZE_MAX
+                               ? "at least " + std::to_string(minPositional)
+                               : std::to_string(minPositional) + " to " + std::to_string(maxPositional);
+    fail(nodeRange(callId), "T." + std::string(name) + " expects " + expected + " positional argument" +
+                                (expected == "1" ? "" : "s") + ", got " + std::to_string(n));
+  }
+  return args;
+}
+
+void Parser::unknownBuiltin(uint32_t id, std::string_view name) {
+  std::string message = "unknown function 'T." + std::string(name) + "'";
+  std::string_view best;
+  size_t bestDistance = 3;
+  auto consider = [&](std::string_view candidate) {
+    size_t d = editDistance(name, candidate, 2);
+    if (d < bestDistance) {
+      bestDistance = d;
+      best = candidate;
+    }
+  };
+  for (const BuiltinEntry &e : kBuiltins)
+    consider(e.name);
+  for (std::string_view s : kStatementBuiltins)
+    consider(s);
+  if (best.empty())
+    fail(nodeRange(id), message);
+  failWithNote(nodeRange(id), message, nodeRange(id), "did you mean 'T." + std::string(best) + "'?");
+}
+
+Typed Parser::lowerCall(uint32_t id) {
+  uint32_t callee = child(id, 0);
+  std::string_view name = builtinName(callee);
+  if (!name.empty())
+    return lowerBuiltin(id, name);
+  if (node(callee).kind == Ast::Name) {
+    std::string_view text = nodeText(callee);
+    if (text == "range")
+      fail(nodeRange(id), "'range' is only allowed as the iterator of a for loop");
+    if (!scope_.find(text))
+      undefinedName(callee);
+    fail(nodeRange(callee), "'" + std::string(text) + "' is not callable");
+  }
+  fail(nodeRange(callee), "only T.* functions can be called");
+}
+
+Typed Parser::lowerBuiltin(uint32_t id, std::string_view name) {
+  SourceRange where = nodeRange(id);
+  if (std::optional<DataType> type = dtypeBuiltin(name)) {
+    CallArgs args = callArgs(id, name, 1, 1, {});
+    uint32_t arg = args.positional[0];
+    if (node(arg).kind == Ast::String) {
+      std::string text = stringLiteral(arg);
+      if (!type->isFloat() || type->isVector())
+        fail(nodeRange(arg), "T." + std::string(name) + " takes a number, not a string");
+      double value = text == "inf" || text == "+inf" ? HUGE_VAL
+                     : text == "-inf"                ? -HUGE_VAL
+                     : text == "nan"                 ? NAN
+                                                     : 0.0;
+      if (value == 0.0)
+        fail(nodeRange(arg), "expected \"inf\", \"-inf\" or \"nan\", not \"" + text + "\"");
+      return {FloatImmNode::make(*type, value, where), false};
+    }
+    Typed value = lower(arg);
+    if (value.literal) {
+      if (type->isIntOrUInt() && value.expr.as<FloatImmNode>())
+        fail(nodeRange(arg), "T." + std::string(name) + " takes an integer, not a floating-point literal");
+      Expr constant = typedLiteral(value, *type, where);
+      return {constant, false};
+    }
+    if (value.expr->type == *type)
+      return {value.expr, false};
+    if (const auto *imm = value.expr.as<IntImmNode>(); imm && type->isBool() && value.expr->type.isBool())
+      return {value.expr, false};
+    return {checked(where, [&] { return CastNode::make(*type, value.expr, where); }), false};
+  }
+  const BuiltinEntry *entry = findBuiltin(name);
+  if (!entry) {
+    if (isStatementBuiltin(name))
+      fail(where, "T." + std::string(name) + " is a statement, not an expression");
+    unknownBuiltin(id, name);
+  }
+  std::string op(name);
+  switch (entry->kind) {
+  case Builtin::Cast:
+  case Builtin::CastLower: {
+    CallArgs args = callArgs(id, name, 2, 2, {});
+    bool upper = entry->kind == Builtin::Cast;
+    DataType type = dtypeArgument(args.positional[upper ? 0 : 1]);
+    Expr value = lowerValue(args.positional[upper ? 1 : 0]);
+    return {checked(where, [&] { return CastNode::make(type, value, where); }), false};
+  }
+  case Builtin::Select:
+  case Builtin::IfThenElse: {
+    CallArgs args = callArgs(id, name, 3, 3, {});
+    std::string what = "condition of T." + op;
+    Expr condition = lowerBool(args.positional[0], what.c_str());
+    auto [t, f] = unify(lower(args.positional[1]), lower(args.positional[2]), where, "T." + op);
+    if (entry->kind == Builtin::Select)
+      return {checked(where, [&] { return SelectNode::make(condition, t, f, where); }), false};
+    if (condition->type.isVector() && condition->type.lanes() != t->type.lanes())
+      fail(where, "condition of T.if_then_else has " + std::to_string(condition->type.lanes()) +
+                      " lanes but the values have " + std::to_string(t->type.lanes()));
+    if (t->type != f->type)
+      fail(where, "T.if_then_else branches have different types: " + t->type.str() + " and " + f->type.str());
+    return {CallNode::make(t->type, Symbol("if_then_else"), {condition, t, f}, where), false};
+  }
+  case Builtin::Ramp: {
+    CallArgs args = callArgs(id, name, 3, 3, {});
+    auto [base, stride] = unify(lower(args.positional[0]), lower(args.positional[1]), where, "T.Ramp");
+    int64_t lanes = constantInt(args.positional[2], "the lane count of T.Ramp");
+    if (lanes < 2 || lanes > 65535)
+      fail(nodeRange(args.positional[2]), "T.Ramp needs between 2 and 65535 lanes, not " + std::to_string(lanes));
+    return {checked(where, [&] { return RampNode::make(base, stride, static_cast<int>(lanes), where); }), false};
+  }
+  case Builtin::Broadcast: {
+    CallArgs args = callArgs(id, name, 2, 2, {});
+    Expr value = lowerValue(args.positional[0]);
+    int64_t lanes = constantInt(args.positional[1], "the lane count of T.Broadcast");
+    if (lanes < 2 || lanes > 65535)
+      fail(nodeRange(args.positional[1]), "T.Broadcast needs between 2 and 65535 lanes, not " + std::to_string(lanes));
+    return {checked(where, [&] { return BroadcastNode::make(value, static_cast<int>(lanes), where); }), false};
+  }
+  case Builtin::Let: {
+    CallArgs args = callArgs(id, name, 1, 1, {"where"});
+    uint32_t bindings = args.find("where");
+    if (bindings == UINT32_MAX || node(bindings).kind != Ast::Dict || node(bindings).count == 0)
+      fail(where, "T.Let needs where={name: value}");
+    std::vector<std::pair<Var, Expr>> lets;
+    scope_.push();
+    struct PopScope {
+      ScopeStack &scope;
+      ~PopScope() { scope.pop(); }
+    } popScope{scope_};
+    for (uint32_t k = 0; k + 1 < node(bindings).count; k += 2) {
+      uint32_t key = child(bindings, k);
+      if (node(key).kind != Ast::Name)
+        fail(nodeRange(key), "T.Let binds names; expected a name");
+      Expr value = lowerValue(child(bindings, k + 1));
+      Var var =
+          checked(nodeRange(key), [&] { return VarNode::make(Symbol(nodeText(key)), value->type, nodeRange(key)); });
+      scope_.define(nodeText(key), {Binding::Kind::Var, var, nullptr, nodeRange(key)});
+      lets.emplace_back(var, value);
+    }
+    Expr body = lowerValue(args.positional[0]);
+    for (auto it = lets.rbegin(); it != lets.rend(); ++it)
+      body = checked(where, [&] { return LetNode::make(it->first, it->second, body, where); });
+    return {body, false};
+  }
+  case Builtin::Min:
+  case Builtin::Max:
+  case Builtin::FloorDiv:
+  case Builtin::FloorMod:
+  case Builtin::TruncDiv:
+  case Builtin::TruncMod: {
+    CallArgs args = callArgs(id, name, 2, 2, {});
+    Typed a = lower(args.positional[0]), b = lower(args.positional[1]);
+    auto [x, y] = unify(a, b, where, "T." + op);
+    BinaryOp binary = entry->kind == Builtin::Min        ? BinaryOp::Min
+                      : entry->kind == Builtin::Max      ? BinaryOp::Max
+                      : entry->kind == Builtin::FloorDiv ? BinaryOp::FloorDiv
+                      : entry->kind == Builtin::FloorMod ? BinaryOp::FloorMod
+                      : entry->kind == Builtin::TruncDiv ? BinaryOp::Div
+                                                         : BinaryOp::Mod;
+    if ((entry->kind == Builtin::TruncMod || entry->kind == Builtin::FloorMod ||
+         (entry->kind == Builtin::TruncDiv && name != "Div")) &&
+        !x->type.isIntOrUInt())
+      fail(where, "T." + op + " expects integer operands, not " + x->type.str());
+    return {checked(where, [&] { return BinaryNode::make(binary, x, y, where); }), false};
+  }
+  case Builtin::FloatMath:
+  case Builtin::AnyMath:
+  case Builtin::FloatPredicate:
+  case Builtin::Likely: {
+    CallArgs args = callArgs(id, name, 1, 1, {});
+    Expr value = lowerValue(args.positional[0]);
+    DataType t = value->type;
+    if (entry->kind == Builtin::Likely) {
+      if (!t.isBool())
+        fail(nodeRange(args.positional[0]), "T.likely expects a bool argument, not " + t.str());
+    } else if (entry->kind == Builtin::AnyMath ? !(t.isFloat() || t.isIntOrUInt()) : !t.isFloat()) {
+      fail(nodeRange(args.positional[0]), "T." + op + " expects a " +
+                                              (entry->kind == Builtin::AnyMath ? "numeric" : "floating-point") +
+                                              " argument, not " + t.str());
+    }
+    DataType result = entry->kind == Builtin::FloatPredicate ? DataType::boolean(t.lanes()) : t;
+    return {CallNode::make(result, Symbol(name), {value}, where), false};
+  }
+  case Builtin::FloatMath2: {
+    CallArgs args = callArgs(id, name, 2, 2, {});
+    auto [x, y] = unify(lower(args.positional[0]), lower(args.positional[1]), where, "T." + op);
+    if (!x->type.isFloat())
+      fail(where, "T." + op + " expects floating-point arguments, not " + x->type.str());
+    return {CallNode::make(x->type, Symbol(name), {x, y}, where), false};
+  }
+  case Builtin::CallExtern: {
+    CallArgs args = callArgs(id, name, 2, SIZE_MAX, {});
+    DataType type = dtypeArgument(args.positional[0]);
+    std::vector<Expr> callArgs;
+    callArgs.reserve(args.positional.size() - 1);
+    callArgs.push_back(StringImmNode::make(stringLiteral(args.positional[1]), nodeRange(args.positional[1])));
+    for (size_t k = 2; k < args.positional.size(); ++k) {
+      uint32_t arg = args.positional[k];
+      callArgs.push_back(node(arg).kind == Ast::String ? StringImmNode::make(stringLiteral(arg), nodeRange(arg))
+                                                       : lowerValue(arg));
+    }
+    return {CallNode::make(type, Symbol(name), std::move(callArgs), where), false};
+  }
+  }
+  unknownBuiltin(id, name);
+}
+
+AttrValue Parser::attrValue(uint32_t id) {
+  const AstNode n = node(id);
+  switch (n.kind) {
+  case Ast::String: return AttrValue::string(stringLiteral(id));
+  case Ast::True: return AttrValue::boolean(true);
+  case Ast::False: return AttrValue::boolean(false);
+  case Ast::None: return AttrValue();
+  case Ast::List:
+  case Ast::Tuple: {
+    std::vector<AttrValue> items;
+    for (uint32_t k = 0; k < n.count; ++k)
+      items.push_back(attrValue(child(id, k)));
+    return AttrValue::list(std::move(items));
+  }
+  case Ast::Dict: {
+    std::vector<AttrValue::Entry> entries;
+    for (uint32_t k = 0; k + 1 < n.count; k += 2) {
+      uint32_t key = child(id, k);
+      if (node(key).kind != Ast::String)
+        fail(nodeRange(key), "attribute keys must be strings");
+      std::string keyText = stringLiteral(key);
+      for (const AttrValue::Entry &e : entries)
+        if (e.first == keyText)
+          fail(nodeRange(key), "duplicate attribute key '" + keyText + "'");
+      entries.emplace_back(std::move(keyText), attrValue(child(id, k + 1)));
+    }
+    return AttrValue::dict(std::move(entries));
+  }
+  default: break;
+  }
+  Expr value = lowerValue(id);
+  if (const auto *i = value.as<IntImmNode>())
+    return value->type.isBool() ? AttrValue::boolean(i->value != 0) : AttrValue::integer(i->value);
+  if (const auto *f = value.as<FloatImmNode>())
+    return AttrValue::real(f->value);
+  fail(nodeRange(id), "attribute values must be constants (numbers, strings, bools, lists or dicts)");
+}
+
+IndexMap Parser::lowerIndexMap(uint32_t lambdaId, DataType indexType, size_t expectedInputs,
+                               const std::string &bufferName) {
+  SourceRange where = nodeRange(lambdaId);
+  if (node(lambdaId).kind != Ast::Lambda)
+    fail(where, "expected an index map: lambda i, j: [...]");
+  uint32_t params = node(lambdaId).count - 1;
+  if (expectedInputs != SIZE_MAX && params != expectedInputs)
+    fail(where, "index map takes " + std::to_string(params) + " ind" + (params == 1 ? "ex" : "ices") + " but buffer '" +
+                    bufferName + "' has rank " + std::to_string(expectedInputs));
+  scope_.push();
+  struct PopScope {
+    ScopeStack &scope;
+    ~PopScope() { scope.pop(); }
+  } popScope{scope_};
+  std::vector<Var> inputs;
+  for (uint32_t k = 0; k < params; ++k) {
+    uint32_t p = child(lambdaId, k);
+    for (uint32_t j = 0; j < k; ++j)
+      if (nodeText(child(lambdaId, j)) == nodeText(p))
+        fail(nodeRange(p), "duplicate index map parameter '" + std::string(nodeText(p)) + "'");
+    Var var = VarNode::make(Symbol(nodeText(p)), indexType, nodeRange(p));
+    scope_.define(nodeText(p), {Binding::Kind::Var, var, nullptr, nodeRange(p)});
+    inputs.push_back(var);
+  }
+  uint32_t body = child(lambdaId, params);
+  if (node(body).kind != Ast::List && node(body).kind != Ast::Tuple)
+    fail(nodeRange(body), "an index map returns a list of indices: lambda i, j: [j, i]");
+  std::vector<Expr> outputs;
+  std::vector<int> separators;
+  for (uint32_t k = 0; k < node(body).count; ++k) {
+    uint32_t item = child(body, k);
+    if (builtinName(item) == "AXIS_SEPARATOR") {
+      separators.push_back(static_cast<int>(outputs.size()));
+      continue;
+    }
+    Expr value = lowerAs(item, indexType);
+    if (!value->type.isIndex())
+      fail(nodeRange(item), "index map results must be scalar integers, not " + value->type.str());
+    outputs.push_back(value);
+  }
+  if (outputs.empty())
+    fail(nodeRange(body), "an index map must return at least one index");
+  return checked(where, [&] { return IndexMapNode::make(inputs, outputs, separators, where); });
+}
+
+} // namespace tirlower

@@ -1,0 +1,348 @@
+// Modules and functions: imports, decorators, @I.ir_module classes, signatures; the public
+// entry points parseModule and parseIndexMap; the scope stack.
+#include <algorithm>
+
+#include "parse/parser_impl.h"
+
+namespace tirlower {
+
+void ScopeStack::pop() {
+  uint32_t mark = marks_.back();
+  marks_.pop_back();
+  while (entries_.size() > mark) {
+    Entry &e = entries_.back();
+    if (e.shadowed == UINT32_MAX)
+      latest_.erase(e.name);
+    else
+      latest_[e.name] = e.shadowed;
+    entries_.pop_back();
+  }
+}
+
+void ScopeStack::define(std::string_view name, Binding binding) {
+  auto [it, inserted] = latest_.try_emplace(name, static_cast<uint32_t>(entries_.size()));
+  uint32_t shadowed = inserted ? UINT32_MAX : it->second;
+  it->second = static_cast<uint32_t>(entries_.size());
+  entries_.push_back({name, std::move(binding), shadowed});
+}
+
+const Binding *ScopeStack::find(std::string_view name) const {
+  auto it = latest_.find(name);
+  return it == latest_.end() ? nullptr : &entries_[it->second].binding;
+}
+
+const Binding *ScopeStack::findInCurrentScope(std::string_view name) const {
+  auto it = latest_.find(name);
+  if (it == latest_.end())
+    return nullptr;
+  uint32_t mark = marks_.empty() ? 0 : marks_.back();
+  return it->second >= mark ? &entries_[it->second].binding : nullptr;
+}
+
+std::vector<std::string_view> ScopeStack::visibleNames() const {
+  std::vector<std::string_view> names;
+  for (const auto &[name, index] : latest_)
+    names.push_back(name);
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+Parser::Parser(const SourceManager &sources, uint32_t fileId, DiagnosticSink &diagnostics, ParseRange range)
+    : sources_(sources), fileId_(fileId), source_(sources.text(fileId)), diagnostics_(diagnostics) {
+  struct Forward : DiagnosticSink {
+    Parser &parser;
+    explicit Forward(Parser &p) : parser(p) {}
+    void report(Diagnostic d) override { parser.report(std::move(d)); }
+  } forward(*this);
+  uint32_t end = std::min<uint32_t>(range.end, static_cast<uint32_t>(source_.size()));
+  tokens_ = tokenize(source_, fileId, std::min(range.begin, end), end, forward);
+  ast_.reserve(256);
+  children_.reserve(512);
+}
+
+std::optional<Module> Parser::parseModule() {
+  Module module;
+  module.fileId = fileId_;
+  while (!at(Tok::EndOfFile)) {
+    size_t start = pos_;
+    try {
+      parseTopLevel(module);
+    } catch (const StatementFailed &) {
+      if (pos_ == start || (tokens_[pos_ - 1].kind != Tok::Newline && tokens_[pos_ - 1].kind != Tok::Dedent))
+        skipStatement();
+    }
+    ast_.clear();
+    children_.clear();
+    scratch_.clear();
+    if (pos_ == start)
+      ++pos_; // a stray dedent or indent: never loop without progress
+  }
+  if (failed_)
+    return std::nullopt;
+  return module;
+}
+
+void Parser::parseTopLevel(Module &module) {
+  const Token &t = peek();
+  switch (t.kind) {
+  case Tok::Newline:
+  case Tok::Dedent: ++pos_; return;
+  case Tok::Indent: fail(tokenRange(peek(1)), "unexpected indent");
+  case Tok::KwFrom:
+  case Tok::KwImport:
+    while (!at(Tok::Newline) && !at(Tok::EndOfFile))
+      ++pos_;
+    accept(Tok::Newline);
+    return;
+  case Tok::String: // module docstring
+    ++pos_;
+    expect(Tok::Newline, "end of line");
+    return;
+  case Tok::At: break;
+  case Tok::KwDef: fail(tokenRange(t), "a function needs the @T.prim_func decorator");
+  case Tok::KwClass: fail(tokenRange(t), "a class needs the @I.ir_module decorator");
+  case Tok::Error: failSilently();
+  default: fail(tokenRange(t), "expected '@T.prim_func' or '@I.ir_module'");
+  }
+  uint32_t begin = expect(Tok::At, "'@'").begin;
+  uint32_t decorator = parseExpr();
+  expect(Tok::Newline, "end of line after the decorator");
+  uint32_t callee = node(decorator).kind == Ast::Call ? child(decorator, 0) : decorator;
+  if (builtinName(callee, "I") == "ir_module" && node(decorator).kind == Ast::Attr) {
+    if (module.isIRModule)
+      fail(nodeRange(decorator), "only one @I.ir_module class is allowed per input");
+    parseClass(module);
+    return;
+  }
+  if (builtinName(callee) != "prim_func")
+    fail(nodeRange(decorator), "expected '@T.prim_func' or '@I.ir_module'");
+  bool isPrivate = false;
+  if (node(decorator).kind == Ast::Call) {
+    CallArgs args = callArgs(decorator, "prim_func", 0, 0, {"private"});
+    if (uint32_t p = args.find("private"); p != UINT32_MAX) {
+      if (node(p).kind != Ast::True && node(p).kind != Ast::False)
+        fail(nodeRange(p), "private= takes True or False");
+      isPrivate = node(p).kind == Ast::True;
+    }
+  }
+  parseFunction(module, begin, isPrivate);
+}
+
+void Parser::parseClass(Module &module) {
+  expect(Tok::KwClass, "'class' after @I.ir_module");
+  const Token &name = expect(Tok::Name, "a class name");
+  if (accept(Tok::LParen))
+    expect(Tok::RParen, "')'");
+  expect(Tok::Colon, "':' after the class name");
+  expect(Tok::Newline, "end of line after ':'");
+  module.isIRModule = true;
+  module.name = std::string(tokenText(name));
+  if (!accept(Tok::Indent))
+    fail(tokenRange(peek()), "expected an indented class body");
+  while (!at(Tok::Dedent) && !at(Tok::EndOfFile)) {
+    size_t start = pos_;
+    try {
+      if (at(Tok::Newline) || at(Tok::String)) {
+        ++pos_;
+        accept(Tok::Newline);
+        continue;
+      }
+      if (!at(Tok::At))
+        fail(tokenRange(peek()), "expected a @T.prim_func method in the @I.ir_module class");
+      parseTopLevel(module);
+    } catch (const StatementFailed &) {
+      if (pos_ == start || (tokens_[pos_ - 1].kind != Tok::Newline && tokens_[pos_ - 1].kind != Tok::Dedent))
+        skipStatement();
+    }
+    ast_.clear();
+    children_.clear();
+    scratch_.clear();
+  }
+  accept(Tok::Dedent);
+}
+
+void Parser::parseFunction(Module &module, uint32_t decoratorBegin, bool isPrivate) {
+  expect(Tok::KwDef, "'def' after @T.prim_func");
+  const Token name = expect(Tok::Name, "a function name");
+  std::string_view nameText = tokenText(name);
+  expect(Tok::LParen, "'(' after the function name");
+  PrimFuncNode::Fields fields;
+  fields.name = Symbol(nameText);
+  fields.isPrivate = isPrivate;
+  fields.loc = range(decoratorBegin, name.end);
+  func_ = FunctionState{};
+  func_.fields = &fields;
+  scope_.clear();
+  scope_.push();
+  bool headerOk = true;
+  try {
+    parseParams(fields);
+  } catch (const StatementFailed &) {
+    headerOk = false;
+  }
+  if (!headerOk) {
+    skipStatement();
+    func_ = FunctionState{};
+    return;
+  }
+  if (accept(Tok::Arrow)) {
+    uint32_t result = parseExpr();
+    if (node(result).kind != Ast::None)
+      fail(nodeRange(result), "a prim_func returns None");
+  }
+  expect(Tok::Colon, "':' after the function signature");
+  expect(Tok::Newline, "end of line after ':'");
+  size_t astMark = ast_.size(), childMark = children_.size();
+  fields.body = parseBlock(false);
+  ast_.resize(astMark);
+  children_.resize(childMark);
+  scope_.clear();
+  std::stable_sort(fields.bufferMap.begin(), fields.bufferMap.end(),
+                   [&](const BufferBinding &a, const BufferBinding &b) {
+                     auto index = [&](const Var &v) {
+                       return std::find(fields.params.begin(), fields.params.end(), v) - fields.params.begin();
+                     };
+                     return index(a.param) < index(b.param);
+                   });
+  func_ = FunctionState{};
+  if (module.find(nameText))
+    fail(tokenRange(name), "redefinition of function '" + std::string(nameText) + "'");
+  module.functions.push_back(checked(fields.loc, [&] { return PrimFuncNode::make(std::move(fields)); }));
+}
+
+// Scalars and handles are bound first, so buffer shapes may use any scalar parameter.
+void Parser::parseParams(PrimFuncNode::Fields &func) {
+  struct Param {
+    Token name;
+    uint32_t type;
+  };
+  std::vector<Param> params;
+  while (!at(Tok::RParen)) {
+    const Token name = expect(Tok::Name, "a parameter name");
+    expect(Tok::Colon, "':' and a type after the parameter name");
+    for (const Param &p : params)
+      if (tokenText(p.name) == tokenText(name))
+        fail(tokenRange(name), "duplicate parameter '" + std::string(tokenText(name)) + "'");
+    params.push_back({name, parseExpr()});
+    if (!accept(Tok::Comma))
+      break;
+  }
+  expect(Tok::RParen, "')' after the parameters");
+  func.params.resize(params.size());
+  std::vector<bool> isBuffer(params.size());
+  for (size_t k = 0; k < params.size(); ++k) {
+    uint32_t type = params[k].type;
+    std::string_view name = tokenText(params[k].name);
+    SourceRange where = tokenRange(params[k].name);
+    uint32_t callee = node(type).kind == Ast::Call || node(type).kind == Ast::Subscript ? child(type, 0) : type;
+    std::string_view typeName = builtinName(callee);
+    if (typeName == "Buffer") {
+      isBuffer[k] = true;
+      continue;
+    }
+    try {
+      Var var;
+      if (typeName == "handle") {
+        DataType pointee;
+        Symbol storage;
+        if (node(type).kind == Ast::Call) {
+          CallArgs args = callArgs(type, "handle", 0, 2, {"dtype", "scope"});
+          uint32_t d = args.positional.size() > 0 ? args.positional[0] : args.find("dtype");
+          uint32_t s = args.positional.size() > 1 ? args.positional[1] : args.find("scope");
+          if (d != UINT32_MAX)
+            pointee = dtypeArgument(d);
+          if (s != UINT32_MAX)
+            storage = Symbol(stringLiteral(s));
+        }
+        var = VarNode::makeHandle(Symbol(name), pointee, storage, where);
+        func_.handleParams.emplace_back(var, k);
+      } else {
+        std::optional<DataType> dtype =
+            typeName.empty() || node(type).kind != Ast::Attr ? std::nullopt : DataType::parse(typeName);
+        if (!dtype || dtype->isVoid() || dtype->isHandle()) {
+          if (!typeName.empty() && node(type).kind == Ast::Attr)
+            fail(nodeRange(type), "unknown parameter type 'T." + std::string(typeName) + "'");
+          fail(nodeRange(type), "expected a parameter type: T.Buffer(...), T.handle or a scalar type such as T.int32");
+        }
+        var = VarNode::make(Symbol(name), *dtype, where);
+      }
+      func.params[k] = var;
+      scope_.define(name, {Binding::Kind::Var, var, nullptr, where});
+    } catch (const StatementFailed &) {
+      scope_.define(name, {Binding::Kind::Poisoned, nullptr, nullptr, where});
+    }
+  }
+  for (size_t k = 0; k < params.size(); ++k) {
+    if (!isBuffer[k])
+      continue;
+    uint32_t type = params[k].type;
+    uint32_t nameNode = makeNode(Ast::Name, params[k].name.begin, params[k].name.end);
+    std::string_view name = tokenText(params[k].name);
+    try {
+      CallArgs args;
+      if (node(type).kind == Ast::Subscript) {
+        // Legacy T.Buffer[(16, 64), "float32"].
+        for (uint32_t j = 1; j < node(type).count; ++j)
+          args.positional.push_back(child(type, j));
+        if (args.positional.size() > 2)
+          fail(nodeRange(type), "T.Buffer[...] takes a shape and a dtype");
+      } else if (node(type).kind == Ast::Call) {
+        args = callArgs(type, "Buffer", 1, 2,
+                        {"shape", "dtype", "strides", "elem_offset", "scope", "axis_separators", "layout", "align",
+                         "offset_factor", "data"});
+        if (uint32_t d = args.find("data"); d != UINT32_MAX)
+          fail(nodeRange(d), "data= is not allowed on a parameter buffer");
+      } else {
+        fail(nodeRange(type), "T.Buffer needs a shape: T.Buffer((16,), \"float32\")");
+      }
+      uint32_t dtypeNode = args.positional.size() > 1 ? args.positional[1] : args.find("dtype");
+      DataType dtype = dtypeNode == UINT32_MAX ? DataType::float32() : dtypeArgument(dtypeNode);
+      uint32_t scopeNode = args.find("scope");
+      Symbol storage = scopeNode == UINT32_MAX ? globalScope() : Symbol(stringLiteral(scopeNode));
+      Var data = VarNode::makeHandle(Symbol(name), dtype, storage, tokenRange(params[k].name));
+      Buffer buffer = buildBuffer(nameNode, args, 0, data, range(params[k].name.begin, node(type).end));
+      func.params[k] = data;
+      func.bufferMap.push_back({data, buffer});
+      scope_.define(name, {Binding::Kind::Buffer, nullptr, buffer, tokenRange(params[k].name)});
+    } catch (const StatementFailed &) {
+      scope_.define(name, {Binding::Kind::Poisoned, nullptr, nullptr, tokenRange(params[k].name)});
+    }
+  }
+  // A failed parameter leaves a hole; keep the signature well formed for the rest of parsing.
+  func.params.erase(std::remove_if(func.params.begin(), func.params.end(), [](const Var &v) { return !v; }),
+                    func.params.end());
+}
+
+std::optional<IndexMap> Parser::parseStandaloneIndexMap(DataType indexType) {
+  std::optional<IndexMap> result;
+  try {
+    while (accept(Tok::Newline)) {
+    }
+    uint32_t lambda = parseExpr();
+    accept(Tok::Newline);
+    if (!at(Tok::EndOfFile))
+      fail(tokenRange(peek()), "unexpected text after the index map");
+    scope_.push();
+    result = lowerIndexMap(lambda, indexType, SIZE_MAX, "");
+    scope_.pop();
+  } catch (const StatementFailed &) {
+    return std::nullopt;
+  }
+  if (failed_)
+    return std::nullopt;
+  return result;
+}
+
+std::optional<Module> parseModule(const SourceManager &sources, uint32_t fileId, DiagnosticSink &diagnostics,
+                                  ParseRange range) {
+  Parser parser(sources, fileId, diagnostics, range);
+  return parser.parseModule();
+}
+
+std::optional<IndexMap> parseIndexMap(const SourceManager &sources, uint32_t fileId, DiagnosticSink &diagnostics,
+                                      DataType indexType) {
+  Parser parser(sources, fileId, diagnostics, {});
+  return parser.parseStandaloneIndexMap(indexType);
+}
+
+} // namespace tirlower

@@ -1,0 +1,484 @@
+#include "parse/lexer.h"
+
+#include <algorithm>
+
+namespace tirlower {
+
+namespace {
+
+bool isIdentStart(char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
+}
+bool isDigit(char c) {
+  return c >= '0' && c <= '9';
+}
+bool isIdentChar(char c) {
+  return isIdentStart(c) || isDigit(c);
+}
+
+Tok keywordOrName(std::string_view s) {
+  switch (s.size()) {
+  case 2:
+    if (s == "in")
+      return Tok::KwIn;
+    if (s == "if")
+      return Tok::KwIf;
+    if (s == "as")
+      return Tok::KwAs;
+    if (s == "or")
+      return Tok::KwOr;
+    break;
+  case 3:
+    if (s == "def")
+      return Tok::KwDef;
+    if (s == "for")
+      return Tok::KwFor;
+    if (s == "and")
+      return Tok::KwAnd;
+    if (s == "not")
+      return Tok::KwNot;
+    break;
+  case 4:
+    if (s == "elif")
+      return Tok::KwElif;
+    if (s == "else")
+      return Tok::KwElse;
+    if (s == "with")
+      return Tok::KwWith;
+    if (s == "True")
+      return Tok::KwTrue;
+    if (s == "None")
+      return Tok::KwNone;
+    if (s == "pass")
+      return Tok::KwPass;
+    if (s == "from")
+      return Tok::KwFrom;
+    break;
+  case 5:
+    if (s == "class")
+      return Tok::KwClass;
+    if (s == "while")
+      return Tok::KwWhile;
+    if (s == "False")
+      return Tok::KwFalse;
+    break;
+  case 6:
+    if (s == "assert")
+      return Tok::KwAssert;
+    if (s == "lambda")
+      return Tok::KwLambda;
+    if (s == "return")
+      return Tok::KwReturn;
+    if (s == "import")
+      return Tok::KwImport;
+    break;
+  default: break;
+  }
+  return Tok::Name;
+}
+
+class Lexer {
+public:
+  Lexer(std::string_view text, uint32_t fileId, uint32_t begin, uint32_t end, DiagnosticSink &diagnostics)
+      : text_(text.substr(0, end)), fileId_(fileId), pos_(begin), diagnostics_(diagnostics) {}
+
+  std::vector<Token> run() {
+    tokens_.reserve((text_.size() - pos_) / 4 + 16);
+    indents_.push_back(0);
+    bool atLineStart = true;
+    while (true) {
+      if (atLineStart && depth_ == 0) {
+        if (!handleIndentation())
+          break;
+        atLineStart = false;
+      }
+      if (pos_ >= text_.size())
+        break;
+      char c = text_[pos_];
+      if (c == ' ' || c == '\t' || c == '\r' || c == '\f') {
+        ++pos_;
+        continue;
+      }
+      if (c == '#') {
+        skipComment();
+        continue;
+      }
+      if (c == '\\' && pos_ + 1 < text_.size() && (text_[pos_ + 1] == '\n' || text_[pos_ + 1] == '\r')) {
+        pos_ += text_[pos_ + 1] == '\r' && pos_ + 2 < text_.size() && text_[pos_ + 2] == '\n' ? 3 : 2;
+        continue;
+      }
+      if (c == '\n') {
+        if (depth_ == 0) {
+          if (!tokens_.empty() && tokens_.back().kind != Tok::Newline && tokens_.back().kind != Tok::Indent &&
+              tokens_.back().kind != Tok::Dedent)
+            push(Tok::Newline, pos_, pos_ + 1);
+          atLineStart = true;
+        }
+        ++pos_;
+        continue;
+      }
+      lexToken(c);
+    }
+    uint32_t eof = static_cast<uint32_t>(text_.size());
+    if (!tokens_.empty() && tokens_.back().kind != Tok::Newline && tokens_.back().kind != Tok::Dedent &&
+        tokens_.back().kind != Tok::Indent)
+      push(Tok::Newline, eof, eof);
+    while (indents_.size() > 1) {
+      indents_.pop_back();
+      push(Tok::Dedent, eof, eof);
+    }
+    push(Tok::EndOfFile, eof, eof);
+    return std::move(tokens_);
+  }
+
+private:
+  void push(Tok kind, size_t begin, size_t end) {
+    tokens_.push_back({kind, static_cast<uint32_t>(begin), static_cast<uint32_t>(end)});
+  }
+  void error(size_t begin, size_t end, std::string message) {
+    diagnostics_.error({fileId_, static_cast<uint32_t>(begin), static_cast<uint32_t>(end)}, std::move(message));
+  }
+  void skipComment() {
+    while (pos_ < text_.size() && text_[pos_] != '\n')
+      ++pos_;
+  }
+
+  // Measures the indentation of the next non-blank line and emits INDENT/DEDENT. Returns
+  // false at the end of input.
+  bool handleIndentation() {
+    while (pos_ < text_.size()) {
+      size_t lineStart = pos_;
+      uint32_t width = 0;
+      size_t tabAt = SIZE_MAX;
+      while (pos_ < text_.size() && (text_[pos_] == ' ' || text_[pos_] == '\t' || text_[pos_] == '\f')) {
+        if (text_[pos_] == '\t') {
+          if (tabAt == SIZE_MAX)
+            tabAt = pos_;
+          width = (width / 8 + 1) * 8;
+        } else if (text_[pos_] == ' ') {
+          ++width;
+        }
+        ++pos_;
+      }
+      if (pos_ < text_.size() && text_[pos_] == '\r')
+        ++pos_;
+      if (pos_ >= text_.size())
+        return false;
+      char c = text_[pos_];
+      if (c == '\n') {
+        ++pos_;
+        continue;
+      }
+      if (c == '#') {
+        skipComment();
+        continue;
+      }
+      if (tabAt != SIZE_MAX && !reportedTab_) {
+        error(tabAt, tabAt + 1, "tab character in indentation; indent with spaces");
+        reportedTab_ = true;
+      }
+      applyIndentation(width, lineStart);
+      return true;
+    }
+    return false;
+  }
+
+  void applyIndentation(uint32_t width, size_t lineStart) {
+    if (width > indents_.back()) {
+      indents_.push_back(width);
+      push(Tok::Indent, pos_, pos_);
+      return;
+    }
+    while (width < indents_.back()) {
+      indents_.pop_back();
+      push(Tok::Dedent, pos_, pos_);
+    }
+    if (width != indents_.back()) {
+      error(lineStart, pos_ + 1, "unindent does not match any outer indentation level");
+      // Treat the line as belonging to the enclosing level, so one bad line gives one error.
+      indents_.back() = width;
+    }
+  }
+
+  void lexToken(char c) {
+    size_t start = pos_;
+    if (isIdentStart(c)) {
+      while (pos_ < text_.size() && isIdentChar(text_[pos_]))
+        ++pos_;
+      push(keywordOrName(text_.substr(start, pos_ - start)), start, pos_);
+      return;
+    }
+    if (isDigit(c) || (c == '.' && pos_ + 1 < text_.size() && isDigit(text_[pos_ + 1]))) {
+      lexNumber();
+      return;
+    }
+    if (c == '"' || c == '\'') {
+      lexString(c);
+      return;
+    }
+    auto next = [&](size_t k) { return pos_ + k < text_.size() ? text_[pos_ + k] : '\0'; };
+    Tok kind = Tok::Error;
+    size_t length = 1;
+    switch (c) {
+    case '(':
+      kind = Tok::LParen;
+      ++depth_;
+      break;
+    case ')':
+      kind = Tok::RParen;
+      depth_ = depth_ ? depth_ - 1 : 0;
+      break;
+    case '[':
+      kind = Tok::LBracket;
+      ++depth_;
+      break;
+    case ']':
+      kind = Tok::RBracket;
+      depth_ = depth_ ? depth_ - 1 : 0;
+      break;
+    case '{':
+      kind = Tok::LBrace;
+      ++depth_;
+      break;
+    case '}':
+      kind = Tok::RBrace;
+      depth_ = depth_ ? depth_ - 1 : 0;
+      break;
+    case ',': kind = Tok::Comma; break;
+    case ':': kind = Tok::Colon; break;
+    case '.': kind = Tok::Dot; break;
+    case '@': kind = Tok::At; break;
+    case '+': kind = Tok::Plus; break;
+    case '%': kind = Tok::Percent; break;
+    case '-':
+      kind = next(1) == '>' ? Tok::Arrow : Tok::Minus;
+      length = kind == Tok::Arrow ? 2 : 1;
+      break;
+    case '*':
+      kind = next(1) == '*' ? Tok::StarStar : Tok::Star;
+      length = kind == Tok::StarStar ? 2 : 1;
+      break;
+    case '/':
+      kind = next(1) == '/' ? Tok::SlashSlash : Tok::Slash;
+      length = kind == Tok::SlashSlash ? 2 : 1;
+      break;
+    case '<':
+      kind = next(1) == '=' ? Tok::LessEqual : Tok::Less;
+      length = kind == Tok::LessEqual ? 2 : 1;
+      break;
+    case '>':
+      kind = next(1) == '=' ? Tok::GreaterEqual : Tok::Greater;
+      length = kind == Tok::GreaterEqual ? 2 : 1;
+      break;
+    case '=':
+      kind = next(1) == '=' ? Tok::EqualEqual : Tok::Assign;
+      length = kind == Tok::EqualEqual ? 2 : 1;
+      break;
+    case '!':
+      if (next(1) == '=') {
+        kind = Tok::NotEqual;
+        length = 2;
+      }
+      break;
+    default: break;
+    }
+    if (kind != Tok::Error) {
+      pos_ += length;
+      push(kind, start, pos_);
+      return;
+    }
+    // Coalesce a run of invalid bytes into one diagnostic.
+    while (pos_ < text_.size()) {
+      char d = text_[pos_];
+      if (isIdentChar(d) || d == ' ' || d == '\n' || d == '\t' || d == '#' || d == '"' || d == '\'' ||
+          std::string_view("()[]{},:.@+-*/%<>=").find(d) != std::string_view::npos)
+        break;
+      ++pos_;
+    }
+    if (pos_ == start)
+      ++pos_;
+    error(start, pos_,
+          pos_ - start == 1 && static_cast<unsigned char>(c) >= 32 && static_cast<unsigned char>(c) < 127
+              ? std::string("invalid character '") + c + "'"
+              : "invalid characters in input");
+    push(Tok::Error, start, pos_);
+  }
+
+  void lexNumber() {
+    size_t start = pos_;
+    bool isFloat = false;
+    while (pos_ < text_.size() && isDigit(text_[pos_]))
+      ++pos_;
+    if (pos_ < text_.size() && text_[pos_] == '.') {
+      isFloat = true;
+      ++pos_;
+      while (pos_ < text_.size() && isDigit(text_[pos_]))
+        ++pos_;
+    }
+    if (pos_ < text_.size() && (text_[pos_] == 'e' || text_[pos_] == 'E')) {
+      size_t save = pos_++;
+      if (pos_ < text_.size() && (text_[pos_] == '+' || text_[pos_] == '-'))
+        ++pos_;
+      if (pos_ < text_.size() && isDigit(text_[pos_])) {
+        isFloat = true;
+        while (pos_ < text_.size() && isDigit(text_[pos_]))
+          ++pos_;
+      } else {
+        pos_ = save;
+      }
+    }
+    if (pos_ < text_.size() && isIdentChar(text_[pos_])) {
+      while (pos_ < text_.size() && isIdentChar(text_[pos_]))
+        ++pos_;
+      error(start, pos_, "invalid number '" + std::string(text_.substr(start, pos_ - start)) + "'");
+      push(Tok::Error, start, pos_);
+      return;
+    }
+    push(isFloat ? Tok::Float : Tok::Int, start, pos_);
+  }
+
+  void lexString(char quote) {
+    size_t start = pos_;
+    bool triple = pos_ + 2 < text_.size() && text_[pos_ + 1] == quote && text_[pos_ + 2] == quote;
+    pos_ += triple ? 3 : 1;
+    while (pos_ < text_.size()) {
+      char c = text_[pos_];
+      if (c == '\\' && pos_ + 1 < text_.size()) {
+        pos_ += 2;
+        continue;
+      }
+      if (c == '\n' && !triple)
+        break;
+      if (c == quote) {
+        if (!triple) {
+          ++pos_;
+          push(Tok::String, start, pos_);
+          return;
+        }
+        if (pos_ + 2 < text_.size() && text_[pos_ + 1] == quote && text_[pos_ + 2] == quote) {
+          pos_ += 3;
+          push(Tok::String, start, pos_);
+          return;
+        }
+      }
+      ++pos_;
+    }
+    error(start, pos_, "unterminated string literal");
+    push(Tok::Error, start, pos_);
+  }
+
+  std::string_view text_;
+  uint32_t fileId_;
+  size_t pos_;
+  DiagnosticSink &diagnostics_;
+  std::vector<Token> tokens_;
+  std::vector<uint32_t> indents_;
+  uint32_t depth_ = 0;
+  bool reportedTab_ = false;
+};
+
+} // namespace
+
+const char *tokenName(Tok kind) {
+  switch (kind) {
+  case Tok::EndOfFile: return "end of input";
+  case Tok::Newline: return "end of line";
+  case Tok::Indent: return "indent";
+  case Tok::Dedent: return "dedent";
+  case Tok::Name: return "name";
+  case Tok::Int: return "integer";
+  case Tok::Float: return "number";
+  case Tok::String: return "string";
+  case Tok::KwDef: return "'def'";
+  case Tok::KwClass: return "'class'";
+  case Tok::KwFor: return "'for'";
+  case Tok::KwIn: return "'in'";
+  case Tok::KwIf: return "'if'";
+  case Tok::KwElif: return "'elif'";
+  case Tok::KwElse: return "'else'";
+  case Tok::KwWhile: return "'while'";
+  case Tok::KwWith: return "'with'";
+  case Tok::KwAs: return "'as'";
+  case Tok::KwAssert: return "'assert'";
+  case Tok::KwAnd: return "'and'";
+  case Tok::KwOr: return "'or'";
+  case Tok::KwNot: return "'not'";
+  case Tok::KwLambda: return "'lambda'";
+  case Tok::KwTrue: return "'True'";
+  case Tok::KwFalse: return "'False'";
+  case Tok::KwNone: return "'None'";
+  case Tok::KwReturn: return "'return'";
+  case Tok::KwPass: return "'pass'";
+  case Tok::KwFrom: return "'from'";
+  case Tok::KwImport: return "'import'";
+  case Tok::LParen: return "'('";
+  case Tok::RParen: return "')'";
+  case Tok::LBracket: return "'['";
+  case Tok::RBracket: return "']'";
+  case Tok::LBrace: return "'{'";
+  case Tok::RBrace: return "'}'";
+  case Tok::Comma: return "','";
+  case Tok::Colon: return "':'";
+  case Tok::Dot: return "'.'";
+  case Tok::At: return "'@'";
+  case Tok::Arrow: return "'->'";
+  case Tok::Assign: return "'='";
+  case Tok::Plus: return "'+'";
+  case Tok::Minus: return "'-'";
+  case Tok::Star: return "'*'";
+  case Tok::StarStar: return "'**'";
+  case Tok::Slash: return "'/'";
+  case Tok::SlashSlash: return "'//'";
+  case Tok::Percent: return "'%'";
+  case Tok::Less: return "'<'";
+  case Tok::LessEqual: return "'<='";
+  case Tok::Greater: return "'>'";
+  case Tok::GreaterEqual: return "'>='";
+  case Tok::EqualEqual: return "'=='";
+  case Tok::NotEqual: return "'!='";
+  case Tok::Error: return "invalid token";
+  }
+  return "token";
+}
+
+std::vector<Token> tokenize(std::string_view text, uint32_t fileId, uint32_t begin, uint32_t end,
+                            DiagnosticSink &diagnostics) {
+  end = std::min<uint32_t>(end, static_cast<uint32_t>(text.size()));
+  begin = std::min(begin, end);
+  return Lexer(text, fileId, begin, end, diagnostics).run();
+}
+
+std::string decodeString(std::string_view token, bool &ok) {
+  ok = true;
+  char quote = token.front();
+  size_t q = token.size() >= 6 && token[1] == quote && token[2] == quote ? 3 : 1;
+  std::string_view body = token.substr(q, token.size() - 2 * q);
+  std::string out;
+  out.reserve(body.size());
+  for (size_t i = 0; i < body.size(); ++i) {
+    char c = body[i];
+    if (c != '\\' || i + 1 == body.size()) {
+      out += c;
+      continue;
+    }
+    char e = body[++i];
+    switch (e) {
+    case 'n': out += '\n'; break;
+    case 't': out += '\t'; break;
+    case 'r': out += '\r'; break;
+    case '0': out += '\0'; break;
+    case '\\': out += '\\'; break;
+    case '\'': out += '\''; break;
+    case '"': out += '"'; break;
+    case '\n': break;
+    default:
+      ok = false;
+      out += '\\';
+      out += e;
+      break;
+    }
+  }
+  return out;
+}
+
+} // namespace tirlower

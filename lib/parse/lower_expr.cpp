@@ -1,0 +1,466 @@
+// Lowering of expression ASTs to typed IR: names, literals and their typing, operators,
+// buffer accesses and slices.
+#include <charconv>
+#include <cmath>
+#include <functional>
+#include <limits>
+
+#include "parse/parser_impl.h"
+
+namespace tirlower {
+
+namespace {
+
+bool fitsInt32(int64_t v) {
+  return v >= INT32_MIN && v <= INT32_MAX;
+}
+DataType literalIntType(int64_t v) {
+  return fitsInt32(v) ? DataType::int32() : DataType::int64();
+}
+
+const char *opText(Tok op) {
+  switch (op) {
+  case Tok::Plus: return "+";
+  case Tok::Minus: return "-";
+  case Tok::Star: return "*";
+  case Tok::Slash: return "/";
+  case Tok::SlashSlash: return "//";
+  case Tok::Percent: return "%";
+  case Tok::Less: return "<";
+  case Tok::LessEqual: return "<=";
+  case Tok::Greater: return ">";
+  case Tok::GreaterEqual: return ">=";
+  case Tok::EqualEqual: return "==";
+  case Tok::NotEqual: return "!=";
+  default: return "?";
+  }
+}
+
+int64_t floorDiv(int64_t a, int64_t b) {
+  int64_t q = a / b;
+  return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;
+}
+int64_t floorMod(int64_t a, int64_t b) {
+  return a - floorDiv(a, b) * b;
+}
+
+} // namespace
+
+size_t editDistance(std::string_view a, std::string_view b, size_t limit) {
+  if (a.size() > b.size() + limit || b.size() > a.size() + limit)
+    return limit + 1;
+  std::vector<size_t> row(b.size() + 1);
+  for (size_t j = 0; j <= b.size(); ++j)
+    row[j] = j;
+  for (size_t i = 1; i <= a.size(); ++i) {
+    size_t diagonal = row[0];
+    row[0] = i;
+    for (size_t j = 1; j <= b.size(); ++j) {
+      size_t above = row[j];
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
+      diagonal = above;
+    }
+  }
+  return std::min(row[b.size()], limit + 1);
+}
+
+int64_t Parser::intLiteral(uint32_t id) {
+  std::string_view digits = nodeText(id);
+  int64_t value = 0;
+  auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), value);
+  if (ec != std::errc() || end != digits.data() + digits.size())
+    fail(nodeRange(id),
+         "integer literal too large: " + std::string(digits.substr(0, 40)) + (digits.size() > 40 ? "..." : ""));
+  return value;
+}
+
+double Parser::floatLiteral(uint32_t id) {
+  std::string digits(nodeText(id));
+  if (digits.front() == '.')
+    digits.insert(digits.begin(), '0');
+  double value = 0;
+  auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), value);
+  if (ec == std::errc::result_out_of_range || !std::isfinite(value))
+    fail(nodeRange(id), "floating-point literal out of range");
+  if (ec != std::errc() || end != digits.data() + digits.size())
+    fail(nodeRange(id), "invalid floating-point literal");
+  return value;
+}
+
+std::string Parser::stringLiteral(uint32_t id) {
+  if (node(id).kind != Ast::String)
+    fail(nodeRange(id), "expected a string");
+  bool ok = true;
+  std::string value = decodeString(nodeText(id), ok);
+  if (!ok)
+    fail(nodeRange(id), "invalid escape sequence in string literal");
+  return value;
+}
+
+DataType Parser::dtypeArgument(uint32_t id) {
+  if (node(id).kind != Ast::String)
+    fail(nodeRange(id), "expected a dtype string such as \"float32\"");
+  std::string name = stringLiteral(id);
+  std::optional<DataType> type = DataType::parse(name);
+  if (!type)
+    fail(nodeRange(id), "unknown dtype '" + name + "'");
+  return *type;
+}
+
+int64_t Parser::constantInt(uint32_t id, const char *what) {
+  Typed value = lower(id);
+  const int64_t *constant = asConstInt(value.expr);
+  if (!constant || value.expr->type.isBool())
+    fail(nodeRange(id), std::string(what) + " must be a constant integer");
+  return *constant;
+}
+
+void Parser::undefinedName(uint32_t id) {
+  std::string_view name = nodeText(id);
+  std::string_view best;
+  size_t bestDistance = 3;
+  for (std::string_view candidate : scope_.visibleNames()) {
+    size_t d = editDistance(name, candidate, 2);
+    if (d < bestDistance && d < std::max<size_t>(name.size(), 2)) {
+      bestDistance = d;
+      best = candidate;
+    }
+  }
+  std::string message = "use of undefined name '" + std::string(name) + "'";
+  if (best.empty())
+    fail(nodeRange(id), message);
+  failWithNote(nodeRange(id), message, nodeRange(id), "did you mean '" + std::string(best) + "'?");
+}
+
+Typed Parser::lowerName(uint32_t id) {
+  const Binding *binding = scope_.find(nodeText(id));
+  if (!binding)
+    undefinedName(id);
+  switch (binding->kind) {
+  case Binding::Kind::Var: return {binding->var, false};
+  case Binding::Kind::Poisoned: failSilently();
+  case Binding::Kind::Buffer: break;
+  }
+  fail(nodeRange(id), "buffer '" + std::string(nodeText(id)) + "' cannot be used as a value; index it or use '" +
+                          std::string(nodeText(id)) + ".data'");
+}
+
+Buffer Parser::bufferNamed(uint32_t id) {
+  if (node(id).kind != Ast::Name)
+    fail(nodeRange(id), "expected a buffer name");
+  const Binding *binding = scope_.find(nodeText(id));
+  if (!binding)
+    undefinedName(id);
+  if (binding->kind == Binding::Kind::Poisoned)
+    failSilently();
+  if (binding->kind != Binding::Kind::Buffer)
+    fail(nodeRange(id), "'" + std::string(nodeText(id)) + "' is not a buffer");
+  return binding->buffer;
+}
+
+Expr Parser::typedLiteral(const Typed &literal, DataType type, SourceRange where) {
+  if (type.isVector()) {
+    Expr scalar = typedLiteral(literal, type.element(), where);
+    return checked(where, [&] { return BroadcastNode::make(scalar, type.lanes(), where); });
+  }
+  const Expr &e = literal.expr;
+  if (const auto *i = e.as<IntImmNode>()) {
+    if (type.isFloat())
+      return FloatImmNode::make(type, static_cast<double>(i->value), where);
+    if (type.isIntOrUInt())
+      return checked(where, [&] { return IntImmNode::make(type, i->value, where); });
+    fail(where, "cannot use the integer literal " + std::to_string(i->value) + " as a value of type " + type.str());
+  }
+  const auto *f = e.as<FloatImmNode>();
+  if (f && type.isFloat())
+    return FloatImmNode::make(type, f->value, where);
+  fail(where, "cannot use a floating-point literal as a value of type " + type.str());
+}
+
+Expr Parser::defaultTyped(const Typed &value, SourceRange) {
+  return value.expr;
+}
+
+std::pair<Expr, Expr> Parser::unify(const Typed &a, const Typed &b, SourceRange where, std::string_view op) {
+  if (a.literal && b.literal) {
+    DataType ta = a.expr->type, tb = b.expr->type;
+    DataType t = ta.isFloat() || tb.isFloat()                           ? DataType::float32()
+                 : (ta == DataType::int64() || tb == DataType::int64()) ? DataType::int64()
+                                                                        : DataType::int32();
+    return {typedLiteral(a, t, a.expr->loc), typedLiteral(b, t, b.expr->loc)};
+  }
+  if (a.literal)
+    return {typedLiteral(a, b.expr->type, a.expr->loc), b.expr};
+  if (b.literal)
+    return {a.expr, typedLiteral(b, a.expr->type, b.expr->loc)};
+  if (a.expr->type != b.expr->type)
+    fail(where, "operands of '" + std::string(op) + "' have different types: " + a.expr->type.str() + " and " +
+                    b.expr->type.str());
+  return {a.expr, b.expr};
+}
+
+Expr Parser::makeBinary(BinaryOp op, const Typed &a, const Typed &b, SourceRange where, std::string_view opText) {
+  auto [x, y] = unify(a, b, where, opText);
+  return checked(where, [&] { return BinaryNode::make(op, x, y, where); });
+}
+
+Expr Parser::lowerValue(uint32_t id) {
+  return lower(id).expr;
+}
+
+Expr Parser::lowerAs(uint32_t id, DataType type) {
+  Typed value = lower(id);
+  if (value.literal)
+    return typedLiteral(value, type, nodeRange(id));
+  return value.expr;
+}
+
+Expr Parser::lowerIndex(uint32_t id) {
+  Expr value = node(id).kind == Ast::Slice ? lowerSlice(id) : lowerValue(id);
+  if (!value->type.isIntOrUInt())
+    fail(nodeRange(id), "index must be an integer, not " + value->type.str());
+  return value;
+}
+
+Expr Parser::lowerBool(uint32_t id, const char *what) {
+  Expr value = lowerValue(id);
+  if (!value->type.isBool())
+    fail(nodeRange(id), std::string(what) + " must be bool, not " + value->type.str());
+  return value;
+}
+
+Typed Parser::lower(uint32_t id) {
+  const AstNode n = node(id);
+  SourceRange where = nodeRange(id);
+  switch (n.kind) {
+  case Ast::Int: {
+    int64_t v = intLiteral(id);
+    return {IntImmNode::make(literalIntType(v), v, where), true};
+  }
+  case Ast::Float: return {FloatImmNode::make(DataType::float32(), floatLiteral(id), where), true};
+  case Ast::True: return {IntImmNode::make(DataType::boolean(), 1, where), false};
+  case Ast::False: return {IntImmNode::make(DataType::boolean(), 0, where), false};
+  case Ast::Name: return lowerName(id);
+  case Ast::Attr: {
+    if (builtinName(id) == "AXIS_SEPARATOR")
+      fail(where, "T.AXIS_SEPARATOR is only allowed in the result list of an index map");
+    uint32_t base = child(id, 0);
+    std::string_view attr = nodeName(id);
+    if (node(base).kind == Ast::Name && nodeText(base) != "T") {
+      Buffer buffer = bufferNamed(base);
+      if (attr == "data")
+        return {buffer->data, false};
+      if (attr == "elem_offset")
+        return {buffer->elemOffset ? buffer->elemOffset : IntImmNode::make(DataType::int32(), 0, where), false};
+      if (attr == "shape")
+        fail(where, "'" + std::string(nodeText(base)) + ".shape' must be indexed with a constant");
+      fail(where, "buffer '" + std::string(nodeText(base)) + "' has no attribute '" + std::string(attr) + "'");
+    }
+    if (!builtinName(id).empty())
+      fail(where, "'T." + std::string(attr) + "' is not a value; did you mean to call it?");
+    fail(where, "unsupported attribute access");
+  }
+  case Ast::Subscript: return lowerSubscript(id);
+  case Ast::Call: return lowerCall(id);
+  case Ast::Binary: return lowerBinary(id);
+  case Ast::Compare: return lowerCompare(id);
+  case Ast::And:
+  case Ast::Or: {
+    Expr a = lowerBool(child(id, 0), n.kind == Ast::And ? "operand of 'and'" : "operand of 'or'");
+    Expr b = lowerBool(child(id, 1), n.kind == Ast::And ? "operand of 'and'" : "operand of 'or'");
+    return {checked(where,
+                    [&] { return BinaryNode::make(n.kind == Ast::And ? BinaryOp::And : BinaryOp::Or, a, b, where); }),
+            false};
+  }
+  case Ast::Not: {
+    Expr a = lowerBool(child(id, 0), "operand of 'not'");
+    return {checked(where, [&] { return NotNode::make(a, where); }), false};
+  }
+  case Ast::Neg: {
+    Typed v = lower(child(id, 0));
+    if (v.literal) {
+      if (const auto *i = v.expr.as<IntImmNode>()) {
+        if (i->value == INT64_MIN)
+          fail(where, "integer literal too large");
+        return {IntImmNode::make(literalIntType(-i->value), -i->value, where), true};
+      }
+      return {FloatImmNode::make(DataType::float32(), -v.expr.as<FloatImmNode>()->value, where), true};
+    }
+    if (const auto *i = v.expr.as<IntImmNode>(); i && !v.expr->type.isBool() && i->value != INT64_MIN)
+      return {checked(where, [&] { return IntImmNode::make(v.expr->type, -i->value, where); }), false};
+    if (const auto *f = v.expr.as<FloatImmNode>())
+      return {FloatImmNode::make(v.expr->type, -f->value, where), false};
+    Typed minusOne{IntImmNode::make(DataType::int32(), -1, where), true};
+    return {makeBinary(BinaryOp::Mul, v, minusOne, where, "-"), false};
+  }
+  case Ast::String: fail(where, "a string is not a value here");
+  case Ast::None: fail(where, "'None' is not a value here");
+  case Ast::Tuple:
+  case Ast::List: fail(where, "a list or tuple is not a value here");
+  case Ast::Dict: fail(where, "a dict is not a value here");
+  case Ast::Lambda: fail(where, "a lambda is only allowed as an index map");
+  case Ast::Slice: fail(where, "a slice is only allowed as a buffer index");
+  case Ast::Keyword: fail(where, "unexpected keyword argument");
+  case Ast::Empty: fail(where, "expected an expression");
+  }
+  fail(where, "unsupported expression");
+}
+
+Typed Parser::lowerBinary(uint32_t id) {
+  SourceRange where = nodeRange(id);
+  Tok op = node(id).op;
+  Typed a = lower(child(id, 0));
+  Typed b = lower(child(id, 1));
+  if (a.literal && b.literal) {
+    const auto *ia = a.expr.as<IntImmNode>();
+    const auto *ib = b.expr.as<IntImmNode>();
+    if (ia && ib) {
+      int64_t x = ia->value, y = ib->value, r = 0;
+      bool overflow = false;
+      switch (op) {
+      case Tok::Plus: overflow = __builtin_add_overflow(x, y, &r); break;
+      case Tok::Minus: overflow = __builtin_sub_overflow(x, y, &r); break;
+      case Tok::Star: overflow = __builtin_mul_overflow(x, y, &r); break;
+      case Tok::Slash:
+        fail(where, "integer division with '/' is not supported; use '//' for floor division or T.truncdiv");
+      case Tok::SlashSlash:
+      case Tok::Percent:
+        if (y == 0)
+          fail(where, "division by zero");
+        overflow = x == INT64_MIN && y == -1;
+        r = op == Tok::SlashSlash ? floorDiv(x, y) : floorMod(x, y);
+        break;
+      default: break;
+      }
+      if (overflow)
+        fail(where, "integer literal too large");
+      return {IntImmNode::make(literalIntType(r), r, where), true};
+    }
+    double x = ia ? static_cast<double>(ia->value) : a.expr.as<FloatImmNode>()->value;
+    double y = ib ? static_cast<double>(ib->value) : b.expr.as<FloatImmNode>()->value;
+    double r = 0;
+    switch (op) {
+    case Tok::Plus: r = x + y; break;
+    case Tok::Minus: r = x - y; break;
+    case Tok::Star: r = x * y; break;
+    case Tok::Slash:
+    case Tok::SlashSlash:
+    case Tok::Percent:
+      if (y == 0)
+        fail(where, "division by zero");
+      r = op == Tok::Slash ? x / y : op == Tok::SlashSlash ? std::floor(x / y) : x - std::floor(x / y) * y;
+      break;
+    default: break;
+    }
+    if (!std::isfinite(r))
+      fail(where, "floating-point literal out of range");
+    return {FloatImmNode::make(DataType::float32(), r, where), true};
+  }
+  auto [x, y] = unify(a, b, where, opText(op));
+  BinaryOp binary = BinaryOp::Add;
+  switch (op) {
+  case Tok::Plus: binary = BinaryOp::Add; break;
+  case Tok::Minus: binary = BinaryOp::Sub; break;
+  case Tok::Star: binary = BinaryOp::Mul; break;
+  case Tok::Slash:
+    if (!x->type.isFloat())
+      fail(where, "integer division with '/' is not supported; use '//' for floor division or T.truncdiv");
+    binary = BinaryOp::Div;
+    break;
+  case Tok::SlashSlash: binary = BinaryOp::FloorDiv; break;
+  case Tok::Percent: binary = BinaryOp::FloorMod; break;
+  default: break;
+  }
+  return {checked(where, [&] { return BinaryNode::make(binary, x, y, where); }), false};
+}
+
+Typed Parser::lowerCompare(uint32_t id) {
+  SourceRange where = nodeRange(id);
+  Tok op = node(id).op;
+  Typed a = lower(child(id, 0));
+  Typed b = lower(child(id, 1));
+  BinaryOp binary = BinaryOp::EQ;
+  switch (op) {
+  case Tok::Less: binary = BinaryOp::LT; break;
+  case Tok::LessEqual: binary = BinaryOp::LE; break;
+  case Tok::Greater: binary = BinaryOp::GT; break;
+  case Tok::GreaterEqual: binary = BinaryOp::GE; break;
+  case Tok::EqualEqual: binary = BinaryOp::EQ; break;
+  case Tok::NotEqual: binary = BinaryOp::NE; break;
+  default: break;
+  }
+  return {makeBinary(binary, a, b, where, opText(op)), false};
+}
+
+Expr Parser::lowerSlice(uint32_t id) {
+  SourceRange where = nodeRange(id);
+  uint32_t start = child(id, 0), stop = child(id, 1), step = child(id, 2);
+  if (node(stop).kind == Ast::Empty)
+    fail(where, "a slice index needs an explicit end; use T.Ramp(base, stride, lanes)");
+  int64_t stride = 1;
+  if (node(step).kind != Ast::Empty) {
+    stride = constantInt(step, "slice step");
+    if (stride <= 0)
+      fail(nodeRange(step), "slice step must be positive");
+  }
+  Typed base =
+      node(start).kind == Ast::Empty ? Typed{IntImmNode::make(DataType::int32(), 0, where), true} : lower(start);
+  std::optional<int64_t> count;
+  // Structural equality of two ASTs, so `b:b+4` is seen as four lanes.
+  std::function<bool(uint32_t, uint32_t)> same = [&](uint32_t a, uint32_t b) {
+    const AstNode &x = node(a), &y = node(b);
+    if (x.kind != y.kind || x.op != y.op || x.count != y.count)
+      return false;
+    if (x.kind == Ast::Name || x.kind == Ast::Int || x.kind == Ast::Float || x.kind == Ast::String ||
+        x.kind == Ast::Attr || x.kind == Ast::Keyword)
+      if (nodeText(a) != nodeText(b))
+        return false;
+    for (uint32_t k = 0; k < x.count; ++k)
+      if (!same(child(a, k), child(b, k)))
+        return false;
+    return true;
+  };
+  const AstNode &stopNode = node(stop);
+  if (base.literal && base.expr.as<IntImmNode>() && stopNode.kind == Ast::Int) {
+    count = intLiteral(stop) - base.expr.as<IntImmNode>()->value;
+  } else if (stopNode.kind == Ast::Binary && stopNode.op == Tok::Plus && node(start).kind != Ast::Empty &&
+             node(child(stop, 1)).kind == Ast::Int && same(child(stop, 0), start)) {
+    count = intLiteral(child(stop, 1));
+  }
+  if (!count)
+    fail(where, "the lane count of a slice must be a constant ('b:b+4'); use T.Ramp(base, stride, lanes)");
+  int64_t lanes = (*count + stride - 1) / stride;
+  if (lanes < 2 || lanes > 65535)
+    fail(where, "a slice index must select between 2 and 65535 elements, not " + std::to_string(lanes));
+  Expr baseExpr = base.expr;
+  if (!baseExpr->type.isIndex())
+    fail(nodeRange(start), "slice start must be a scalar integer, not " + baseExpr->type.str());
+  Expr strideExpr = checked(where, [&] { return IntImmNode::make(baseExpr->type, stride, where); });
+  return checked(where, [&] { return RampNode::make(baseExpr, strideExpr, static_cast<int>(lanes), where); });
+}
+
+Typed Parser::lowerSubscript(uint32_t id) {
+  SourceRange where = nodeRange(id);
+  uint32_t base = child(id, 0);
+  if (node(base).kind == Ast::Attr && nodeName(base) == "shape" && node(child(base, 0)).kind == Ast::Name &&
+      nodeText(child(base, 0)) != "T") {
+    Buffer buffer = bufferNamed(child(base, 0));
+    if (node(id).count != 2)
+      fail(where, "'.shape' takes one index");
+    int64_t k = constantInt(child(id, 1), "shape index");
+    if (k < 0 || k >= static_cast<int64_t>(buffer->rank()))
+      fail(where, "shape index " + std::to_string(k) + " is out of range for buffer '" + buffer->name.str() +
+                      "' of rank " + std::to_string(buffer->rank()));
+    return {buffer->shape[k], false};
+  }
+  if (node(base).kind != Ast::Name)
+    fail(nodeRange(base), "only buffers can be indexed");
+  Buffer buffer = bufferNamed(base);
+  std::vector<Expr> indices;
+  indices.reserve(node(id).count - 1);
+  for (uint32_t k = 1; k < node(id).count; ++k)
+    indices.push_back(lowerIndex(child(id, k)));
+  return {checked(where, [&] { return BufferLoadNode::make(buffer, std::move(indices), where); }), false};
+}
+
+} // namespace tirlower

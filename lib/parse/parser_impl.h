@@ -1,0 +1,268 @@
+// Internal to lib/parse: the parser state shared by the syntax, expression and statement
+// files. Expressions are first parsed into a small arena AST (reset after each statement),
+// then lowered to typed IR with the names in scope; statements are lowered as they are read.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "ir/function.h"
+#include "parse/lexer.h"
+#include "parse/parser.h"
+#include "parse/source_manager.h"
+
+namespace tirlower {
+
+enum class Ast : uint8_t {
+  Name,
+  Int,
+  Float,
+  String,
+  True,
+  False,
+  None,
+  Attr,      // children: [base]; name = the attribute
+  Call,      // children: [callee, args..., keywords...]
+  Keyword,   // children: [value]; name = the keyword
+  Subscript, // children: [base, indices...]
+  Slice,     // children: [start, stop, step] (Empty when omitted)
+  Empty,
+  Binary,  // children: [a, b]; op = the operator token
+  Compare, // children: [a, b]; op = the operator token
+  And,
+  Or,
+  Not,
+  Neg,
+  Tuple,
+  List,
+  Dict,   // children: key, value, key, value, ...
+  Lambda, // children: [params (Name)..., body]
+};
+
+struct AstNode {
+  Ast kind;
+  Tok op = Tok::Error;
+  uint16_t depth = 1;
+  uint32_t begin = 0, end = 0;         // source range of the whole construct
+  uint32_t nameBegin = 0, nameEnd = 0; // Attr and Keyword names
+  uint32_t first = 0, count = 0;       // children, in Parser::children_
+};
+
+// Thrown to abandon the current statement; the diagnostic is already reported (or is a
+// consequence of an earlier error and stays silent).
+struct StatementFailed {};
+
+// What a name refers to in the current scope.
+struct Binding {
+  enum class Kind : uint8_t { Var, Buffer, Poisoned };
+  Kind kind = Kind::Poisoned;
+  Var var;
+  Buffer buffer;
+  SourceRange loc;
+};
+
+// Scopes as one vector of bindings with marks; a hash map from name to the innermost binding,
+// each binding remembering the one it shadows. Pushing and popping never copies a scope.
+class ScopeStack {
+public:
+  void push() { marks_.push_back(static_cast<uint32_t>(entries_.size())); }
+  void pop();
+  void define(std::string_view name, Binding binding);
+  const Binding *find(std::string_view name) const;
+  // The binding of `name` declared in the innermost scope, if any.
+  const Binding *findInCurrentScope(std::string_view name) const;
+  // Every visible name (for "did you mean").
+  std::vector<std::string_view> visibleNames() const;
+  void clear() {
+    entries_.clear();
+    marks_.clear();
+    latest_.clear();
+  }
+
+private:
+  struct Entry {
+    std::string_view name;
+    Binding binding;
+    uint32_t shadowed; // index of the shadowed entry, or UINT32_MAX
+  };
+  std::vector<Entry> entries_;
+  std::vector<uint32_t> marks_;
+  std::unordered_map<std::string_view, uint32_t> latest_;
+};
+
+// An expression under construction: `literal` marks a bare Python number whose type follows
+// the other operand of a binary operation.
+struct Typed {
+  Expr expr;
+  bool literal = false;
+};
+
+// A declaration statement whose body is the rest of the enclosing block; completed by
+// Parser::parseBlock once that body is known.
+struct PendingDecl {
+  enum class Kind : uint8_t { Let, Allocate, DeclBuffer, AllocBuffer, Attr } kind = Kind::Let;
+  Var var;
+  Expr value;
+  Buffer buffer;
+  bool allocates = false;
+  DataType dtype;
+  std::vector<Expr> extents;
+  Symbol name; // allocation scope or attribute key
+  SourceRange loc;
+};
+
+class Parser {
+public:
+  Parser(const SourceManager &sources, uint32_t fileId, DiagnosticSink &diagnostics, ParseRange range);
+
+  std::optional<Module> parseModule();
+  std::optional<IndexMap> parseStandaloneIndexMap(DataType indexType);
+
+private:
+  friend struct StatementParser;
+  // ---- tokens (parser.cpp)
+  const Token &peek(size_t k = 0) const { return tokens_[std::min(pos_ + k, tokens_.size() - 1)]; }
+  bool at(Tok kind) const { return peek().kind == kind; }
+  bool accept(Tok kind);
+  const Token &expect(Tok kind, const char *what);
+  std::string_view text(uint32_t begin, uint32_t end) const { return source_.substr(begin, end - begin); }
+  std::string_view tokenText(const Token &t) const { return text(t.begin, t.end); }
+  SourceRange range(uint32_t begin, uint32_t end) const { return {fileId_, begin, end}; }
+  SourceRange tokenRange(const Token &t) const { return {fileId_, t.begin, t.end}; }
+  [[noreturn]] void fail(SourceRange where, std::string message);
+  [[noreturn]] void failWithNote(SourceRange where, std::string message, SourceRange noteAt, std::string note);
+  [[noreturn]] void failSilently() { throw StatementFailed{}; }
+  void report(Diagnostic diagnostic);
+  void skipStatement();
+  void skipBlock();
+
+  // ---- syntax (syntax.cpp): returns arena indices
+  uint32_t parseExpr();
+  uint32_t parseLambda();
+  uint32_t parseOr();
+  uint32_t parseAnd();
+  uint32_t parseNot();
+  uint32_t parseComparison();
+  uint32_t parseArith();
+  uint32_t parseTerm();
+  uint32_t parseUnary();
+  uint32_t parsePostfix();
+  uint32_t parseAtom();
+  uint32_t parseSubscriptItem();
+  uint32_t parseCallArgument();
+  // Comma-separated items up to `close`, into a node of `kind` (Tuple, List, Call, Subscript).
+  void parseItems(Tok close, uint32_t (Parser::*item)(), std::vector<uint32_t> &out);
+  uint32_t makeNode(Ast kind, uint32_t begin, uint32_t end, const uint32_t *children = nullptr, uint32_t count = 0,
+                    Tok op = Tok::Error);
+  void enterNesting(uint32_t at);
+  const AstNode &node(uint32_t id) const { return ast_[id]; }
+  uint32_t child(uint32_t id, uint32_t k) const { return children_[ast_[id].first + k]; }
+  // The token text of a Name/Int/Float/String atom (parentheses around it excluded).
+  std::string_view nodeText(uint32_t id) const { return text(ast_[id].nameBegin, ast_[id].nameEnd); }
+  std::string_view nodeName(uint32_t id) const { return text(ast_[id].nameBegin, ast_[id].nameEnd); }
+  SourceRange nodeRange(uint32_t id) const { return range(ast_[id].begin, ast_[id].end); }
+  // "T.foo" -> "foo" when the node is an attribute of the name T; empty otherwise.
+  std::string_view builtinName(uint32_t id, std::string_view module = "T") const;
+
+  // ---- expressions (lower_expr.cpp, builtins.cpp)
+  Typed lower(uint32_t id);
+  Expr lowerValue(uint32_t id);                  // a literal gets its default type
+  Expr lowerAs(uint32_t id, DataType type);      // a literal gets `type`
+  Expr lowerIndex(uint32_t id);                  // an integer scalar or vector index
+  Expr lowerBool(uint32_t id, const char *what); // a condition
+  Typed lowerName(uint32_t id);
+  Typed lowerBinary(uint32_t id);
+  Typed lowerCompare(uint32_t id);
+  Typed lowerSubscript(uint32_t id);
+  Typed lowerCall(uint32_t id);
+  Typed lowerBuiltin(uint32_t id, std::string_view name);
+  Expr lowerSlice(uint32_t id);
+  Expr typedLiteral(const Typed &literal, DataType type, SourceRange where);
+  std::pair<Expr, Expr> unify(const Typed &a, const Typed &b, SourceRange where, std::string_view op);
+  Expr makeBinary(BinaryOp op, const Typed &a, const Typed &b, SourceRange where, std::string_view opText);
+  Expr defaultTyped(const Typed &value, SourceRange where);
+  int64_t intLiteral(uint32_t id);
+  double floatLiteral(uint32_t id);
+  std::string stringLiteral(uint32_t id);
+  DataType dtypeArgument(uint32_t id);
+  int64_t constantInt(uint32_t id, const char *what);
+  Buffer bufferNamed(uint32_t id);
+  AttrValue attrValue(uint32_t id);
+  IndexMap lowerIndexMap(uint32_t lambdaId, DataType indexType, size_t expectedInputs, const std::string &bufferName);
+  [[noreturn]] void undefinedName(uint32_t id);
+  [[noreturn]] void unknownBuiltin(uint32_t id, std::string_view name);
+  // Call arguments split into positional and keyword; checks counts and known keywords.
+  struct CallArgs {
+    std::vector<uint32_t> positional;
+    std::vector<std::pair<std::string_view, uint32_t>> keywords;
+    uint32_t find(std::string_view key) const;
+  };
+  CallArgs callArgs(uint32_t callId, std::string_view name, size_t minPositional, size_t maxPositional,
+                    std::initializer_list<std::string_view> allowedKeywords);
+  // IR node constructors throw IRTypeError; this turns one into a located error.
+  template <typename F> auto checked(SourceRange where, F &&build) -> decltype(build()) {
+    try {
+      return build();
+    } catch (const IRTypeError &e) {
+      fail(where, e.what());
+    }
+  }
+
+  // ---- statements and functions (statements.cpp, functions.cpp)
+  void parseTopLevel(Module &module);
+  void parseFunction(Module &module, uint32_t decoratorBegin, bool isPrivate);
+  void parseClass(Module &module);
+  void parseParams(PrimFuncNode::Fields &func);
+  Stmt parseBlock(bool newScope = true);
+  Stmt finishDecl(PendingDecl &decl, Stmt body);
+  Stmt parseStatement(PendingDecl &pending, bool &opened);
+  Stmt parseFor();
+  Stmt parseIf();
+  Stmt parseWhile();
+  Stmt parseWith(PendingDecl &pending, bool &opened);
+  Stmt parseAssert();
+  void lowerAttr(uint32_t call, PendingDecl &pending);
+  Stmt parseExpressionStatement(PendingDecl &pending, bool &opened);
+  Stmt parseAssignment(uint32_t target, PendingDecl &pending, bool &opened);
+  void declareBuffer(uint32_t target, uint32_t call, std::string_view kind, PendingDecl &pending);
+  // Shape, dtype and the keyword arguments shared by every buffer declaration; `first` is the
+  // index of the shape among the positional arguments. A null `data` makes a fresh variable.
+  Buffer buildBuffer(uint32_t nameNode, const CallArgs &args, size_t first, Var data, SourceRange loc);
+  std::vector<Expr> lowerShape(uint32_t id);
+  void parseFuncAttr(uint32_t call);
+  void parseTransformLayout(uint32_t call);
+  void parseMatchBuffer(uint32_t target, uint32_t call);
+  void defineBuffer(uint32_t nameNode, const Buffer &buffer);
+  Stmt makeLoop(ForKind kind, Var var, Expr min, Expr extent, Stmt body, Symbol thread, AttrValue annotations,
+                SourceRange loc);
+
+  const SourceManager &sources_;
+  uint32_t fileId_;
+  std::string_view source_;
+  DiagnosticSink &diagnostics_;
+  std::vector<Token> tokens_;
+  size_t pos_ = 0;
+  bool failed_ = false;
+  uint32_t nesting_ = 0;
+  uint32_t blockDepth_ = 0;
+
+  std::vector<AstNode> ast_;
+  std::vector<uint32_t> children_;
+  std::vector<uint32_t> scratch_;
+
+  ScopeStack scope_;
+  // Per function being parsed.
+  struct FunctionState {
+    PrimFuncNode::Fields *fields = nullptr;
+    std::vector<std::pair<Var, size_t>> handleParams; // handle params awaiting match_buffer
+    bool sawStatement = false;
+  } func_;
+};
+
+// Levenshtein distance capped at `limit + 1`.
+size_t editDistance(std::string_view a, std::string_view b, size_t limit);
+
+} // namespace tirlower

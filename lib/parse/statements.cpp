@@ -1,0 +1,471 @@
+// Statements: blocks (with declarations scoping the rest of their block), loops, branches,
+// stores, lets, attributes and asserts.
+#include "parse/parser_impl.h"
+
+namespace tirlower {
+
+namespace {
+constexpr uint32_t kMaxBlockDepth = 200;
+
+struct PopScope {
+  ScopeStack &scope;
+  ~PopScope() { scope.pop(); }
+};
+} // namespace
+
+Stmt Parser::finishDecl(PendingDecl &d, Stmt body) {
+  return checked(d.loc, [&]() -> Stmt {
+    switch (d.kind) {
+    case PendingDecl::Kind::Let: return LetStmtNode::make(d.var, d.value, body, d.loc);
+    case PendingDecl::Kind::Allocate: return AllocateNode::make(d.var, d.dtype, d.extents, d.name, body, d.loc);
+    case PendingDecl::Kind::DeclBuffer: return DeclBufferNode::make(d.buffer, d.allocates, body, d.loc);
+    case PendingDecl::Kind::AllocBuffer: return AllocBufferNode::make(d.buffer, body, d.loc);
+    case PendingDecl::Kind::Attr: return AttrStmtNode::make(d.value, d.name, d.extents[0], body, d.loc);
+    }
+    return body;
+  });
+}
+
+Stmt Parser::parseBlock(bool newScope) {
+  if (!at(Tok::Indent))
+    fail(tokenRange(peek()), "expected an indented block");
+  const Token &indent = tokens_[pos_++];
+  if (blockDepth_ >= kMaxBlockDepth) {
+    report({Severity::Error,
+            tokenRange(indent),
+            "nesting too deep (more than " + std::to_string(kMaxBlockDepth) + " levels)",
+            {}});
+    --pos_;
+    skipBlock();
+    return SeqStmtNode::make({});
+  }
+  ++blockDepth_;
+  if (newScope)
+    scope_.push();
+  struct Frame {
+    PendingDecl decl;
+    std::vector<Stmt> before;
+  };
+  std::vector<Frame> frames;
+  std::vector<Stmt> current;
+  while (!at(Tok::Dedent) && !at(Tok::EndOfFile)) {
+    size_t start = pos_;
+    size_t astMark = ast_.size(), childMark = children_.size();
+    PendingDecl pending;
+    bool opened = false;
+    try {
+      Stmt stmt = parseStatement(pending, opened);
+      if (stmt)
+        current.push_back(std::move(stmt));
+      if (opened) {
+        frames.push_back({std::move(pending), std::move(current)});
+        current.clear();
+      }
+    } catch (const StatementFailed &) {
+      bool atBoundary =
+          pos_ > start && (tokens_[pos_ - 1].kind == Tok::Newline || tokens_[pos_ - 1].kind == Tok::Dedent);
+      if (!atBoundary)
+        skipStatement();
+    }
+    ast_.resize(astMark);
+    children_.resize(childMark);
+    scratch_.clear();
+  }
+  accept(Tok::Dedent);
+  Stmt body = SeqStmtNode::make(std::move(current));
+  for (auto it = frames.rbegin(); it != frames.rend(); ++it) {
+    try {
+      it->before.push_back(finishDecl(it->decl, body));
+    } catch (const StatementFailed &) {
+      it->before.push_back(body);
+    }
+    body = SeqStmtNode::make(std::move(it->before));
+  }
+  if (newScope)
+    scope_.pop();
+  --blockDepth_;
+  return body;
+}
+
+Stmt Parser::parseStatement(PendingDecl &pending, bool &opened) {
+  const Token &t = peek();
+  switch (t.kind) {
+  case Tok::KwFor: return parseFor();
+  case Tok::KwIf: return parseIf();
+  case Tok::KwWhile: return parseWhile();
+  case Tok::KwWith: return parseWith(pending, opened);
+  case Tok::KwAssert: return parseAssert();
+  case Tok::KwPass:
+    ++pos_;
+    expect(Tok::Newline, "end of line after 'pass'");
+    return nullptr;
+  case Tok::KwReturn: fail(tokenRange(t), "'return' is not supported in a prim_func");
+  case Tok::KwElif:
+  case Tok::KwElse: fail(tokenRange(t), std::string(tokenName(t.kind)) + " without a matching 'if'");
+  case Tok::Indent: fail(tokenRange(peek(1)), "unexpected indent");
+  case Tok::KwDef:
+  case Tok::At:
+  case Tok::KwClass: fail(tokenRange(t), "nested functions and classes are not supported");
+  case Tok::Error: failSilently();
+  default: return parseExpressionStatement(pending, opened);
+  }
+}
+
+Stmt Parser::makeLoop(ForKind kind, Var var, Expr min, Expr extent, Stmt body, Symbol thread, AttrValue annotations,
+                      SourceRange loc) {
+  return checked(loc, [&] {
+    return ForNode::make(std::move(var), std::move(min), std::move(extent), kind, std::move(body), thread,
+                         std::move(annotations), loc);
+  });
+}
+
+Stmt Parser::parseFor() {
+  uint32_t begin = expect(Tok::KwFor, "'for'").begin;
+  std::vector<Token> targets;
+  do {
+    targets.push_back(expect(Tok::Name, "a loop variable name"));
+  } while (accept(Tok::Comma));
+  expect(Tok::KwIn, "'in'");
+  uint32_t iter = parseExpr();
+  expect(Tok::Colon, "':' after the loop header");
+  SourceRange header = range(begin, node(iter).end);
+  if (node(iter).kind != Ast::Call)
+    fail(nodeRange(iter), "expected a loop iterator such as range(n), T.serial(n) or T.grid(n, m)");
+  uint32_t callee = child(iter, 0);
+  std::string_view name = builtinName(callee);
+  bool isRange = node(callee).kind == Ast::Name && nodeText(callee) == "range";
+  ForKind kind = ForKind::Serial;
+  if (isRange || name == "serial")
+    kind = ForKind::Serial;
+  else if (name == "parallel")
+    kind = ForKind::Parallel;
+  else if (name == "vectorized")
+    kind = ForKind::Vectorized;
+  else if (name == "unroll")
+    kind = ForKind::Unrolled;
+  else if (name == "thread_binding")
+    kind = ForKind::ThreadBinding;
+  else if (name != "grid") {
+    if (!name.empty() && name != "serial")
+      unknownBuiltin(iter, name);
+    fail(nodeRange(iter), "expected a loop iterator such as range(n), T.serial(n) or T.grid(n, m)");
+  }
+
+  struct Bounds {
+    Expr min, extent;
+  };
+  std::vector<Bounds> bounds;
+  Symbol thread;
+  AttrValue annotations;
+  auto lowerBounds = [&](std::optional<uint32_t> lo, uint32_t hi) {
+    SourceRange where = lo ? range(node(*lo).begin, node(hi).end) : nodeRange(hi);
+    Typed a = lo ? lower(*lo) : Typed{IntImmNode::make(DataType::int32(), 0, where), true};
+    Typed b = lower(hi);
+    auto [mn, mx] = unify(a, b, where, "range");
+    if (!mn->type.isIndex())
+      fail(where, "loop bounds must be scalar integers, not " + mn->type.str());
+    const int64_t *cmin = asConstInt(mn), *cmax = asConstInt(mx);
+    Expr extent;
+    if (!lo || (cmin && *cmin == 0))
+      extent = mx;
+    else if (cmin && cmax)
+      extent = checked(where, [&] { return IntImmNode::make(mn->type, *cmax - *cmin, where); });
+    else
+      extent = checked(where, [&] { return BinaryNode::make(BinaryOp::Sub, mx, mn, where); });
+    bounds.push_back({mn, extent});
+  };
+  std::string_view displayName = isRange ? std::string_view("range") : name;
+  if (name == "grid") {
+    CallArgs args = callArgs(iter, name, 1, SIZE_MAX, {});
+    if (args.positional.size() != targets.size())
+      fail(header, "T.grid has " + std::to_string(args.positional.size()) + " extents but the loop has " +
+                       std::to_string(targets.size()) + " variable" + (targets.size() == 1 ? "" : "s"));
+    for (uint32_t arg : args.positional)
+      lowerBounds(std::nullopt, arg);
+  } else {
+    CallArgs args = isRange                          ? callArgs(iter, displayName, 1, 2, {})
+                    : kind == ForKind::ThreadBinding ? callArgs(iter, name, 1, 2, {"thread", "annotations"})
+                                                     : callArgs(iter, name, 1, 2, {"annotations"});
+    if (targets.size() != 1)
+      fail(header, "this loop binds one variable, not " + std::to_string(targets.size()));
+    if (args.positional.size() == 1)
+      lowerBounds(std::nullopt, args.positional[0]);
+    else
+      lowerBounds(args.positional[0], args.positional[1]);
+    if (uint32_t a = args.find("annotations"); a != UINT32_MAX) {
+      if (node(a).kind != Ast::Dict)
+        fail(nodeRange(a), "loop annotations must be a dict");
+      annotations = attrValue(a);
+    }
+    if (kind == ForKind::ThreadBinding) {
+      uint32_t tag = args.find("thread");
+      if (tag == UINT32_MAX)
+        fail(nodeRange(iter), "T.thread_binding needs thread=\"...\"");
+      thread = Symbol(stringLiteral(tag));
+    }
+  }
+  expect(Tok::Newline, "end of line after ':'");
+
+  scope_.push();
+  PopScope pop{scope_};
+  std::vector<Var> vars;
+  for (size_t k = 0; k < targets.size(); ++k) {
+    SourceRange where = tokenRange(targets[k]);
+    Var var = VarNode::make(Symbol(tokenText(targets[k])), bounds[k].min->type, where);
+    scope_.define(tokenText(targets[k]), {Binding::Kind::Var, var, nullptr, where});
+    vars.push_back(var);
+  }
+  Stmt body = parseBlock();
+  for (size_t k = vars.size(); k-- > 0;)
+    body = makeLoop(kind, vars[k], bounds[k].min, bounds[k].extent, body, thread,
+                    k + 1 == vars.size() ? annotations : AttrValue(), header);
+  return body;
+}
+
+Stmt Parser::parseIf() {
+  struct Branch {
+    Expr condition;
+    Stmt body;
+    SourceRange loc;
+  };
+  std::vector<Branch> branches;
+  Stmt elseCase;
+  Tok keyword = Tok::KwIf;
+  while (true) {
+    uint32_t begin = expect(keyword, keyword == Tok::KwIf ? "'if'" : "'elif'").begin;
+    uint32_t cond = parseExpr();
+    expect(Tok::Colon, "':' after the condition");
+    Expr condition = lowerBool(cond, "if condition");
+    if (condition->type.isVector())
+      fail(nodeRange(cond), "if condition must be a scalar bool, not " + condition->type.str());
+    expect(Tok::Newline, "end of line after ':'");
+    SourceRange loc = range(begin, node(cond).end);
+    branches.push_back({condition, parseBlock(), loc});
+    if (at(Tok::KwElif)) {
+      keyword = Tok::KwElif;
+      continue;
+    }
+    if (accept(Tok::KwElse)) {
+      expect(Tok::Colon, "':' after 'else'");
+      expect(Tok::Newline, "end of line after ':'");
+      elseCase = parseBlock();
+    }
+    break;
+  }
+  for (size_t k = branches.size(); k-- > 0;) {
+    Branch &b = branches[k];
+    elseCase = checked(b.loc, [&] { return IfThenElseNode::make(b.condition, b.body, elseCase, b.loc); });
+  }
+  return elseCase;
+}
+
+Stmt Parser::parseWhile() {
+  uint32_t begin = expect(Tok::KwWhile, "'while'").begin;
+  uint32_t cond = parseExpr();
+  expect(Tok::Colon, "':' after the condition");
+  Expr condition = lowerBool(cond, "while condition");
+  expect(Tok::Newline, "end of line after ':'");
+  SourceRange loc = range(begin, node(cond).end);
+  Stmt body = parseBlock();
+  return checked(loc, [&] { return WhileNode::make(condition, body, loc); });
+}
+
+Stmt Parser::parseAssert() {
+  uint32_t begin = expect(Tok::KwAssert, "'assert'").begin;
+  uint32_t cond = parseExpr();
+  std::string message;
+  uint32_t end = node(cond).end;
+  Expr condition = lowerBool(cond, "assert condition");
+  if (accept(Tok::Comma)) {
+    uint32_t text = parseExpr();
+    if (node(text).kind != Ast::String)
+      fail(nodeRange(text), "the assert message must be a string");
+    message = stringLiteral(text);
+    end = node(text).end;
+  }
+  expect(Tok::Newline, "end of line after the assert");
+  SourceRange loc = range(begin, end);
+  return checked(loc, [&] { return AssertStmtNode::make(condition, message, loc); });
+}
+
+Stmt Parser::parseWith(PendingDecl &pending, bool &opened) {
+  (void)opened;
+  uint32_t begin = expect(Tok::KwWith, "'with'").begin;
+  uint32_t call = parseExpr();
+  expect(Tok::Colon, "':' after the with header");
+  SourceRange loc = range(begin, node(call).end);
+  if (node(call).kind != Ast::Call || builtinName(child(call, 0)) != "attr")
+    fail(nodeRange(call), "unsupported 'with' statement; expected 'with T.attr(node, \"key\", value):'");
+  lowerAttr(call, pending);
+  expect(Tok::Newline, "end of line after ':'");
+  pending.loc = loc;
+  Stmt body = parseBlock();
+  return finishDecl(pending, body);
+}
+
+// T.attr(node, "key", value): the node is a variable (a buffer stands for its data) or a string.
+void Parser::lowerAttr(uint32_t call, PendingDecl &pending) {
+  CallArgs args = callArgs(call, "attr", 3, 3, {});
+  uint32_t target = args.positional[0];
+  Expr attrNode;
+  if (node(target).kind == Ast::String) {
+    attrNode = StringImmNode::make(stringLiteral(target), nodeRange(target));
+  } else if (node(target).kind == Ast::Name) {
+    const Binding *binding = scope_.find(nodeText(target));
+    if (binding && binding->kind == Binding::Kind::Buffer)
+      attrNode = binding->buffer->data;
+    else
+      attrNode = lowerValue(target);
+  } else {
+    attrNode = lowerValue(target);
+  }
+  if (!attrNode.as<VarNode>() && !attrNode.as<StringImmNode>())
+    fail(nodeRange(target), "the node of T.attr must be a variable, a buffer or a string");
+  uint32_t key = args.positional[1];
+  if (node(key).kind != Ast::String)
+    fail(nodeRange(key), "the key of T.attr must be a string");
+  uint32_t valueId = args.positional[2];
+  Expr value = node(valueId).kind == Ast::String ? StringImmNode::make(stringLiteral(valueId), nodeRange(valueId))
+                                                 : lowerValue(valueId);
+  pending.kind = PendingDecl::Kind::Attr;
+  pending.value = attrNode;
+  pending.name = Symbol(stringLiteral(key));
+  pending.extents = {value};
+  pending.loc = nodeRange(call);
+}
+
+Stmt Parser::parseExpressionStatement(PendingDecl &pending, bool &opened) {
+  uint32_t first = parseExpr();
+  if (at(Tok::Colon) && node(first).kind == Ast::Name) {
+    // x: T.int32 = value
+    ++pos_;
+    uint32_t typeNode = parseExpr();
+    expect(Tok::Assign, "'=' in an annotated assignment");
+    uint32_t valueNode = parseExpr();
+    expect(Tok::Newline, "end of line after the assignment");
+    std::string_view typeName = builtinName(typeNode);
+    std::optional<DataType> type = typeName.empty() ? std::nullopt : DataType::parse(typeName);
+    if (!type || type->isVoid())
+      fail(nodeRange(typeNode), "expected a type such as T.int32");
+    std::string_view name = nodeText(first);
+    SourceRange loc = range(node(first).begin, node(valueNode).end);
+    try {
+      Expr value = lowerAs(valueNode, *type);
+      if (value->type != *type)
+        fail(nodeRange(valueNode), "'" + std::string(name) + "' is declared " + type->str() +
+                                       " but bound to a value of type " + value->type.str());
+      Var var = type->isHandle() ? VarNode::makeHandle(Symbol(name), DataType::voidType(), Symbol(), nodeRange(first))
+                                 : VarNode::make(Symbol(name), *type, nodeRange(first));
+      scope_.define(name, {Binding::Kind::Var, var, nullptr, nodeRange(first)});
+      pending = {PendingDecl::Kind::Let, var, value, nullptr, false, {}, {}, {}, loc};
+      opened = true;
+    } catch (const StatementFailed &) {
+      scope_.define(name, {Binding::Kind::Poisoned, nullptr, nullptr, nodeRange(first)});
+      throw;
+    }
+    return nullptr;
+  }
+  if (at(Tok::Assign)) {
+    ++pos_;
+    return parseAssignment(first, pending, opened);
+  }
+  expect(Tok::Newline, "end of line after the statement");
+  const AstNode n = node(first);
+  if (n.kind == Ast::String)
+    return nullptr; // a docstring
+  if (n.kind != Ast::Call)
+    fail(nodeRange(first), "expression statement has no effect; use T.evaluate(...) to keep it");
+  std::string_view name = builtinName(child(first, 0));
+  if (name == "func_attr") {
+    parseFuncAttr(first);
+    return nullptr;
+  }
+  if (name == "transform_layout") {
+    parseTransformLayout(first);
+    return nullptr;
+  }
+  if (name == "attr") {
+    lowerAttr(first, pending);
+    opened = true;
+    return nullptr;
+  }
+  if (name == "evaluate") {
+    CallArgs args = callArgs(first, name, 1, 1, {});
+    Expr value = lowerValue(args.positional[0]);
+    return EvaluateNode::make(value, nodeRange(first));
+  }
+  if (name == "alloc_buffer" || name == "decl_buffer" || name == "buffer_decl" || name == "allocate" ||
+      name == "match_buffer")
+    fail(nodeRange(first), "the result of T." + std::string(name) + " must be assigned to a name");
+  Expr value = lowerValue(first);
+  return EvaluateNode::make(value, nodeRange(first));
+}
+
+Stmt Parser::parseAssignment(uint32_t target, PendingDecl &pending, bool &opened) {
+  uint32_t valueNode = parseExpr();
+  if (at(Tok::Assign))
+    fail(tokenRange(peek()), "chained assignment is not supported");
+  expect(Tok::Newline, "end of line after the assignment");
+  SourceRange loc = range(node(target).begin, node(valueNode).end);
+  const AstNode targetNode = node(target);
+  if (targetNode.kind == Ast::Subscript) {
+    uint32_t base = child(target, 0);
+    if (node(base).kind != Ast::Name)
+      fail(nodeRange(base), "only buffer elements can be assigned");
+    Buffer buffer = bufferNamed(base);
+    std::vector<Expr> indices;
+    for (uint32_t k = 1; k < targetNode.count; ++k)
+      indices.push_back(lowerIndex(child(target, k)));
+    SourceRange access = nodeRange(target);
+    DataType expected = checked(access, [&] { return accessType(*buffer, indices); });
+    Typed value = lower(valueNode);
+    Expr stored = value.literal ? typedLiteral(value, expected, nodeRange(valueNode)) : value.expr;
+    if (stored->type.lanes() != expected.lanes()) {
+      int indexLanes = expected.lanes() / buffer->dtype.lanes();
+      fail(loc, "cannot store a value with " + std::to_string(stored->type.lanes()) + " lane" +
+                    (stored->type.lanes() == 1 ? "" : "s") + " into '" + buffer->name.str() + "': the access has " +
+                    std::to_string(expected.lanes()) + " lanes (" + std::to_string(indexLanes) + " index lane" +
+                    (indexLanes == 1 ? "" : "s") + " x " + std::to_string(buffer->dtype.lanes()) + " element lane" +
+                    (buffer->dtype.lanes() == 1 ? "" : "s") + ")");
+    }
+    if (stored->type != expected)
+      fail(loc, "cannot store a value of type " + stored->type.str() + " into buffer '" + buffer->name.str() +
+                    "' of type " + expected.str());
+    return checked(loc, [&] { return BufferStoreNode::make(buffer, stored, std::move(indices), loc); });
+  }
+  if (targetNode.kind != Ast::Name)
+    fail(nodeRange(target),
+         targetNode.kind == Ast::Tuple ? "tuple assignment is not supported" : "cannot assign to this expression");
+  std::string_view name = nodeText(target);
+  try {
+    if (node(valueNode).kind == Ast::Call) {
+      std::string_view callee = builtinName(child(valueNode, 0));
+      if (callee == "match_buffer") {
+        parseMatchBuffer(target, valueNode);
+        return nullptr;
+      }
+      if (callee == "alloc_buffer" || callee == "decl_buffer" || callee == "buffer_decl" || callee == "Buffer" ||
+          callee == "allocate") {
+        declareBuffer(target, valueNode, callee, pending);
+        pending.loc = loc;
+        opened = true;
+        return nullptr;
+      }
+    }
+    Expr value = lowerValue(valueNode);
+    Var var =
+        value->type.isHandle()
+            ? VarNode::makeHandle(Symbol(name), value.as<VarNode>() ? value.as<VarNode>()->pointeeType : DataType(),
+                                  value.as<VarNode>() ? value.as<VarNode>()->storageScope : Symbol(), nodeRange(target))
+            : checked(loc, [&] { return VarNode::make(Symbol(name), value->type, nodeRange(target)); });
+    scope_.define(name, {Binding::Kind::Var, var, nullptr, nodeRange(target)});
+    pending = {PendingDecl::Kind::Let, var, value, nullptr, false, {}, {}, {}, loc};
+    opened = true;
+    return nullptr;
+  } catch (const StatementFailed &) {
+    scope_.define(name, {Binding::Kind::Poisoned, nullptr, nullptr, nodeRange(target)});
+    throw;
+  }
+}
+
+} // namespace tirlower

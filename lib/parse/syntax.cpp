@@ -1,0 +1,365 @@
+// Token helpers, error recovery and the expression grammar (Python precedence) into the
+// arena AST.
+#include <algorithm>
+
+#include "parse/parser_impl.h"
+
+namespace tirlower {
+
+namespace {
+constexpr uint32_t kMaxNesting = 200;
+constexpr uint32_t kMaxDepth = 1000;
+
+struct NestingGuard {
+  uint32_t &counter;
+  ~NestingGuard() { --counter; }
+};
+} // namespace
+
+bool Parser::accept(Tok kind) {
+  if (!at(kind))
+    return false;
+  ++pos_;
+  return true;
+}
+
+const Token &Parser::expect(Tok kind, const char *what) {
+  if (!at(kind)) {
+    const Token &t = peek();
+    std::string found = t.kind == Tok::Name || t.kind == Tok::Int || t.kind == Tok::Float
+                            ? "'" + std::string(tokenText(t)) + "'"
+                            : tokenName(t.kind);
+    if (t.kind == Tok::Error)
+      failSilently();
+    fail(tokenRange(t), std::string("expected ") + what + ", found " + found);
+  }
+  return tokens_[pos_++];
+}
+
+void Parser::report(Diagnostic diagnostic) {
+  if (diagnostic.severity == Severity::Error)
+    failed_ = true;
+  diagnostics_.report(std::move(diagnostic));
+}
+
+void Parser::fail(SourceRange where, std::string message) {
+  report({Severity::Error, where, std::move(message), {}});
+  throw StatementFailed{};
+}
+
+void Parser::failWithNote(SourceRange where, std::string message, SourceRange noteAt, std::string note) {
+  Diagnostic d{Severity::Error, where, std::move(message), {}};
+  d.note(noteAt, std::move(note));
+  report(std::move(d));
+  throw StatementFailed{};
+}
+
+// Skips the rest of the current logical line, the block it opens, and any elif/else
+// clauses that continue it.
+void Parser::skipStatement() {
+  while (true) {
+    while (!at(Tok::Newline) && !at(Tok::EndOfFile) && !at(Tok::Dedent) && !at(Tok::Indent))
+      ++pos_;
+    accept(Tok::Newline);
+    if (at(Tok::Indent))
+      skipBlock();
+    if (!at(Tok::KwElif) && !at(Tok::KwElse))
+      return;
+  }
+}
+
+void Parser::skipBlock() {
+  size_t depth = 0;
+  while (!at(Tok::EndOfFile)) {
+    Tok kind = peek().kind;
+    ++pos_;
+    if (kind == Tok::Indent)
+      ++depth;
+    else if (kind == Tok::Dedent && --depth == 0)
+      return;
+  }
+}
+
+uint32_t Parser::makeNode(Ast kind, uint32_t begin, uint32_t end, const uint32_t *children, uint32_t count, Tok op) {
+  AstNode n;
+  n.kind = kind;
+  n.op = op;
+  n.begin = n.nameBegin = begin;
+  n.end = n.nameEnd = end;
+  n.first = static_cast<uint32_t>(children_.size());
+  n.count = count;
+  uint32_t depth = 0;
+  for (uint32_t k = 0; k < count; ++k) {
+    children_.push_back(children[k]);
+    depth = std::max<uint32_t>(depth, ast_[children[k]].depth);
+  }
+  if (depth + 1 > kMaxDepth)
+    fail(range(begin, end), "expression is too deeply nested (more than " + std::to_string(kMaxDepth) + " levels)");
+  n.depth = static_cast<uint16_t>(depth + 1);
+  ast_.push_back(n);
+  return static_cast<uint32_t>(ast_.size() - 1);
+}
+
+void Parser::enterNesting(uint32_t at) {
+  if (++nesting_ > kMaxNesting) {
+    --nesting_;
+    fail(range(at, at + 1), "nesting too deep (more than " + std::to_string(kMaxNesting) + " levels)");
+  }
+}
+
+std::string_view Parser::builtinName(uint32_t id, std::string_view module) const {
+  const AstNode &n = node(id);
+  if (n.kind != Ast::Attr)
+    return {};
+  uint32_t base = child(id, 0);
+  if (node(base).kind != Ast::Name || nodeText(base) != module)
+    return {};
+  return nodeName(id);
+}
+
+uint32_t Parser::parseExpr() {
+  if (at(Tok::KwLambda))
+    return parseLambda();
+  return parseOr();
+}
+
+uint32_t Parser::parseLambda() {
+  uint32_t begin = expect(Tok::KwLambda, "'lambda'").begin;
+  size_t mark = scratch_.size();
+  while (at(Tok::Name)) {
+    const Token &t = peek();
+    scratch_.push_back(makeNode(Ast::Name, t.begin, t.end));
+    ++pos_;
+    if (!accept(Tok::Comma))
+      break;
+  }
+  expect(Tok::Colon, "':' after the lambda parameters");
+  scratch_.push_back(parseExpr());
+  uint32_t id = makeNode(Ast::Lambda, begin, node(scratch_.back()).end, scratch_.data() + mark,
+                         static_cast<uint32_t>(scratch_.size() - mark));
+  scratch_.resize(mark);
+  return id;
+}
+
+uint32_t Parser::parseOr() {
+  uint32_t left = parseAnd();
+  while (at(Tok::KwOr)) {
+    ++pos_;
+    uint32_t operands[2] = {left, parseAnd()};
+    left = makeNode(Ast::Or, node(left).begin, node(operands[1]).end, operands, 2);
+  }
+  return left;
+}
+
+uint32_t Parser::parseAnd() {
+  uint32_t left = parseNot();
+  while (at(Tok::KwAnd)) {
+    ++pos_;
+    uint32_t operands[2] = {left, parseNot()};
+    left = makeNode(Ast::And, node(left).begin, node(operands[1]).end, operands, 2);
+  }
+  return left;
+}
+
+uint32_t Parser::parseNot() {
+  if (!at(Tok::KwNot))
+    return parseComparison();
+  uint32_t begin = peek().begin;
+  enterNesting(begin);
+  NestingGuard guard{nesting_};
+  ++pos_;
+  uint32_t operand = parseNot();
+  return makeNode(Ast::Not, begin, node(operand).end, &operand, 1);
+}
+
+static bool isComparisonToken(Tok kind) {
+  return kind == Tok::Less || kind == Tok::LessEqual || kind == Tok::Greater || kind == Tok::GreaterEqual ||
+         kind == Tok::EqualEqual || kind == Tok::NotEqual;
+}
+
+uint32_t Parser::parseComparison() {
+  uint32_t left = parseArith();
+  if (!isComparisonToken(peek().kind))
+    return left;
+  Tok op = peek().kind;
+  ++pos_;
+  uint32_t operands[2] = {left, parseArith()};
+  uint32_t id = makeNode(Ast::Compare, node(left).begin, node(operands[1]).end, operands, 2, op);
+  if (isComparisonToken(peek().kind)) {
+    ++pos_;
+    uint32_t next = parseArith();
+    fail(range(node(left).begin, node(next).end), "chained comparisons are not supported; combine them with 'and'");
+  }
+  return id;
+}
+
+uint32_t Parser::parseArith() {
+  uint32_t left = parseTerm();
+  while (at(Tok::Plus) || at(Tok::Minus)) {
+    Tok op = peek().kind;
+    ++pos_;
+    uint32_t operands[2] = {left, parseTerm()};
+    left = makeNode(Ast::Binary, node(left).begin, node(operands[1]).end, operands, 2, op);
+  }
+  return left;
+}
+
+uint32_t Parser::parseTerm() {
+  uint32_t left = parseUnary();
+  while (true) {
+    Tok op = peek().kind;
+    if (op == Tok::StarStar)
+      fail(tokenRange(peek()), "'**' is not supported; use T.pow");
+    if (op != Tok::Star && op != Tok::Slash && op != Tok::SlashSlash && op != Tok::Percent)
+      return left;
+    ++pos_;
+    uint32_t operands[2] = {left, parseUnary()};
+    left = makeNode(Ast::Binary, node(left).begin, node(operands[1]).end, operands, 2, op);
+  }
+}
+
+uint32_t Parser::parseUnary() {
+  if (!at(Tok::Minus) && !at(Tok::Plus))
+    return parsePostfix();
+  const Token &t = peek();
+  bool negate = t.kind == Tok::Minus;
+  uint32_t begin = t.begin;
+  enterNesting(begin);
+  NestingGuard guard{nesting_};
+  ++pos_;
+  uint32_t operand = parseUnary();
+  if (!negate)
+    return operand;
+  return makeNode(Ast::Neg, begin, node(operand).end, &operand, 1);
+}
+
+uint32_t Parser::parsePostfix() {
+  uint32_t base = parseAtom();
+  std::vector<uint32_t> items;
+  while (true) {
+    if (at(Tok::Dot)) {
+      ++pos_;
+      const Token &name = expect(Tok::Name, "an attribute name after '.'");
+      uint32_t id = makeNode(Ast::Attr, node(base).begin, name.end, &base, 1);
+      ast_[id].nameBegin = name.begin;
+      ast_[id].nameEnd = name.end;
+      base = id;
+      continue;
+    }
+    if (at(Tok::LParen) || at(Tok::LBracket)) {
+      bool call = at(Tok::LParen);
+      enterNesting(peek().begin);
+      NestingGuard guard{nesting_};
+      ++pos_;
+      items.clear();
+      items.push_back(base);
+      if (call)
+        parseItems(Tok::RParen, &Parser::parseCallArgument, items);
+      else
+        parseItems(Tok::RBracket, &Parser::parseSubscriptItem, items);
+      if (!call && items.size() == 1)
+        fail(range(node(base).begin, tokens_[pos_ - 1].end), "expected an index inside '[]'");
+      base = makeNode(call ? Ast::Call : Ast::Subscript, node(base).begin, tokens_[pos_ - 1].end, items.data(),
+                      static_cast<uint32_t>(items.size()));
+      continue;
+    }
+    return base;
+  }
+}
+
+void Parser::parseItems(Tok close, uint32_t (Parser::*item)(), std::vector<uint32_t> &out) {
+  while (!at(close)) {
+    out.push_back((this->*item)());
+    if (!accept(Tok::Comma))
+      break;
+  }
+  expect(close, tokenName(close));
+}
+
+uint32_t Parser::parseCallArgument() {
+  if (at(Tok::Name) && peek(1).kind == Tok::Assign) {
+    const Token name = peek();
+    pos_ += 2;
+    uint32_t value = parseExpr();
+    uint32_t id = makeNode(Ast::Keyword, name.begin, node(value).end, &value, 1);
+    ast_[id].nameBegin = name.begin;
+    ast_[id].nameEnd = name.end;
+    return id;
+  }
+  return parseExpr();
+}
+
+uint32_t Parser::parseSubscriptItem() {
+  uint32_t begin = peek().begin;
+  uint32_t parts[3];
+  uint32_t empty = makeNode(Ast::Empty, begin, begin);
+  parts[0] = at(Tok::Colon) ? empty : parseExpr();
+  if (!at(Tok::Colon))
+    return parts[0];
+  ++pos_;
+  parts[1] = at(Tok::Comma) || at(Tok::RBracket) || at(Tok::Colon) ? empty : parseExpr();
+  parts[2] = empty;
+  if (accept(Tok::Colon) && !at(Tok::Comma) && !at(Tok::RBracket))
+    parts[2] = parseExpr();
+  return makeNode(Ast::Slice, begin, tokens_[pos_ - 1].end, parts, 3);
+}
+
+uint32_t Parser::parseAtom() {
+  const Token t = peek();
+  switch (t.kind) {
+  case Tok::Name: ++pos_; return makeNode(Ast::Name, t.begin, t.end);
+  case Tok::Int: ++pos_; return makeNode(Ast::Int, t.begin, t.end);
+  case Tok::Float: ++pos_; return makeNode(Ast::Float, t.begin, t.end);
+  case Tok::String: ++pos_; return makeNode(Ast::String, t.begin, t.end);
+  case Tok::KwTrue: ++pos_; return makeNode(Ast::True, t.begin, t.end);
+  case Tok::KwFalse: ++pos_; return makeNode(Ast::False, t.begin, t.end);
+  case Tok::KwNone: ++pos_; return makeNode(Ast::None, t.begin, t.end);
+  case Tok::LParen:
+  case Tok::LBracket:
+  case Tok::LBrace: {
+    enterNesting(t.begin);
+    NestingGuard guard{nesting_};
+    ++pos_;
+    std::vector<uint32_t> items;
+    if (t.kind == Tok::LBrace) {
+      while (!at(Tok::RBrace)) {
+        items.push_back(parseExpr());
+        expect(Tok::Colon, "':' in a dict");
+        items.push_back(parseExpr());
+        if (!accept(Tok::Comma))
+          break;
+      }
+      expect(Tok::RBrace, "'}'");
+      return makeNode(Ast::Dict, t.begin, tokens_[pos_ - 1].end, items.data(), static_cast<uint32_t>(items.size()));
+    }
+    if (t.kind == Tok::LBracket) {
+      parseItems(Tok::RBracket, &Parser::parseExpr, items);
+      return makeNode(Ast::List, t.begin, tokens_[pos_ - 1].end, items.data(), static_cast<uint32_t>(items.size()));
+    }
+    bool tuple = at(Tok::RParen);
+    while (!at(Tok::RParen)) {
+      items.push_back(parseExpr());
+      if (!accept(Tok::Comma))
+        break;
+      tuple = true;
+    }
+    expect(Tok::RParen, "')'");
+    if (!tuple) {
+      // A parenthesized expression keeps its inner node, widened to cover the parentheses
+      // so diagnostics underline what the user wrote.
+      ast_[items[0]].begin = t.begin;
+      ast_[items[0]].end = tokens_[pos_ - 1].end;
+      return items[0];
+    }
+    return makeNode(Ast::Tuple, t.begin, tokens_[pos_ - 1].end, items.data(), static_cast<uint32_t>(items.size()));
+  }
+  case Tok::Error: failSilently();
+  default: break;
+  }
+  std::string found = tokenName(t.kind);
+  if (t.kind == Tok::KwLambda)
+    fail(tokenRange(t), "a lambda is only allowed as an index map");
+  fail(tokenRange(t), "expected an expression, found " + found);
+}
+
+} // namespace tirlower
