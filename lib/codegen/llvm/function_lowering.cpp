@@ -1,0 +1,290 @@
+// Signature and statements of the LLVM lowering. Control flow is explicit blocks: loops have a
+// header with the loop variable's phi, asserts branch to a block that frees the live heap
+// storage and returns 1. `T.parallel` (and every other loop kind) runs serially.
+#include "codegen/llvm/function_lowering.h"
+
+#include <llvm/IR/Attributes.h>
+
+#include "ir/visitor.h"
+
+namespace tirlower {
+
+namespace {
+
+class CensusVisitor : public IRVisitor {
+public:
+  StoreCensus census;
+  using IRVisitor::visit;
+
+protected:
+  void visit(const VarNode *op) override {
+    if (op->type.isHandle())
+      census.escaped.insert(op);
+  }
+  void visit(const BufferStoreNode *op) override {
+    census.written.insert(op->buffer->data.get());
+    IRVisitor::visit(op);
+  }
+  // The node of an attribute names a variable; it is not a use of its value.
+  void visit(const AttrStmtNode *op) override {
+    visit(op->value);
+    visit(op->body);
+  }
+};
+
+bool noaliasRequested(const PrimFuncNode &func) {
+  const AttrValue *attr = func.attrs.find("tir.noalias");
+  if (!attr)
+    return false;
+  return attr->kind() == AttrValue::Kind::Bool ? attr->asBool() : attr->asInt() != 0;
+}
+
+} // namespace
+
+StoreCensus StoreCensus::of(const Stmt &body) {
+  CensusVisitor visitor;
+  visitor.visit(body);
+  return std::move(visitor.census);
+}
+
+FunctionLowering::FunctionLowering(const PrimFuncNode &func, llvm::Module &module, const LLVMEmitOptions &options)
+    : func_(func), module_(module), context_(module.getContext()), options_(options), builder_(module.getContext()) {}
+
+void FunctionLowering::lower(const std::string &symbol) {
+  declareSignature(symbol);
+  lowerStmt(func_.body);
+  returnWith(0);
+}
+
+void FunctionLowering::declareSignature(const std::string &symbol) {
+  std::vector<llvm::Type *> parameterTypes;
+  for (const Var &param : func_.params) {
+    if (param->type.isVector())
+      throw CompileError(param->loc, "LLVM emitter: parameter '" + param->name.str() + "' has vector type " +
+                                         param->type.str() + ", which the C ABI does not pass");
+    parameterTypes.push_back(typeOf(param->type));
+  }
+  auto *type = llvm::FunctionType::get(builder_.getInt32Ty(), parameterTypes, false);
+  if (module_.getFunction(symbol))
+    throw CompileError(func_.loc, "two functions have the C symbol '" + symbol + "'");
+  function_ = llvm::Function::Create(type, llvm::Function::ExternalLinkage, symbol, module_);
+  function_->addFnAttr(llvm::Attribute::NoUnwind);
+
+  StoreCensus census = StoreCensus::of(func_.body);
+  bool noalias = noaliasRequested(func_);
+  for (size_t k = 0; k < func_.params.size(); ++k) {
+    const VarNode *param = func_.params[k].get();
+    llvm::Argument *argument = function_->getArg(static_cast<unsigned>(k));
+    argument->setName(param->name.str());
+    bind(param, argument);
+    if (param->type.isHandle()) {
+      if (noalias)
+        argument->addAttr(llvm::Attribute::NoAlias);
+      if (!census.written.count(param) && !census.escaped.count(param))
+        argument->addAttr(llvm::Attribute::ReadOnly);
+      if (options_.paramAlignment > 0) {
+        dataAlignment_[param] = static_cast<uint64_t>(options_.paramAlignment);
+        argument->addAttr(llvm::Attribute::getWithAlignment(context_, llvm::Align(options_.paramAlignment)));
+      }
+    } else if (param->type.isIntOrUInt() && param->type.bits() < 32) {
+      // The C ABI widens small integers at the call; say which way, as clang does.
+      argument->addAttr(param->type.isInt() ? llvm::Attribute::SExt : llvm::Attribute::ZExt);
+    } else if (param->type.isBool()) {
+      argument->addAttr(llvm::Attribute::ZExt);
+    }
+  }
+  entry_ = llvm::BasicBlock::Create(context_, "entry", function_);
+  builder_.SetInsertPoint(entry_);
+}
+
+llvm::BasicBlock *FunctionLowering::newBlock(const char *name) {
+  return llvm::BasicBlock::Create(context_, name, function_);
+}
+
+void FunctionLowering::returnWith(int32_t code) {
+  for (auto it = heap_.rbegin(); it != heap_.rend(); ++it)
+    builder_.CreateCall(module_.getOrInsertFunction("free", builder_.getVoidTy(), builder_.getPtrTy()), {*it});
+  builder_.CreateRet(builder_.getInt32(code));
+}
+
+void FunctionLowering::lowerStmt(const Stmt &stmt) {
+  switch (stmt->kind()) {
+  case StmtKind::SeqStmt:
+    for (const Stmt &child : stmt.as<SeqStmtNode>()->stmts)
+      lowerStmt(child);
+    return;
+  case StmtKind::BufferStore: return lowerStore(stmt.as<BufferStoreNode>());
+  case StmtKind::For: return lowerFor(stmt.as<ForNode>());
+  case StmtKind::While: return lowerWhile(stmt.as<WhileNode>());
+  case StmtKind::IfThenElse: return lowerIf(stmt.as<IfThenElseNode>());
+  case StmtKind::AssertStmt: return lowerAssert(stmt.as<AssertStmtNode>());
+  case StmtKind::LetStmt: {
+    const auto *op = stmt.as<LetStmtNode>();
+    llvm::Value *value = lowerExpr(op->value);
+    value->setName(op->var->name.str());
+    if (op->value->type.isIndex())
+      letSets_[op->var.get()] = modularSet(op->value);
+    bind(op->var.get(), value);
+    lowerStmt(op->body);
+    unbind(op->var.get());
+    return;
+  }
+  case StmtKind::Allocate: {
+    const auto *op = stmt.as<AllocateNode>();
+    allocate(op->bufferVar.get(), op->dtype, op->extents, op->loc);
+    return scoped(op->body);
+  }
+  case StmtKind::AllocBuffer: {
+    const auto *op = stmt.as<AllocBufferNode>();
+    checkRank(*op->buffer, op->loc);
+    allocate(op->buffer->data.get(), op->buffer->dtype, op->buffer->shape, op->loc);
+    return scoped(op->body);
+  }
+  case StmtKind::DeclBuffer: {
+    const auto *op = stmt.as<DeclBufferNode>();
+    checkRank(*op->buffer, op->loc);
+    if (!op->allocates)
+      return lowerStmt(op->body);
+    allocate(op->buffer->data.get(), op->buffer->dtype, op->buffer->shape, op->loc);
+    return scoped(op->body);
+  }
+  case StmtKind::AttrStmt: return lowerStmt(stmt.as<AttrStmtNode>()->body);
+  case StmtKind::Evaluate: {
+    const Expr &value = stmt.as<EvaluateNode>()->value;
+    if (value->kind() != ExprKind::IntImm && value->kind() != ExprKind::FloatImm)
+      lowerExpr(value);
+    return;
+  }
+  }
+}
+
+void FunctionLowering::lowerFor(const ForNode *op) {
+  DataType type = op->loopVar->type;
+  llvm::Value *begin = lowerExpr(op->min);
+  llvm::Value *end = builder_.CreateAdd(begin, lowerExpr(op->extent), op->loopVar->name.str() + ".end");
+  llvm::BasicBlock *preheader = builder_.GetInsertBlock();
+  llvm::BasicBlock *header = newBlock("for.header");
+  llvm::BasicBlock *body = newBlock("for.body");
+  llvm::BasicBlock *exit = newBlock("for.exit");
+  builder_.CreateBr(header);
+
+  builder_.SetInsertPoint(header);
+  llvm::PHINode *index = builder_.CreatePHI(typeOf(type), 2, op->loopVar->name.str());
+  index->addIncoming(begin, preheader);
+  llvm::Value *more = type.isUInt() ? builder_.CreateICmpULT(index, end) : builder_.CreateICmpSLT(index, end);
+  builder_.CreateCondBr(more, body, exit);
+
+  builder_.SetInsertPoint(body);
+  bind(op->loopVar.get(), index);
+  lowerStmt(op->body);
+  unbind(op->loopVar.get());
+  // index < end, so the increment cannot overflow.
+  llvm::Value *next = builder_.CreateAdd(index, constantOf(type, 1), op->loopVar->name.str() + ".next",
+                                         /*HasNUW=*/type.isUInt(), /*HasNSW=*/type.isInt());
+  index->addIncoming(next, builder_.GetInsertBlock());
+  builder_.CreateBr(header);
+  builder_.SetInsertPoint(exit);
+}
+
+void FunctionLowering::lowerWhile(const WhileNode *op) {
+  llvm::BasicBlock *header = newBlock("while.header");
+  llvm::BasicBlock *body = newBlock("while.body");
+  llvm::BasicBlock *exit = newBlock("while.exit");
+  builder_.CreateBr(header);
+  builder_.SetInsertPoint(header);
+  builder_.CreateCondBr(lowerExpr(op->condition), body, exit);
+  builder_.SetInsertPoint(body);
+  lowerStmt(op->body);
+  builder_.CreateBr(header);
+  builder_.SetInsertPoint(exit);
+}
+
+void FunctionLowering::lowerIf(const IfThenElseNode *op) {
+  llvm::Value *condition = lowerExpr(op->condition);
+  llvm::BasicBlock *thenBlock = newBlock("if.then");
+  llvm::BasicBlock *elseBlock = op->elseCase ? newBlock("if.else") : nullptr;
+  llvm::BasicBlock *join = newBlock("if.end");
+  builder_.CreateCondBr(condition, thenBlock, elseBlock ? elseBlock : join);
+  builder_.SetInsertPoint(thenBlock);
+  lowerStmt(op->thenCase);
+  builder_.CreateBr(join);
+  if (elseBlock) {
+    builder_.SetInsertPoint(elseBlock);
+    lowerStmt(op->elseCase);
+    builder_.CreateBr(join);
+  }
+  builder_.SetInsertPoint(join);
+}
+
+void FunctionLowering::lowerAssert(const AssertStmtNode *op) {
+  llvm::Value *condition = lowerExpr(op->condition);
+  if (op->condition->type.isVector())
+    condition = builder_.CreateAndReduce(condition);
+  llvm::BasicBlock *fail = newBlock("assert.fail");
+  llvm::BasicBlock *pass = newBlock("assert.ok");
+  builder_.CreateCondBr(condition, pass, fail);
+  builder_.SetInsertPoint(fail);
+  returnWith(1);
+  builder_.SetInsertPoint(pass);
+}
+
+// Constant allocations of at most 256 KiB (the C emitter's rule) live on the stack, in the
+// entry block so that they are allocated once per call; others are malloc'ed here and freed when
+// their scope ends or the function returns early.
+void FunctionLowering::allocate(const VarNode *data, DataType dtype, const std::vector<Expr> &extents,
+                                SourceRange where) {
+  DataType element = dtype.element();
+  if (element.isHandle() || element.isVoid())
+    throw CompileError(where, "LLVM emitter: cannot allocate elements of type " + element.str());
+  int64_t count = dtype.lanes();
+  bool constant = true;
+  for (const Expr &extent : extents) {
+    const int64_t *value = asConstInt(extent);
+    if (value && *value >= 0 && count <= (int64_t(1) << 40) / std::max<int64_t>(*value, 1))
+      count *= *value;
+    else
+      constant = false;
+  }
+  llvm::Type *memoryType = memoryTypeOf(element);
+  if (constant && count * element.laneBytes() <= 256 * 1024) {
+    llvm::IRBuilder<> entryBuilder(entry_, entry_->begin());
+    llvm::AllocaInst *storage =
+        entryBuilder.CreateAlloca(memoryType, entryBuilder.getInt64(std::max<int64_t>(count, 1)), data->name.str());
+    storage->setAlignment(llvm::Align(64));
+    bind(data, storage);
+    dataAlignment_[data] = 64;
+    return;
+  }
+  llvm::Value *bytes = builder_.getInt64(static_cast<uint64_t>(dtype.lanes() * element.laneBytes()));
+  for (const Expr &extent : extents) {
+    llvm::Value *value = lowerExpr(extent);
+    value = extent->type.isUInt() ? builder_.CreateZExtOrTrunc(value, builder_.getInt64Ty())
+                                  : builder_.CreateSExtOrTrunc(value, builder_.getInt64Ty());
+    bytes = builder_.CreateMul(bytes, value);
+  }
+  // malloc(0) may return null, which would read as a failed allocation.
+  bytes = builder_.CreateBinaryIntrinsic(llvm::Intrinsic::umax, bytes, builder_.getInt64(1));
+  auto malloc = module_.getOrInsertFunction("malloc", builder_.getPtrTy(), builder_.getInt64Ty());
+  llvm::Value *storage = builder_.CreateCall(malloc, {bytes}, data->name.str());
+  llvm::BasicBlock *fail = newBlock("alloc.fail");
+  llvm::BasicBlock *ok = newBlock("alloc.ok");
+  builder_.CreateCondBr(builder_.CreateIsNull(storage), fail, ok);
+  builder_.SetInsertPoint(fail);
+  returnWith(2);
+  builder_.SetInsertPoint(ok);
+  bind(data, storage);
+  dataAlignment_[data] = 16; // malloc's guarantee (alignof(max_align_t)) on the 64-bit targets we serve
+  heap_.push_back(storage);
+}
+
+void FunctionLowering::scoped(const Stmt &body) {
+  size_t heapBefore = heap_.size();
+  lowerStmt(body);
+  auto free = module_.getOrInsertFunction("free", builder_.getVoidTy(), builder_.getPtrTy());
+  while (heap_.size() > heapBefore) {
+    builder_.CreateCall(free, {heap_.back()});
+    heap_.pop_back();
+  }
+}
+
+} // namespace tirlower

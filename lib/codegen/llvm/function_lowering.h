@@ -1,0 +1,111 @@
+// Lowering of one flattened PrimFunc to an LLVM function (internal to the LLVM emitter).
+// TIR variables are immutable, so every Var maps to one SSA value: loops use phi nodes and no
+// scalar lives in memory. The implementation is split by topic: statements
+// (function_lowering.cpp), expressions (lower_expr.cpp), buffer accesses and alignment
+// (lower_access.cpp), intrinsic calls (lower_call.cpp).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <unordered_map>
+#include <unordered_set>
+#include <vector>
+
+#include <llvm/IR/IRBuilder.h>
+#include <llvm/IR/Module.h>
+
+#include "codegen/llvm/llvm_emitter.h"
+
+namespace tirlower {
+
+// Values of the form coefficient * k + base (k any integer): enough to prove that an index is
+// a multiple of a power of two. coefficient 0 means the value is exactly `base`.
+struct ModularSet {
+  int64_t coefficient = 1;
+  int64_t base = 0;
+};
+
+class FunctionLowering {
+public:
+  FunctionLowering(const PrimFuncNode &func, llvm::Module &module, const LLVMEmitOptions &options);
+  // Defines `symbol` in the module.
+  void lower(const std::string &symbol);
+
+private:
+  // ---- function_lowering.cpp: signature and statements -----------------------------------
+  void declareSignature(const std::string &symbol);
+  void lowerStmt(const Stmt &stmt);
+  void lowerFor(const ForNode *op);
+  void lowerWhile(const WhileNode *op);
+  void lowerIf(const IfThenElseNode *op);
+  void lowerAssert(const AssertStmtNode *op);
+  void allocate(const VarNode *data, DataType dtype, const std::vector<Expr> &extents, SourceRange where);
+  void scoped(const Stmt &body);
+  void returnWith(int32_t code); // frees the live heap storage, then returns
+  llvm::BasicBlock *newBlock(const char *name);
+
+  // ---- lower_expr.cpp --------------------------------------------------------------------
+  llvm::Value *lowerExpr(const Expr &expr);
+  llvm::Value *lowerBinary(const BinaryNode *op);
+  llvm::Value *lowerArithmetic(BinaryOp op, DataType type, llvm::Value *a, llvm::Value *b);
+  llvm::Value *lowerFloorDivMod(bool isMod, DataType type, llvm::Value *a, llvm::Value *b);
+  llvm::Value *lowerCompare(BinaryOp op, DataType operandType, llvm::Value *a, llvm::Value *b);
+  llvm::Value *lowerShortCircuit(const BinaryNode *op);
+  llvm::Value *lowerCast(DataType to, DataType from, llvm::Value *value);
+  llvm::Value *lowerRamp(const RampNode *op);
+  llvm::Value *valueOf(const VarNode *var, SourceRange where);
+  void bind(const VarNode *var, llvm::Value *value);
+  void unbind(const VarNode *var) { values_.erase(var); }
+
+  // ---- lower_access.cpp ------------------------------------------------------------------
+  llvm::Value *lowerLoad(const BufferLoadNode *op);
+  void lowerStore(const BufferStoreNode *op);
+  void checkRank(const BufferNode &buffer, SourceRange where) const;
+  llvm::Value *basePointer(const BufferNode &buffer, SourceRange where);
+  Expr scalarOffset(const BufferNode &buffer, const Expr &index) const;
+  Expr contiguousStart(const BufferNode &buffer, const Expr &index) const;
+  llvm::Value *elementPointer(const BufferNode &buffer, llvm::Value *base, const Expr &scalarIndex);
+  llvm::Value *elementPointer(llvm::Type *element, llvm::Value *base, llvm::Value *index);
+  uint64_t alignmentOf(const BufferNode &buffer, const Expr &scalarIndex) const;
+  ModularSet modularSet(const Expr &expr) const;
+  llvm::Value *toMemory(DataType type, llvm::Value *value);
+  llvm::Value *fromMemory(DataType type, llvm::Value *value);
+
+  // ---- lower_call.cpp --------------------------------------------------------------------
+  llvm::Value *lowerCall(const CallNode *op);
+  llvm::Value *lowerIfThenElse(const CallNode *op);
+  llvm::Value *lowerExtern(const CallNode *op);
+  llvm::Value *lowerMath(const CallNode *op);
+  llvm::Value *libmLanewise(const std::string &name, DataType type, const std::vector<llvm::Value *> &args);
+
+public:
+  // ---- types (lower_expr.cpp), used by every part -----------------------------------------
+  llvm::Type *typeOf(DataType type) const;       // registers: bool is i1
+  llvm::Type *memoryTypeOf(DataType type) const; // memory: bool is i8
+  llvm::Constant *constantOf(DataType type, int64_t value) const;
+  llvm::Value *splatIfVector(DataType type, llvm::Value *scalar);
+
+private:
+  const PrimFuncNode &func_;
+  llvm::Module &module_;
+  llvm::LLVMContext &context_;
+  const LLVMEmitOptions &options_;
+  llvm::IRBuilder<> builder_;
+  llvm::Function *function_ = nullptr;
+  llvm::BasicBlock *entry_ = nullptr;
+
+  std::unordered_map<const VarNode *, llvm::Value *> values_;
+  std::unordered_map<const VarNode *, ModularSet> letSets_;     // index analysis of let-bound values
+  std::unordered_map<const VarNode *, uint64_t> dataAlignment_; // bytes; absent: element alignment
+  std::vector<llvm::Value *> heap_;                             // live malloc'ed pointers, in order
+};
+
+// Data variables of a function: those some store writes through, and handle parameters used as
+// plain values (passed to an extern call: they may be written too).
+struct StoreCensus {
+  std::unordered_set<const VarNode *> written;
+  std::unordered_set<const VarNode *> escaped;
+  static StoreCensus of(const Stmt &body);
+};
+
+} // namespace tirlower

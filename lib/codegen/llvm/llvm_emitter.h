@@ -1,0 +1,68 @@
+// --emit=llvm|bc|obj: LLVM IR built with the LLVM C++ API, one `define i32 @symbol(...)` per
+// PrimFunc with the C ABI of SEMANTICS.md (buffers as `ptr`, scalars by value; returns 0, 1 when
+// an assert fails, 2 when a heap allocation fails). See docs/llvm-emitter.md.
+//
+// This header names LLVM types only through forward declarations, so code that does not use
+// them (the tool's driver) compiles without LLVM headers.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "ir/diagnostic.h"
+#include "ir/function.h"
+
+namespace llvm {
+class LLVMContext;
+class Module;
+} // namespace llvm
+
+namespace tirlower {
+
+struct LLVMEmitOptions {
+  std::string targetTriple; // empty: the host's
+  int optLevel = 0;         // 0..3: the new pass manager's default pipeline (-O0 runs no optimisation)
+  std::string cpu;          // empty: "generic"; "native": the host CPU and its features
+  // Bytes every buffer parameter's pointer is known to be aligned to (a power of two); 0 means
+  // only the element alignment is assumed. Vector accesses get wider alignment only up to this.
+  int paramAlignment = 0;
+};
+
+// Builds, verifies and (per optLevel) optimises the module. Throws CompileError for IR it cannot
+// express (a buffer of physical rank > 1, an unknown intrinsic, two functions with one symbol)
+// and for a module that fails llvm::verifyModule (an internal error).
+std::unique_ptr<llvm::Module> buildLLVMModule(const Module &module, llvm::LLVMContext &context,
+                                              const LLVMEmitOptions &options);
+
+std::string emitLLVMText(const Module &module, const LLVMEmitOptions &options);    // .ll
+std::string emitLLVMBitcode(const Module &module, const LLVMEmitOptions &options); // .bc bytes
+std::string emitObject(const Module &module, const LLVMEmitOptions &options);      // .o bytes
+
+// The C symbol of a function: its global_symbol (or name) made a C identifier; names that would
+// clash with the C library or a program's `main` get a "tir_" prefix, as in the C emitter.
+std::string llvmSymbolName(const PrimFuncNode &func);
+
+// A module compiled in-process with ORC LLJIT (host target). Function addresses stay valid for
+// the JitModule's lifetime.
+class JitModule {
+public:
+  explicit JitModule(const Module &module, const LLVMEmitOptions &options = {});
+  ~JitModule();
+  JitModule(const JitModule &) = delete;
+  JitModule &operator=(const JitModule &) = delete;
+
+  // Address of the function with this C symbol; throws CompileError when it is not defined.
+  void *lookup(const std::string &symbol) const;
+  template <typename FunctionPointer> FunctionPointer function(const std::string &symbol) const {
+    return reinterpret_cast<FunctionPointer>(lookup(symbol));
+  }
+  // The optimised module's text, as JIT-compiled.
+  const std::string &irText() const;
+
+private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+} // namespace tirlower

@@ -1,0 +1,183 @@
+// Buffer loads and stores of the LLVM lowering, and the alignment rule.
+//
+// Lanes that are contiguous in memory (a stride-1 Ramp index of a scalar buffer, or any index of
+// an M-lane element buffer whose index is scalar or a stride-1 Ramp) become one vector load or
+// store at the first lane's scalar index. Other vector indices are split into per-lane scalar
+// accesses (extractelement / insertelement).
+//
+// Alignment: the element's size, doubled while the access's byte offset is provably a multiple
+// of the doubled value and the base pointer is known to be at least that aligned. The offset is
+// analysed as a modular set (coefficient * k + base) by folding constants through +, -, *, and
+// let bindings, so `i*4 + 8` on float32 proves 16 bytes. Base pointers: stack storage 64 bytes,
+// heap storage 16 (malloc), parameters LLVMEmitOptions::paramAlignment (else element size).
+#include "codegen/llvm/function_lowering.h"
+
+#include <numeric>
+
+namespace tirlower {
+
+void FunctionLowering::checkRank(const BufferNode &buffer, SourceRange where) const {
+  if (buffer.shape.size() == 1 && buffer.axisSeparators.empty())
+    return;
+  size_t physical = buffer.axisSeparators.empty() ? buffer.shape.size() : buffer.physicalRank();
+  throw CompileError(where, "buffer '" + buffer.name.str() + "' has physical rank " + std::to_string(physical) +
+                                "; the LLVM emitter takes 1-d buffers only (run the flatten pass first)");
+}
+
+llvm::Value *FunctionLowering::basePointer(const BufferNode &buffer, SourceRange where) {
+  checkRank(buffer, where);
+  auto it = values_.find(buffer.data.get());
+  if (it == values_.end())
+    throw CompileError(where, "LLVM emitter: buffer '" + buffer.name.str() + "' views data that is not defined");
+  return it->second;
+}
+
+// The scalar index of a flat access, honouring strides and elem_offset if a view still has them.
+Expr FunctionLowering::scalarOffset(const BufferNode &buffer, const Expr &index) const {
+  auto lanes = [&](const Expr &scalar) {
+    Expr value = scalar->type == index->type.element() ? scalar : CastNode::make(index->type.element(), scalar);
+    return index->type.isVector() ? BroadcastNode::make(value, index->type.lanes()) : value;
+  };
+  Expr e = index;
+  if (!buffer.strides.empty() && !(asConstInt(buffer.strides[0]) && *asConstInt(buffer.strides[0]) == 1))
+    e = BinaryNode::make(BinaryOp::Mul, e, lanes(buffer.strides[0]));
+  if (buffer.elemOffset && !(asConstInt(buffer.elemOffset) && *asConstInt(buffer.elemOffset) == 0))
+    e = BinaryNode::make(BinaryOp::Add, e, lanes(buffer.elemOffset));
+  return e;
+}
+
+// The scalar index of the first lane when the accessed lanes are contiguous, else null.
+Expr FunctionLowering::contiguousStart(const BufferNode &buffer, const Expr &index) const {
+  if (!buffer.strides.empty())
+    return {};
+  const auto *ramp = index.as<RampNode>();
+  bool unitRamp = ramp && asConstInt(ramp->stride) && *asConstInt(ramp->stride) == 1;
+  Expr first = index->type.isScalar() ? index : unitRamp ? ramp->base : Expr();
+  if (!first)
+    return {};
+  if (buffer.dtype.isVector())
+    first = BinaryNode::make(BinaryOp::Mul, first, IntImmNode::make(first->type, buffer.dtype.lanes()));
+  return scalarOffset(buffer, first);
+}
+
+ModularSet FunctionLowering::modularSet(const Expr &expr) const {
+  if (const int64_t *value = asConstInt(expr))
+    return {0, *value};
+  if (const auto *var = expr.as<VarNode>()) {
+    auto it = letSets_.find(var);
+    return it != letSets_.end() ? it->second : ModularSet{};
+  }
+  if (const auto *cast = expr.as<CastNode>())
+    return cast->value->type.isIndex() && cast->type.bits() >= cast->value->type.bits() ? modularSet(cast->value)
+                                                                                        : ModularSet{};
+  const auto *binary = expr.as<BinaryNode>();
+  if (!binary)
+    return {};
+  ModularSet a = modularSet(binary->a), b = modularSet(binary->b);
+  switch (binary->op) {
+  case BinaryOp::Add: return {std::gcd(a.coefficient, b.coefficient), a.base + b.base};
+  case BinaryOp::Sub: return {std::gcd(a.coefficient, b.coefficient), a.base - b.base};
+  case BinaryOp::Mul:
+    // (ca*k + ba)(cb*j + bb): every term but ba*bb is a multiple of gcd(ca*cb, ca*bb, cb*ba).
+    return {std::gcd(std::gcd(a.coefficient * b.coefficient, a.coefficient * b.base), b.coefficient * a.base),
+            a.base * b.base};
+  default: return {};
+  }
+}
+
+uint64_t FunctionLowering::alignmentOf(const BufferNode &buffer, const Expr &scalarIndex) const {
+  uint64_t element = static_cast<uint64_t>(buffer.dtype.laneBytes());
+  auto known = dataAlignment_.find(buffer.data.get());
+  if (known == dataAlignment_.end() || known->second <= element)
+    return element;
+  ModularSet set = modularSet(scalarIndex);
+  // Every offset is a multiple of gcd(coefficient, base) elements; 0 means "exactly 0".
+  uint64_t multiple = static_cast<uint64_t>(std::gcd(set.coefficient, set.base));
+  uint64_t alignment = element;
+  while (alignment * 2 <= known->second && (multiple == 0 || (multiple * element) % (alignment * 2) == 0))
+    alignment *= 2;
+  return alignment;
+}
+
+llvm::Value *FunctionLowering::elementPointer(llvm::Type *element, llvm::Value *base, llvm::Value *index) {
+  return builder_.CreateInBoundsGEP(element, base, index);
+}
+
+llvm::Value *FunctionLowering::elementPointer(const BufferNode &buffer, llvm::Value *base, const Expr &scalarIndex) {
+  llvm::Value *index = lowerExpr(scalarIndex);
+  index = scalarIndex->type.isUInt() ? builder_.CreateZExtOrTrunc(index, builder_.getInt64Ty())
+                                     : builder_.CreateSExtOrTrunc(index, builder_.getInt64Ty());
+  return elementPointer(memoryTypeOf(buffer.dtype.element()), base, index);
+}
+
+llvm::Value *FunctionLowering::toMemory(DataType type, llvm::Value *value) {
+  return type.isBool() ? builder_.CreateZExt(value, memoryTypeOf(type)) : value;
+}
+
+llvm::Value *FunctionLowering::fromMemory(DataType type, llvm::Value *value) {
+  return type.isBool() ? builder_.CreateICmpNE(value, llvm::Constant::getNullValue(value->getType())) : value;
+}
+
+llvm::Value *FunctionLowering::lowerLoad(const BufferLoadNode *op) {
+  const BufferNode &buffer = *op->buffer;
+  llvm::Value *base = basePointer(buffer, op->loc);
+  const Expr &index = op->indices.front();
+  DataType type = op->type;
+  if (Expr start = contiguousStart(buffer, index)) {
+    llvm::Value *pointer = elementPointer(buffer, base, start);
+    llvm::Value *value = builder_.CreateAlignedLoad(memoryTypeOf(type), pointer,
+                                                    llvm::Align(alignmentOf(buffer, start)), buffer.name.str());
+    return fromMemory(type, value);
+  }
+  // Gather: index lane k covers the element's M scalar lanes at scalar index index[k] * M + m.
+  DataType scalar = type.element();
+  int elementLanes = buffer.dtype.lanes();
+  llvm::Value *indices = lowerExpr(scalarOffset(buffer, index));
+  llvm::Value *result = llvm::UndefValue::get(memoryTypeOf(type));
+  llvm::Align alignment(static_cast<uint64_t>(scalar.laneBytes()));
+  for (int k = 0; k < index->type.lanes(); ++k) {
+    llvm::Value *lane = builder_.CreateExtractElement(indices, static_cast<uint64_t>(k));
+    lane = index->type.isUInt() ? builder_.CreateZExtOrTrunc(lane, builder_.getInt64Ty())
+                                : builder_.CreateSExtOrTrunc(lane, builder_.getInt64Ty());
+    lane = builder_.CreateMul(lane, builder_.getInt64(static_cast<uint64_t>(elementLanes)));
+    for (int m = 0; m < elementLanes; ++m) {
+      llvm::Value *at = builder_.CreateAdd(lane, builder_.getInt64(static_cast<uint64_t>(m)));
+      llvm::Value *pointer = elementPointer(memoryTypeOf(scalar), base, at);
+      llvm::Value *value = builder_.CreateAlignedLoad(memoryTypeOf(scalar), pointer, alignment);
+      result = builder_.CreateInsertElement(result, value, static_cast<uint64_t>(k * elementLanes + m));
+    }
+  }
+  return fromMemory(type, result);
+}
+
+void FunctionLowering::lowerStore(const BufferStoreNode *op) {
+  const BufferNode &buffer = *op->buffer;
+  llvm::Value *base = basePointer(buffer, op->loc);
+  const Expr &index = op->indices.front();
+  DataType type = op->value->type;
+  llvm::Value *value = toMemory(type, lowerExpr(op->value));
+  if (Expr start = contiguousStart(buffer, index)) {
+    llvm::Value *pointer = elementPointer(buffer, base, start);
+    builder_.CreateAlignedStore(value, pointer, llvm::Align(alignmentOf(buffer, start)));
+    return;
+  }
+  // Scatter, lane by lane in order (a later lane wins when two lanes hit one element).
+  DataType scalar = type.element();
+  int elementLanes = buffer.dtype.lanes();
+  llvm::Value *indices = lowerExpr(scalarOffset(buffer, index));
+  llvm::Align alignment(static_cast<uint64_t>(scalar.laneBytes()));
+  for (int k = 0; k < index->type.lanes(); ++k) {
+    llvm::Value *lane = builder_.CreateExtractElement(indices, static_cast<uint64_t>(k));
+    lane = index->type.isUInt() ? builder_.CreateZExtOrTrunc(lane, builder_.getInt64Ty())
+                                : builder_.CreateSExtOrTrunc(lane, builder_.getInt64Ty());
+    lane = builder_.CreateMul(lane, builder_.getInt64(static_cast<uint64_t>(elementLanes)));
+    for (int m = 0; m < elementLanes; ++m) {
+      llvm::Value *at = builder_.CreateAdd(lane, builder_.getInt64(static_cast<uint64_t>(m)));
+      llvm::Value *pointer = elementPointer(memoryTypeOf(scalar), base, at);
+      llvm::Value *element = builder_.CreateExtractElement(value, static_cast<uint64_t>(k * elementLanes + m));
+      builder_.CreateAlignedStore(element, pointer, alignment);
+    }
+  }
+}
+
+} // namespace tirlower

@@ -1,0 +1,228 @@
+// Expressions of the LLVM lowering. Integer arithmetic wraps (no nsw/nuw flags), floats follow
+// IEEE (no fast-math flags), floor division and modulo are exact for negative operands, and
+// scalar `and`/`or` short-circuit as C's `&&`/`||` do (a guard may protect a load).
+#include "codegen/llvm/function_lowering.h"
+
+namespace tirlower {
+
+llvm::Type *FunctionLowering::typeOf(DataType type) const {
+  llvm::Type *scalar = nullptr;
+  switch (type.code()) {
+  case DataType::Code::Int:
+  case DataType::Code::UInt: scalar = llvm::Type::getIntNTy(context_, static_cast<unsigned>(type.bits())); break;
+  case DataType::Code::Bool: scalar = llvm::Type::getInt1Ty(context_); break;
+  case DataType::Code::Float:
+    if (type.bits() == 16)
+      scalar = llvm::Type::getHalfTy(context_);
+    else if (type.bits() == 32)
+      scalar = llvm::Type::getFloatTy(context_);
+    else if (type.bits() == 64)
+      scalar = llvm::Type::getDoubleTy(context_);
+    break;
+  case DataType::Code::Handle: scalar = llvm::PointerType::getUnqual(context_); break;
+  case DataType::Code::Void: return llvm::Type::getVoidTy(context_);
+  case DataType::Code::BFloat: break;
+  }
+  if (!scalar)
+    throw CompileError(SourceRange{}, "LLVM emitter: type " + type.str() + " is not supported");
+  return type.isVector() ? llvm::FixedVectorType::get(scalar, static_cast<unsigned>(type.lanes())) : scalar;
+}
+
+llvm::Type *FunctionLowering::memoryTypeOf(DataType type) const {
+  if (!type.isBool())
+    return typeOf(type);
+  llvm::Type *byte = llvm::Type::getInt8Ty(context_);
+  return type.isVector() ? llvm::FixedVectorType::get(byte, static_cast<unsigned>(type.lanes())) : byte;
+}
+
+llvm::Constant *FunctionLowering::constantOf(DataType type, int64_t value) const {
+  llvm::Type *scalar = typeOf(type.element());
+  llvm::Constant *c = type.isFloat() ? llvm::ConstantFP::get(scalar, static_cast<double>(value))
+                                     : llvm::ConstantInt::get(scalar, static_cast<uint64_t>(value), type.isInt());
+  return type.isVector() ? llvm::ConstantVector::getSplat(llvm::ElementCount::getFixed(type.lanes()), c) : c;
+}
+
+llvm::Value *FunctionLowering::splatIfVector(DataType type, llvm::Value *scalar) {
+  return type.isVector() ? builder_.CreateVectorSplat(static_cast<unsigned>(type.lanes()), scalar) : scalar;
+}
+
+void FunctionLowering::bind(const VarNode *var, llvm::Value *value) {
+  values_[var] = value;
+}
+
+llvm::Value *FunctionLowering::valueOf(const VarNode *var, SourceRange where) {
+  auto it = values_.find(var);
+  if (it == values_.end())
+    throw CompileError(where, "LLVM emitter: variable '" + var->name.str() + "' is used outside its definition");
+  return it->second;
+}
+
+llvm::Value *FunctionLowering::lowerExpr(const Expr &expr) {
+  switch (expr->kind()) {
+  case ExprKind::Var: return valueOf(expr.as<VarNode>(), expr->loc);
+  case ExprKind::IntImm: return constantOf(expr->type, expr.as<IntImmNode>()->value);
+  case ExprKind::FloatImm: return llvm::ConstantFP::get(typeOf(expr->type), expr.as<FloatImmNode>()->value);
+  case ExprKind::StringImm: return builder_.CreateGlobalStringPtr(expr.as<StringImmNode>()->value, "str");
+  case ExprKind::Binary: return lowerBinary(expr.as<BinaryNode>());
+  case ExprKind::Not: return builder_.CreateNot(lowerExpr(expr.as<NotNode>()->a));
+  case ExprKind::Select: {
+    const auto *op = expr.as<SelectNode>();
+    llvm::Value *condition = lowerExpr(op->condition);
+    return builder_.CreateSelect(condition, lowerExpr(op->trueValue), lowerExpr(op->falseValue));
+  }
+  case ExprKind::Cast: {
+    const auto *op = expr.as<CastNode>();
+    return lowerCast(expr->type, op->value->type, lowerExpr(op->value));
+  }
+  case ExprKind::Ramp: return lowerRamp(expr.as<RampNode>());
+  case ExprKind::Broadcast: {
+    const auto *op = expr.as<BroadcastNode>();
+    return builder_.CreateVectorSplat(static_cast<unsigned>(op->lanes), lowerExpr(op->value));
+  }
+  case ExprKind::Let: {
+    const auto *op = expr.as<LetNode>();
+    llvm::Value *value = lowerExpr(op->value);
+    if (op->value->type.isIndex())
+      letSets_[op->var.get()] = modularSet(op->value);
+    bind(op->var.get(), value);
+    llvm::Value *body = lowerExpr(op->body);
+    unbind(op->var.get());
+    return body;
+  }
+  case ExprKind::Call: return lowerCall(expr.as<CallNode>());
+  case ExprKind::BufferLoad: return lowerLoad(expr.as<BufferLoadNode>());
+  }
+  throw CompileError(expr->loc, "LLVM emitter: unknown expression kind");
+}
+
+llvm::Value *FunctionLowering::lowerRamp(const RampNode *op) {
+  DataType type = op->type;
+  llvm::Value *base = splatIfVector(type, lowerExpr(op->base));
+  llvm::Value *stride = splatIfVector(type, lowerExpr(op->stride));
+  std::vector<llvm::Constant *> lanes;
+  for (int k = 0; k < op->lanes; ++k)
+    lanes.push_back(llvm::ConstantInt::get(typeOf(type.element()), static_cast<uint64_t>(k), type.isInt()));
+  return builder_.CreateAdd(base, builder_.CreateMul(stride, llvm::ConstantVector::get(lanes)));
+}
+
+llvm::Value *FunctionLowering::lowerBinary(const BinaryNode *op) {
+  if ((op->op == BinaryOp::And || op->op == BinaryOp::Or) && op->type.isScalar())
+    return lowerShortCircuit(op);
+  llvm::Value *a = lowerExpr(op->a);
+  llvm::Value *b = lowerExpr(op->b);
+  if (isComparison(op->op))
+    return lowerCompare(op->op, op->a->type, a, b);
+  return lowerArithmetic(op->op, op->a->type, a, b);
+}
+
+llvm::Value *FunctionLowering::lowerShortCircuit(const BinaryNode *op) {
+  bool isAnd = op->op == BinaryOp::And;
+  llvm::Value *a = lowerExpr(op->a);
+  llvm::BasicBlock *decided = builder_.GetInsertBlock();
+  llvm::BasicBlock *right = newBlock(isAnd ? "and.rhs" : "or.rhs");
+  llvm::BasicBlock *join = newBlock(isAnd ? "and.end" : "or.end");
+  builder_.CreateCondBr(a, isAnd ? right : join, isAnd ? join : right);
+  builder_.SetInsertPoint(right);
+  llvm::Value *b = lowerExpr(op->b);
+  llvm::BasicBlock *rightEnd = builder_.GetInsertBlock();
+  builder_.CreateBr(join);
+  builder_.SetInsertPoint(join);
+  llvm::PHINode *result = builder_.CreatePHI(builder_.getInt1Ty(), 2);
+  result->addIncoming(builder_.getInt1(!isAnd), decided);
+  result->addIncoming(b, rightEnd);
+  return result;
+}
+
+llvm::Value *FunctionLowering::lowerArithmetic(BinaryOp op, DataType type, llvm::Value *a, llvm::Value *b) {
+  bool isFloat = type.isFloat(), isSigned = type.isInt();
+  switch (op) {
+  case BinaryOp::Add: return isFloat ? builder_.CreateFAdd(a, b) : builder_.CreateAdd(a, b);
+  case BinaryOp::Sub: return isFloat ? builder_.CreateFSub(a, b) : builder_.CreateSub(a, b);
+  case BinaryOp::Mul: return isFloat ? builder_.CreateFMul(a, b) : builder_.CreateMul(a, b);
+  case BinaryOp::Div:
+    return isFloat ? builder_.CreateFDiv(a, b) : isSigned ? builder_.CreateSDiv(a, b) : builder_.CreateUDiv(a, b);
+  case BinaryOp::Mod: // C's fmod for floats, truncating remainder for integers
+    return isFloat ? builder_.CreateFRem(a, b) : isSigned ? builder_.CreateSRem(a, b) : builder_.CreateURem(a, b);
+  case BinaryOp::FloorDiv: return lowerFloorDivMod(false, type, a, b);
+  case BinaryOp::FloorMod: return lowerFloorDivMod(true, type, a, b);
+  case BinaryOp::Min:
+  case BinaryOp::Max: {
+    // a < b ? a : b (and a > b ? a : b), as the C emitter writes them: with a NaN operand the
+    // result is b.
+    bool isMax = op == BinaryOp::Max;
+    llvm::Value *pick = isFloat    ? (isMax ? builder_.CreateFCmpOGT(a, b) : builder_.CreateFCmpOLT(a, b))
+                        : isSigned ? (isMax ? builder_.CreateICmpSGT(a, b) : builder_.CreateICmpSLT(a, b))
+                                   : (isMax ? builder_.CreateICmpUGT(a, b) : builder_.CreateICmpULT(a, b));
+    return builder_.CreateSelect(pick, a, b);
+  }
+  case BinaryOp::And: return builder_.CreateAnd(a, b);
+  case BinaryOp::Or: return builder_.CreateOr(a, b);
+  default: break;
+  }
+  throw CompileError(SourceRange{}, std::string("LLVM emitter: unexpected operator ") + binaryOpName(op));
+}
+
+// Integers: q = a / b rounded toward zero, minus one when the remainder is non-zero and has the
+// sign opposite to b's; the floor modulo is that remainder plus b. Floats: floor(a / b) and
+// a - floor(a / b) * b. Unsigned operands: plain division.
+llvm::Value *FunctionLowering::lowerFloorDivMod(bool isMod, DataType type, llvm::Value *a, llvm::Value *b) {
+  if (type.isFloat()) {
+    llvm::Value *quotient = builder_.CreateUnaryIntrinsic(llvm::Intrinsic::floor, builder_.CreateFDiv(a, b));
+    return isMod ? builder_.CreateFSub(a, builder_.CreateFMul(quotient, b)) : quotient;
+  }
+  if (type.isUInt())
+    return isMod ? builder_.CreateURem(a, b) : builder_.CreateUDiv(a, b);
+  llvm::Value *remainder = builder_.CreateSRem(a, b);
+  llvm::Value *zero = constantOf(type, 0);
+  llvm::Value *signsDiffer = builder_.CreateICmpSLT(builder_.CreateXor(remainder, b), zero);
+  llvm::Value *adjust = builder_.CreateAnd(builder_.CreateICmpNE(remainder, zero), signsDiffer);
+  if (isMod)
+    return builder_.CreateSelect(adjust, builder_.CreateAdd(remainder, b), remainder, "floormod");
+  llvm::Value *quotient = builder_.CreateSDiv(a, b);
+  return builder_.CreateSelect(adjust, builder_.CreateSub(quotient, constantOf(type, 1)), quotient, "floordiv");
+}
+
+// Ordered float comparisons (false with a NaN operand) except `!=`, which is true, as in C.
+llvm::Value *FunctionLowering::lowerCompare(BinaryOp op, DataType type, llvm::Value *a, llvm::Value *b) {
+  using P = llvm::CmpInst::Predicate;
+  bool isFloat = type.isFloat(), isSigned = type.isInt();
+  P predicate;
+  switch (op) {
+  case BinaryOp::EQ: predicate = isFloat ? P::FCMP_OEQ : P::ICMP_EQ; break;
+  case BinaryOp::NE: predicate = isFloat ? P::FCMP_UNE : P::ICMP_NE; break;
+  case BinaryOp::LT: predicate = isFloat ? P::FCMP_OLT : isSigned ? P::ICMP_SLT : P::ICMP_ULT; break;
+  case BinaryOp::LE: predicate = isFloat ? P::FCMP_OLE : isSigned ? P::ICMP_SLE : P::ICMP_ULE; break;
+  case BinaryOp::GT: predicate = isFloat ? P::FCMP_OGT : isSigned ? P::ICMP_SGT : P::ICMP_UGT; break;
+  case BinaryOp::GE: predicate = isFloat ? P::FCMP_OGE : isSigned ? P::ICMP_SGE : P::ICMP_UGE; break;
+  default: throw CompileError(SourceRange{}, "LLVM emitter: not a comparison");
+  }
+  return isFloat ? builder_.CreateFCmp(predicate, a, b) : builder_.CreateICmp(predicate, a, b);
+}
+
+// C conversions: to bool is `!= 0`; float to integer truncates toward zero.
+llvm::Value *FunctionLowering::lowerCast(DataType to, DataType from, llvm::Value *value) {
+  llvm::Type *target = typeOf(to);
+  if (to.element() == from.element())
+    return value;
+  if (to.isBool())
+    return from.isFloat() ? builder_.CreateFCmpUNE(value, llvm::Constant::getNullValue(value->getType()))
+                          : builder_.CreateICmpNE(value, llvm::Constant::getNullValue(value->getType()));
+  if (from.isHandle() || to.isHandle()) {
+    if (from.isHandle() && to.isIntOrUInt())
+      return builder_.CreatePtrToInt(value, target);
+    if (to.isHandle() && from.isIntOrUInt())
+      return builder_.CreateIntToPtr(value, target);
+    throw CompileError(SourceRange{}, "LLVM emitter: cannot cast " + from.str() + " to " + to.str());
+  }
+  bool fromSigned = from.isInt();
+  if (to.isFloat()) {
+    if (from.isFloat())
+      return builder_.CreateFPCast(value, target);
+    return fromSigned ? builder_.CreateSIToFP(value, target) : builder_.CreateUIToFP(value, target);
+  }
+  if (from.isFloat())
+    return to.isInt() ? builder_.CreateFPToSI(value, target) : builder_.CreateFPToUI(value, target);
+  return builder_.CreateIntCast(value, target, fromSigned);
+}
+
+} // namespace tirlower
