@@ -1,0 +1,195 @@
+// Expressions. Every binary operation is parenthesised. Vector conditions are int masks (lanes
+// -1 or 0), converted to the width select() needs at the point of use.
+#include <unordered_set>
+
+#include "codegen/opencl/kernel_emitter.h"
+
+namespace tirlower {
+
+namespace {
+
+const char *infix(BinaryOp op, bool vector) {
+  switch (op) {
+  case BinaryOp::Add: return "+";
+  case BinaryOp::Sub: return "-";
+  case BinaryOp::Mul: return "*";
+  case BinaryOp::Div: return "/";
+  case BinaryOp::Mod: return "%";
+  case BinaryOp::LT: return "<";
+  case BinaryOp::LE: return "<=";
+  case BinaryOp::GT: return ">";
+  case BinaryOp::GE: return ">=";
+  case BinaryOp::EQ: return "==";
+  case BinaryOp::NE: return "!=";
+  case BinaryOp::And: return vector ? "&" : "&&";
+  case BinaryOp::Or: return vector ? "|" : "||";
+  default: return nullptr;
+  }
+}
+
+// The integer type of a select() mask for values of `type` (same lane width).
+DataType maskType(DataType type) {
+  int bits = type.isBool() ? 32 : type.bits();
+  return {DataType::Code::Int, bits, type.lanes()};
+}
+
+} // namespace
+
+std::string KernelEmitter::typeName(DataType type, SourceRange where) {
+  support_.noteType(type);
+  return openclTypeName(type, where);
+}
+
+std::string KernelEmitter::expr(const Expr &e) {
+  switch (e->kind()) {
+  case ExprKind::Var: return nameOf(e.as<VarNode>(), e->loc);
+  case ExprKind::IntImm: return openclIntLiteral(e->type, e.as<IntImmNode>()->value);
+  case ExprKind::FloatImm: support_.noteType(e->type); return openclFloatLiteral(e->type, e.as<FloatImmNode>()->value);
+  case ExprKind::StringImm: fail(e->loc, "a string is not a value in OpenCL C");
+  case ExprKind::Binary: return binary(e.as<BinaryNode>());
+  case ExprKind::Not: {
+    const auto *op = e.as<NotNode>();
+    return std::string(e->type.isVector() ? "(~" : "(!") + expr(op->a) + ")";
+  }
+  case ExprKind::Select: {
+    const auto *op = e.as<SelectNode>();
+    return select(op->condition, op->trueValue, op->falseValue, op->loc);
+  }
+  case ExprKind::Cast: return cast(e.as<CastNode>());
+  case ExprKind::Ramp: {
+    const auto *op = e.as<RampNode>();
+    std::string t = typeName(e->type, e->loc), lanes;
+    const int64_t *stride = asConstInt(op->stride);
+    for (int k = 0; k < op->lanes; ++k)
+      lanes += (k ? ", " : "") + (stride ? openclIntLiteral(op->stride->type, k * *stride) : std::to_string(k));
+    std::string text = "((" + t + ")(" + expr(op->base) + ") + (" + t + ")(" + lanes + ")";
+    if (!stride)
+      text += " * (" + t + ")(" + expr(op->stride) + ")";
+    return text + ")";
+  }
+  case ExprKind::Broadcast: {
+    const auto *op = e.as<BroadcastNode>();
+    std::string t = typeName(e->type, e->loc);
+    if (e->type.isBool())
+      return "((" + t + ")(-(int)(" + expr(op->value) + ")))";
+    return "((" + t + ")(" + expr(op->value) + "))";
+  }
+  case ExprKind::Let: {
+    // OpenCL C has no statement expressions: the binding becomes a declaration before the
+    // statement that uses it.
+    const auto *op = e.as<LetNode>();
+    std::string value = expr(op->value);
+    std::string name = bind(op->var.get(), op->var->name.view());
+    line("const " + typeName(op->var->type, op->loc) + " " + name + " = " + value + ";");
+    return expr(op->body);
+  }
+  case ExprKind::Call: return call(e.as<CallNode>());
+  case ExprKind::BufferLoad: return load(e.as<BufferLoadNode>());
+  }
+  return "";
+}
+
+std::string KernelEmitter::binary(const BinaryNode *op) {
+  DataType t = op->a->type;
+  bool vector = t.isVector();
+  auto call2 = [&](const std::string &fn) { return fn + "(" + expr(op->a) + ", " + expr(op->b) + ")"; };
+  BinaryOp kind = op->op;
+  switch (kind) {
+  case BinaryOp::FloorDiv:
+  case BinaryOp::FloorMod:
+    if (t.isUInt()) {
+      kind = kind == BinaryOp::FloorDiv ? BinaryOp::Div : BinaryOp::Mod;
+      break;
+    }
+    if (t.isBool())
+      fail(op->loc, "floor division of bool values");
+    return call2(kind == BinaryOp::FloorDiv ? support_.floorDiv(t, op->loc) : support_.floorMod(t, op->loc));
+  case BinaryOp::Min:
+  case BinaryOp::Max:
+    if (t.isBool()) {
+      kind = kind == BinaryOp::Min ? BinaryOp::And : BinaryOp::Or;
+      break;
+    }
+    typeName(t, op->loc);
+    return call2(kind == BinaryOp::Min ? "min" : "max");
+  case BinaryOp::Mod:
+    if (t.isFloat())
+      return call2("fmod");
+    break;
+  default: break;
+  }
+  std::string text = "(" + expr(op->a) + " " + infix(kind, vector) + " " + expr(op->b) + ")";
+  // Vector comparisons give masks as wide as their operands; keep int masks throughout.
+  if (vector && isComparison(kind) && maskType(t).bits() != 32)
+    return "convert_int" + std::to_string(t.lanes()) + text;
+  return text;
+}
+
+std::string KernelEmitter::cast(const CastNode *op) {
+  DataType from = op->value->type, to = op->type;
+  std::string value = expr(op->value);
+  if (from == to)
+    return value;
+  std::string t = typeName(to, op->loc);
+  if (to.isScalar()) {
+    if (to.isBool())
+      return "(" + value + " != 0)";
+    return "((" + t + ")" + value + ")";
+  }
+  std::string lanes = std::to_string(to.lanes());
+  if (to.isBool()) {
+    std::string test = "(" + value + " != (" + typeName(from, op->loc) + ")(0))";
+    return maskType(from).bits() == 32 ? test : "convert_int" + lanes + test;
+  }
+  if (from.isBool())
+    return "convert_" + t + "(-" + value + ")";
+  return "convert_" + t + "(" + value + ")";
+}
+
+std::string KernelEmitter::select(const Expr &condition, const Expr &trueValue, const Expr &falseValue,
+                                  SourceRange where) {
+  std::string c = expr(condition), t = expr(trueValue), f = expr(falseValue);
+  if (condition->type.isScalar())
+    return "(" + c + " ? " + t + " : " + f + ")";
+  DataType mask = maskType(trueValue->type);
+  if (mask.bits() != 32)
+    c = "convert_" + typeName(mask, where) + "(" + c + ")";
+  return "select(" + f + ", " + t + ", " + c + ")";
+}
+
+std::string KernelEmitter::call(const CallNode *op) {
+  const std::string &name = op->op.str();
+  if (name == "if_then_else") {
+    if (op->args.size() != 3)
+      fail(op->loc, "T.if_then_else takes three arguments");
+    return select(op->args[0], op->args[1], op->args[2], op->loc);
+  }
+  if (name == "likely" && op->args.size() == 1)
+    return expr(op->args[0]);
+  DataType t = op->type;
+  std::string args;
+  for (size_t k = 0; k < op->args.size(); ++k)
+    args += (k ? ", " : "") + expr(op->args[k]);
+  if (name == "abs" && t.isIntOrUInt()) {
+    // OpenCL's abs returns the unsigned type.
+    std::string tn = typeName(t, op->loc);
+    return t.isScalar() ? "((" + tn + ")abs(" + args + "))" : "convert_" + tn + "(abs(" + args + "))";
+  }
+  if (!t.isFloat())
+    fail(op->loc, "T." + name + " is not supported on " + t.str());
+  typeName(t, op->loc);
+  if (name == "sigmoid") {
+    std::string one = openclFloatLiteral(t.element(), 1.0);
+    return "(" + one + " / (" + one + " + exp(-(" + args + "))))";
+  }
+  static const std::unordered_set<std::string> known = {"exp",  "exp2",  "log",   "log2", "log10", "sqrt", "rsqrt",
+                                                        "sin",  "cos",   "tan",   "tanh", "atan",  "fabs", "floor",
+                                                        "ceil", "round", "trunc", "pow",  "fmod",  "erf"};
+  if (name == "abs")
+    return "fabs(" + args + ")";
+  if (!known.count(name))
+    fail(op->loc, "intrinsic T." + name + " has no OpenCL C equivalent");
+  return name + "(" + args + ")";
+}
+
+} // namespace tirlower

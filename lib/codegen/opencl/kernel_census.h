@@ -1,0 +1,41 @@
+// What the OpenCL emitter must know about a kernel before writing it: which data variables are
+// read and written (through any alias), which are images, and the launch geometry implied by
+// its thread bindings.
+#pragma once
+
+#include <array>
+#include <optional>
+#include <string_view>
+#include <unordered_set>
+
+#include "ir/function.h"
+
+namespace tirlower {
+
+// "blockIdx.y" -> {block, 1}; "threadIdx.z" -> {thread, 2}; anything else -> nullopt.
+struct ThreadAxis {
+  bool isBlock = false;
+  int dim = 0;
+};
+std::optional<ThreadAxis> parseThreadTag(std::string_view tag);
+
+// A flattened buffer that OpenCL holds in an image2d_t of float4 texels: scope "global.texture",
+// physical rank 2 (shape of size 2, axis_separators [1]), float32 elements with an innermost
+// extent that is a multiple of 4, or float32x4 elements (one texel each).
+bool isTextureBuffer(const BufferNode &buffer);
+// A parameter buffer (declared N-d) whose storage is an image: "global.texture", physical rank 2.
+bool isTextureParam(const BufferNode &buffer);
+// Whether an integer expression is a multiple of 4 by its form (constants, sums and products).
+bool isMultipleOf4(const Expr &e);
+
+struct KernelCensus {
+  std::unordered_set<const VarNode *> read, written; // data variables
+  std::unordered_set<const VarNode *> used;          // every variable mentioned
+  std::array<int64_t, 3> groups{1, 1, 1}, local{1, 1, 1};
+  bool hasTexture = false;
+};
+
+// Throws CompileError for a thread binding it cannot launch (unknown tag, non-constant extent).
+KernelCensus takeCensus(const PrimFuncNode &func);
+
+} // namespace tirlower

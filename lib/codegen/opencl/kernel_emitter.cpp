@@ -1,0 +1,263 @@
+// Statements and the kernel signature. Thread-bound loops have no loop: their variable is the
+// work-item's group or local id, guarded only when the loop is shorter than the launch.
+#include "codegen/opencl/kernel_emitter.h"
+
+#include <algorithm>
+
+namespace tirlower {
+
+KernelEmitter::KernelEmitter(const PrimFuncNode &func, OpenCLSupport &support)
+    : func_(func), support_(support), census_(takeCensus(func)) {}
+
+std::string KernelEmitter::emit(const std::string &symbol, KernelLaunch &launch) {
+  launch.kernel = symbol;
+  for (int d = 0; d < 3; ++d) {
+    launch.localSize[d] = census_.local[d];
+    launch.globalSize[d] = census_.groups[d] * census_.local[d];
+  }
+  std::string head = signature(symbol, launch);
+  emitStmt(func_.body);
+  auto triple = [](const std::array<int64_t, 3> &v) {
+    return "{" + std::to_string(v[0]) + ", " + std::to_string(v[1]) + ", " + std::to_string(v[2]) + "}";
+  };
+  std::string comment = "// launch " + symbol + ": global " + triple(launch.globalSize) + ", local " +
+                        triple(launch.localSize) + " (groups " + triple(census_.groups) + ")\n";
+  return comment + head + " {\n" + localDecls_ + body_ + "}\n";
+}
+
+// ---- names and lines --------------------------------------------------------------------------
+
+std::string KernelEmitter::bind(const void *object, std::string_view hint) {
+  std::string base = openclIdentifier(hint), name = base;
+  for (int n = 1; taken_.count(name) || isReservedOpenCLName(name); ++n)
+    name = base + "_" + std::to_string(n);
+  taken_.insert(name);
+  names_[object] = name;
+  return name;
+}
+
+const std::string &KernelEmitter::nameOf(const VarNode *var, SourceRange where) {
+  auto it = names_.find(var);
+  if (it == names_.end())
+    fail(where, "variable '" + var->name.str() + "' is used outside its definition");
+  return it->second;
+}
+
+void KernelEmitter::line(const std::string &text) {
+  body_.append(static_cast<size_t>(indent_) * 2, ' ');
+  body_ += text;
+  body_ += '\n';
+}
+
+std::string KernelEmitter::temp(DataType type, const std::string &value, SourceRange where) {
+  std::string name = "tl_t" + std::to_string(temps_++);
+  line("const " + typeName(type, where) + " " + name + " = " + value + ";");
+  return name;
+}
+
+void KernelEmitter::fail(SourceRange where, const std::string &message) const {
+  throw CompileError(where, "OpenCL emitter: " + message + " (kernel '" + func_.globalSymbol() + "')");
+}
+
+// ---- signature --------------------------------------------------------------------------------
+
+std::string KernelEmitter::signature(const std::string &symbol, KernelLaunch &launch) {
+  bool noalias = false;
+  if (const AttrValue *a = func_.attrs.find("tir.noalias"))
+    noalias = a->kind() == AttrValue::Kind::Bool ? a->asBool() : a->asInt() != 0;
+  std::string params;
+  for (const Var &param : func_.params) {
+    std::string name = bind(param.get(), param->name.view());
+    launch.args.push_back(name);
+    params += params.empty() ? "" : ", ";
+    const VarNode *data = param.get();
+    bool read = census_.read.count(data), written = census_.written.count(data);
+    Buffer buffer = func_.bufferFor(param);
+    if (buffer && isTextureParam(*buffer)) {
+      const int64_t *channels = asConstInt(buffer->shape.back());
+      if (!(buffer->dtype == DataType::float32(4) ||
+            (buffer->dtype == DataType::float32() && channels && *channels == 4)))
+        fail(param->loc, "texture buffer '" + buffer->name.str() +
+                             "' must have float32 elements with an innermost extent of 4 (one RGBA texel)");
+      if (read && written)
+        fail(param->loc, "texture buffer '" + buffer->name.str() +
+                             "' is both read and written; OpenCL 1.2 images are read-only or write-only in a kernel");
+      params += std::string(written ? "__write_only" : "__read_only") + " image2d_t " + name;
+      data_[data] = {name, DataType::float32(4), "", !written, true};
+      continue;
+    }
+    if (buffer || param->type.isHandle()) {
+      DataType type = buffer ? buffer->dtype : param->pointeeType;
+      std::string element = type.isVoid() ? "void" : openclStorageTypeName(type, param->loc);
+      if (!type.isVoid())
+        support_.noteType(type);
+      params +=
+          "__global " + std::string(written ? "" : "const ") + element + "* " + (noalias ? "restrict " : "") + name;
+      data_[data] = {name, type, "__global ", !written, false};
+      continue;
+    }
+    support_.noteType(param->type);
+    // bool is not a valid kernel argument type: it travels as an int (0 or 1).
+    params += (param->type.isBool() ? std::string("int") : typeName(param->type, param->loc)) + " " + name;
+  }
+  return "__kernel void " + symbol + "(" + params + ")";
+}
+
+// ---- statements -------------------------------------------------------------------------------
+
+void KernelEmitter::block(const Stmt &body) {
+  ++indent_;
+  emitStmt(body);
+  --indent_;
+}
+
+void KernelEmitter::emitStmt(const Stmt &s) {
+  switch (s->kind()) {
+  case StmtKind::SeqStmt:
+    for (const Stmt &child : s.as<SeqStmtNode>()->stmts)
+      emitStmt(child);
+    return;
+  case StmtKind::BufferStore: return store(s.as<BufferStoreNode>());
+  case StmtKind::For: return emitFor(s.as<ForNode>());
+  case StmtKind::While: {
+    // The condition is evaluated inside the loop so that the temporaries it needs are too.
+    const auto *op = s.as<WhileNode>();
+    line("while (1) {");
+    ++indent_;
+    line("if (!(" + expr(op->condition) + ")) break;");
+    emitStmt(op->body);
+    --indent_;
+    line("}");
+    return;
+  }
+  case StmtKind::IfThenElse: {
+    const auto *op = s.as<IfThenElseNode>();
+    if (op->condition->type.isVector())
+      fail(op->loc, "an if statement needs a scalar condition");
+    line("if (" + expr(op->condition) + ") {");
+    block(op->thenCase);
+    if (op->elseCase) {
+      line("} else {");
+      block(op->elseCase);
+    }
+    line("}");
+    return;
+  }
+  case StmtKind::LetStmt: {
+    const auto *op = s.as<LetStmtNode>();
+    std::string value = expr(op->value);
+    std::string name = bind(op->var.get(), op->var->name.view());
+    if (census_.used.count(op->var.get()))
+      line("const " + typeName(op->var->type, op->loc) + " " + name + " = " + value + ";");
+    else
+      line("(void)(" + value + ");");
+    return emitStmt(op->body);
+  }
+  case StmtKind::Allocate: {
+    const auto *op = s.as<AllocateNode>();
+    declareStorage(op->bufferVar.get(), op->dtype, op->extents, op->scope, op->loc);
+    return emitStmt(op->body);
+  }
+  case StmtKind::AllocBuffer: {
+    const auto *op = s.as<AllocBufferNode>();
+    checkRank(*op->buffer, op->loc);
+    declareStorage(op->buffer->data.get(), op->buffer->dtype, op->buffer->shape, op->buffer->scope, op->loc);
+    return emitStmt(op->body);
+  }
+  case StmtKind::DeclBuffer: {
+    const auto *op = s.as<DeclBufferNode>();
+    checkRank(*op->buffer, op->loc);
+    if (op->allocates)
+      declareStorage(op->buffer->data.get(), op->buffer->dtype, op->buffer->shape, op->buffer->scope, op->loc);
+    return emitStmt(op->body);
+  }
+  case StmtKind::AttrStmt: {
+    const auto *op = s.as<AttrStmtNode>();
+    if (const auto *var = op->node.as<VarNode>(); var && op->key.view() == "thread_extent")
+      return emitThreadIndex(var, var->name.view(), intImm(0, var->type), op->value, op->body, op->loc);
+    line("/* attr \"" + op->key.str() + "\" */");
+    return emitStmt(op->body);
+  }
+  case StmtKind::AssertStmt:
+    fail(s->loc, "an assert cannot be checked in a kernel, which has no way to report failure; "
+                 "check it on the host or remove it before --emit=opencl");
+  case StmtKind::Evaluate: {
+    const auto *op = s.as<EvaluateNode>();
+    if (op->value->kind() == ExprKind::IntImm || op->value->kind() == ExprKind::FloatImm)
+      return;
+    if (const auto *c = op->value.as<CallNode>(); c && c->op.view() == "tvm_storage_sync") {
+      const auto *scope = c->args.empty() ? nullptr : c->args[0].as<StringImmNode>();
+      bool shared = scope && scope->value == "shared";
+      line(shared ? "barrier(CLK_LOCAL_MEM_FENCE);" : "barrier(CLK_GLOBAL_MEM_FENCE);");
+      return;
+    }
+    line("(void)(" + expr(op->value) + ");");
+    return;
+  }
+  }
+}
+
+void KernelEmitter::emitFor(const ForNode *op) {
+  if (op->forKind == ForKind::ThreadBinding)
+    return emitThreadIndex(op->loopVar.get(), op->threadTag.view(), op->min, op->extent, op->body, op->loc);
+  std::string t = typeName(op->loopVar->type, op->loc);
+  std::string min = expr(op->min);
+  bool zeroMin = asConstInt(op->min) && *asConstInt(op->min) == 0;
+  std::string end = zeroMin ? expr(op->extent) : "(" + min + ") + (" + expr(op->extent) + ")";
+  std::string name = bind(op->loopVar.get(), op->loopVar->name.view());
+  line("for (" + t + " " + name + " = " + min + "; " + name + " < " + end + "; ++" + name + ") {");
+  block(op->body);
+  line("}");
+}
+
+void KernelEmitter::emitThreadIndex(const VarNode *var, std::string_view tag, const Expr &min, const Expr &extent,
+                                    const Stmt &body, SourceRange where) {
+  std::optional<ThreadAxis> axis = parseThreadTag(tag);
+  if (!axis)
+    fail(where, "unknown thread tag '" + std::string(tag) + "'");
+  std::string t = typeName(var->type, where);
+  std::string id = std::string(axis->isBlock ? "get_group_id(" : "get_local_id(") + std::to_string(axis->dim) + ")";
+  bool zeroMin = asConstInt(min) && *asConstInt(min) == 0;
+  std::string value = "(" + t + ")" + id;
+  if (!zeroMin)
+    value = expr(min) + " + " + value;
+  std::string name = bind(var, var->name.view());
+  line("const " + t + " " + name + " = " + value + ";");
+  int64_t launched = axis->isBlock ? census_.groups[axis->dim] : census_.local[axis->dim];
+  const int64_t *own = asConstInt(extent);
+  if (own && *own == launched)
+    return emitStmt(body);
+  // A shorter loop on an axis that another loop launched wider: the extra work-items idle.
+  line("if (" + std::string(zeroMin ? name : name + " - (" + expr(min) + ")") + " < " + expr(extent) + ") {");
+  block(body);
+  line("}");
+}
+
+void KernelEmitter::declareStorage(const VarNode *data, DataType type, const std::vector<Expr> &extents, Symbol scope,
+                                   SourceRange where) {
+  int64_t count = 1;
+  for (const Expr &e : extents) {
+    const int64_t *v = asConstInt(e);
+    if (!v || *v < 0)
+      fail(where,
+           "storage '" + data->name.str() + "' has a non-constant size; OpenCL kernels cannot allocate dynamically");
+    count *= *v;
+  }
+  std::string_view space = scope.view();
+  if (space.rfind("global.texture", 0) == 0)
+    fail(where, "texture storage '" + data->name.str() + "' cannot be allocated in a kernel; pass it as a parameter");
+  support_.noteType(type);
+  std::string name = bind(data, data->name.view());
+  std::string decl =
+      openclStorageTypeName(type, where) + " " + name + "[" + std::to_string(std::max<int64_t>(count, 1)) + "];";
+  if (space == "shared") {
+    // OpenCL C declares __local variables at kernel scope only.
+    localDecls_ += "  __local " + decl + "\n";
+    data_[data] = {name, type, "__local ", false, false};
+    return;
+  }
+  line(decl);
+  data_[data] = {name, type, "", false, false};
+}
+
+} // namespace tirlower

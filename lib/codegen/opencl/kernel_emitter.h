@@ -1,0 +1,82 @@
+// One kernel's traversal. Statements and the signature are in kernel_emitter.cpp, expressions
+// in expr_emitter.cpp, buffer and image accesses in memory_access.cpp.
+#pragma once
+
+#include <string>
+#include <unordered_map>
+#include <unordered_set>
+#include <vector>
+
+#include "codegen/opencl/kernel_census.h"
+#include "codegen/opencl/opencl_emitter.h"
+#include "codegen/opencl/opencl_support.h"
+
+namespace tirlower {
+
+class KernelEmitter {
+public:
+  KernelEmitter(const PrimFuncNode &func, OpenCLSupport &support);
+  // The geometry comment, signature and body of the kernel; fills `launch`.
+  std::string emit(const std::string &symbol, KernelLaunch &launch);
+
+private:
+  // How the kernel reaches a data variable: a named pointer to `type` elements in an address
+  // space ("__global ", "__local ", "" for private), or an image.
+  struct Pointer {
+    std::string name;
+    DataType type;
+    std::string space;
+    bool readOnly = false;
+    bool image = false;
+  };
+
+  // ---- names and lines (kernel_emitter.cpp)
+  std::string bind(const void *object, std::string_view hint);
+  const std::string &nameOf(const VarNode *var, SourceRange where);
+  void line(const std::string &text);
+  // Declares `const T tl_N = value;` before the statement being written; returns tl_N.
+  std::string temp(DataType type, const std::string &value, SourceRange where);
+  [[noreturn]] void fail(SourceRange where, const std::string &message) const;
+
+  // ---- statements (kernel_emitter.cpp)
+  std::string signature(const std::string &symbol, KernelLaunch &launch);
+  void emitStmt(const Stmt &s);
+  void emitFor(const ForNode *op);
+  void emitThreadIndex(const VarNode *var, std::string_view tag, const Expr &min, const Expr &extent, const Stmt &body,
+                       SourceRange where);
+  void declareStorage(const VarNode *data, DataType type, const std::vector<Expr> &extents, Symbol scope,
+                      SourceRange where);
+  void block(const Stmt &body);
+
+  // ---- expressions (expr_emitter.cpp)
+  std::string expr(const Expr &e);
+  std::string binary(const BinaryNode *op);
+  std::string cast(const CastNode *op);
+  std::string call(const CallNode *op);
+  std::string select(const Expr &condition, const Expr &trueValue, const Expr &falseValue, SourceRange where);
+  std::string typeName(DataType type, SourceRange where);
+
+  // ---- memory (memory_access.cpp)
+  const Pointer &pointerOf(const Buffer &buffer, SourceRange where);
+  void checkRank(const BufferNode &buffer, SourceRange where);
+  Expr physicalIndex(const BufferNode &buffer, const Expr &index);
+  std::vector<std::string> laneIndices(const Expr &index);
+  std::string load(const BufferLoadNode *op);
+  void store(const BufferStoreNode *op);
+  std::string imageLoad(const BufferLoadNode *op, const Pointer &image);
+  void imageStore(const BufferStoreNode *op, const Pointer &image);
+  std::string texel(const Pointer &image, const std::string &x, const Expr &row);
+
+  const PrimFuncNode &func_;
+  OpenCLSupport &support_;
+  KernelCensus census_;
+  std::unordered_map<const void *, std::string> names_;
+  std::unordered_set<std::string> taken_;
+  std::unordered_map<const VarNode *, Pointer> data_;       // by data variable
+  std::unordered_map<const BufferNode *, Pointer> buffers_; // resolved accesses
+  std::string body_, localDecls_;
+  int indent_ = 1;
+  int temps_ = 0;
+};
+
+} // namespace tirlower

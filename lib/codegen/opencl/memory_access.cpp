@@ -1,0 +1,270 @@
+// Buffer and image accesses. A buffer is reached through the pointer of its data variable, typed
+// as the IR declares the data (a float4* only where the parameter or allocation says float32x4).
+// Contiguous vector accesses of scalar pointers use vloadN/vstoreN; others go lane by lane.
+// Textures are float4 images: physical index [row, col] is texel (col / 4, row), lane col % 4.
+#include "codegen/opencl/kernel_emitter.h"
+
+namespace tirlower {
+
+namespace {
+
+bool isConst(const Expr &e, int64_t value) {
+  return asConstInt(e) && *asConstInt(e) == value;
+}
+
+Expr as(const Expr &e, DataType type) {
+  return e->type == type ? e : CastNode::make(type, e);
+}
+
+// ".s4567": lanes [first, first + count) of a vector value.
+std::string swizzle(int first, int count) {
+  static const char digits[] = "0123456789abcdef";
+  std::string out = ".s";
+  for (int k = first; k < first + count; ++k)
+    out += digits[k];
+  return out;
+}
+
+const RampNode *unitRamp(const Expr &index) {
+  const auto *ramp = index.as<RampNode>();
+  return ramp && isConst(ramp->stride, 1) ? ramp : nullptr;
+}
+
+} // namespace
+
+void KernelEmitter::checkRank(const BufferNode &buffer, SourceRange where) {
+  if (buffer.shape.size() == 1 && buffer.axisSeparators.empty())
+    return;
+  if (isTextureBuffer(buffer))
+    return;
+  std::string rank = std::to_string(buffer.axisSeparators.size() + 1);
+  std::string why = buffer.scope.view() == "global.texture"
+                        ? "; a texture must be flattened to 2-d (axis_separators [1]) with float32 elements and an "
+                          "innermost extent that is a multiple of 4"
+                        : "; the OpenCL emitter takes 1-d buffers, and 2-d ones only in scope \"global.texture\" "
+                          "(run the flatten pass first)";
+  fail(where, "buffer '" + buffer.name.str() + "' has physical rank " + rank + " and logical rank " +
+                  std::to_string(buffer.shape.size()) + why);
+}
+
+const KernelEmitter::Pointer &KernelEmitter::pointerOf(const Buffer &buffer, SourceRange where) {
+  checkRank(*buffer, where);
+  if (auto it = buffers_.find(buffer.get()); it != buffers_.end())
+    return it->second;
+  auto data = data_.find(buffer->data.get());
+  if (data == data_.end())
+    fail(where, "buffer '" + buffer->name.str() + "' views data that is not defined");
+  const Pointer &base = data->second;
+  if (base.image != isTextureBuffer(*buffer))
+    fail(where, base.image ? "buffer '" + buffer->name.str() + "' views image data but is not a 2-d texture buffer"
+                           : "texture buffer '" + buffer->name.str() + "' must be a kernel parameter (an image)");
+  if (base.image) {
+    if (!buffer->strides.empty() || (buffer->elemOffset && !isConst(buffer->elemOffset, 0)))
+      fail(where, "texture buffer '" + buffer->name.str() + "' cannot have strides or an element offset");
+    return buffers_.emplace(buffer.get(), base).first->second;
+  }
+  DataType element = buffer->dtype;
+  if (base.type == element || (base.type.isScalar() && base.type == element.element()))
+    return buffers_.emplace(buffer.get(), base).first->second;
+  // The alias reinterprets the data as another element type: the IR states this cast.
+  std::string name = bind(buffer.get(), buffer->name.view());
+  std::string t = base.space + (base.readOnly ? "const " : "") + openclStorageTypeName(element.element(), where) + "*";
+  line(t + " " + name + " = (" + t + ")" + base.name + ";");
+  return buffers_.emplace(buffer.get(), Pointer{name, element.element(), base.space, base.readOnly, false})
+      .first->second;
+}
+
+// The index in units of the buffer's elements from the start of its data, honouring the
+// stride and element offset of a flattened view.
+Expr KernelEmitter::physicalIndex(const BufferNode &buffer, const Expr &index) {
+  bool unitStride = buffer.strides.empty() || isConst(buffer.strides[0], 1);
+  bool zeroOffset = !buffer.elemOffset || isConst(buffer.elemOffset, 0);
+  if (unitStride && zeroOffset)
+    return index;
+  auto scale = [&](Expr e, bool offset) {
+    DataType t = e->type.element();
+    if (!unitStride)
+      e = BinaryNode::make(BinaryOp::Mul, e,
+                           e->type.isVector() ? BroadcastNode::make(as(buffer.strides[0], t), e->type.lanes())
+                                              : as(buffer.strides[0], t));
+    if (offset && !zeroOffset)
+      e = BinaryNode::make(BinaryOp::Add, e,
+                           e->type.isVector() ? BroadcastNode::make(as(buffer.elemOffset, t), e->type.lanes())
+                                              : as(buffer.elemOffset, t));
+    return e;
+  };
+  if (const auto *ramp = index.as<RampNode>())
+    return RampNode::make(scale(ramp->base, true), scale(ramp->stride, false), ramp->lanes);
+  return scale(index, true);
+}
+
+// One index text per lane of a vector index; the index (or a ramp's base) is evaluated once.
+std::vector<std::string> KernelEmitter::laneIndices(const Expr &index) {
+  std::vector<std::string> lanes;
+  if (const auto *ramp = index.as<RampNode>()) {
+    bool simple = ramp->base->kind() == ExprKind::Var || ramp->base->kind() == ExprKind::IntImm;
+    std::string base = simple ? expr(ramp->base) : temp(ramp->base->type, expr(ramp->base), ramp->loc);
+    const int64_t *stride = asConstInt(ramp->stride);
+    std::string step = stride ? "" : temp(ramp->stride->type, expr(ramp->stride), ramp->loc);
+    for (int k = 0; k < ramp->lanes; ++k)
+      lanes.push_back(k == 0   ? base
+                      : stride ? "(" + base + " + " + openclIntLiteral(ramp->base->type, k * *stride) + ")"
+                               : "(" + base + " + " + std::to_string(k) + " * " + step + ")");
+    return lanes;
+  }
+  std::string all = temp(index->type, expr(index), index->loc);
+  for (int k = 0; k < index->type.lanes(); ++k)
+    lanes.push_back(all + swizzle(k, 1));
+  return lanes;
+}
+
+std::string KernelEmitter::load(const BufferLoadNode *op) {
+  const Pointer &pointer = pointerOf(op->buffer, op->loc);
+  if (pointer.image)
+    return imageLoad(op, pointer);
+  DataType element = op->buffer->dtype, result = op->type;
+  Expr index = physicalIndex(*op->buffer, op->indices.back());
+  std::string t = typeName(result, op->loc), p = pointer.name;
+  int m = element.lanes(); // scalars per element when the pointer is scalar, else 1
+  bool scalarPointer = pointer.type.isScalar() && element.isVector();
+  if (!scalarPointer)
+    m = 1;
+  if (index->type.isScalar()) {
+    if (scalarPointer)
+      return "vload" + std::to_string(element.lanes()) + "(" + expr(index) + ", " + p + ")";
+    std::string text = p + "[" + expr(index) + "]";
+    return element.isBool() ? "(" + text + " != 0)" : text;
+  }
+  const RampNode *ramp = unitRamp(index);
+  int lanes = result.lanes();
+  if (ramp && pointer.type.isScalar() && isOpenCLVectorWidth(lanes)) {
+    std::string base = expr(ramp->base);
+    if (m > 1)
+      base = "(" + base + ") * " + std::to_string(m);
+    std::string text = "vload" + std::to_string(lanes) + "(0, " + p + " + " + base + ")";
+    if (!element.isBool())
+      return text;
+    return "convert_int" + std::to_string(lanes) + "(" + text + " != (uchar" + std::to_string(lanes) + ")(0))";
+  }
+  if (element.isBool())
+    fail(op->loc, "a non-contiguous vector access of bool buffer '" + op->buffer->name.str() + "'");
+  std::string parts;
+  for (const std::string &lane : laneIndices(index))
+    parts += (parts.empty() ? "" : ", ") +
+             (scalarPointer ? "vload" + std::to_string(element.lanes()) + "(" + lane + ", " + p + ")"
+                            : p + "[" + lane + "]");
+  return "((" + t + ")(" + parts + "))";
+}
+
+void KernelEmitter::store(const BufferStoreNode *op) {
+  const Pointer &pointer = pointerOf(op->buffer, op->loc);
+  if (pointer.image)
+    return imageStore(op, pointer);
+  DataType element = op->buffer->dtype, valueType = op->value->type;
+  Expr index = physicalIndex(*op->buffer, op->indices.back());
+  std::string p = pointer.name, value = expr(op->value);
+  bool scalarPointer = pointer.type.isScalar() && element.isVector();
+  int m = scalarPointer ? element.lanes() : 1;
+  std::string n = std::to_string(element.lanes());
+  if (index->type.isScalar()) {
+    if (scalarPointer)
+      return line("vstore" + n + "(" + value + ", " + expr(index) + ", " + p + ");");
+    return line(p + "[" + expr(index) + "] = " + (element.isBool() ? "(uchar)" + value : value) + ";");
+  }
+  const RampNode *ramp = unitRamp(index);
+  int lanes = valueType.lanes();
+  if (ramp && pointer.type.isScalar() && isOpenCLVectorWidth(lanes)) {
+    std::string base = expr(ramp->base);
+    if (m > 1)
+      base = "(" + base + ") * " + std::to_string(m);
+    if (element.isBool())
+      value = "convert_uchar" + std::to_string(lanes) + "(-" + value + ")";
+    return line("vstore" + std::to_string(lanes) + "(" + value + ", 0, " + p + " + " + base + ");");
+  }
+  if (element.isBool())
+    fail(op->loc, "a non-contiguous vector access of bool buffer '" + op->buffer->name.str() + "'");
+  std::string v = temp(valueType, value, op->loc);
+  std::vector<std::string> lanesText = laneIndices(index);
+  int group = element.lanes();
+  for (size_t k = 0; k < lanesText.size(); ++k) {
+    std::string part = v + swizzle(static_cast<int>(k) * group, group);
+    if (scalarPointer)
+      line("vstore" + n + "(" + part + ", " + lanesText[k] + ", " + p + ");");
+    else
+      line(p + "[" + lanesText[k] + "] = " + part + ";");
+  }
+}
+
+// ---- images -------------------------------------------------------------------------------------
+
+std::string KernelEmitter::texel(const Pointer &image, const std::string &x, const Expr &row) {
+  std::string y = expr(row);
+  if (row->type != DataType::int32())
+    y = "(int)(" + y + ")";
+  return "read_imagef(" + image.name + ", " + support_.sampler() + ", (int2)(" + x + ", " + y + "))";
+}
+
+std::string KernelEmitter::imageLoad(const BufferLoadNode *op, const Pointer &image) {
+  const Expr &row = op->indices[0], &col = op->indices[1];
+  bool texelElements = op->buffer->dtype.isVector();
+  auto x = [&](const std::string &c) { return texelElements ? "(int)(" + c + ")" : "(int)(" + c + ") / 4"; };
+  std::string t = typeName(op->type, op->loc);
+  if (col->type.isScalar()) {
+    if (texelElements)
+      return texel(image, x(expr(col)), row);
+    std::string c = col->kind() == ExprKind::Var || col->kind() == ExprKind::IntImm
+                        ? expr(col)
+                        : temp(col->type, expr(col), op->loc);
+    return support_.texelLane() + "(" + texel(image, x(c), row) + ", (int)(" + c + ") % 4)";
+  }
+  const RampNode *ramp = unitRamp(col);
+  std::string parts;
+  if (!texelElements && ramp && isMultipleOf4(ramp->base) && ramp->lanes % 4 == 0) {
+    // Whole texels: lanes [base, base + 4k) are texels base / 4 + j.
+    std::string first = temp(DataType::int32(), x(expr(ramp->base)), op->loc);
+    for (int j = 0; j < ramp->lanes / 4; ++j)
+      parts += (j ? ", " : "") + texel(image, j ? "(" + first + " + " + std::to_string(j) + ")" : first, row);
+    return ramp->lanes == 4 ? parts : "((" + t + ")(" + parts + "))";
+  }
+  for (const std::string &lane : laneIndices(col))
+    parts += (parts.empty() ? "" : ", ") +
+             (texelElements ? texel(image, x(lane), row)
+                            : support_.texelLane() + "(" + texel(image, x(lane), row) + ", (int)(" + lane + ") % 4)");
+  return "((" + t + ")(" + parts + "))";
+}
+
+void KernelEmitter::imageStore(const BufferStoreNode *op, const Pointer &image) {
+  const Expr &row = op->indices[0], &col = op->indices[1];
+  bool texelElements = op->buffer->dtype.isVector();
+  std::string y = expr(row);
+  if (row->type != DataType::int32())
+    y = "(int)(" + y + ")";
+  auto write = [&](const std::string &x, const std::string &v) {
+    line("write_imagef(" + image.name + ", (int2)(" + x + ", " + y + "), " + v + ");");
+  };
+  if (texelElements && col->type.isScalar())
+    return write("(int)(" + expr(col) + ")", expr(op->value));
+  const RampNode *ramp = unitRamp(col);
+  if (!texelElements && ramp && isMultipleOf4(ramp->base) && ramp->lanes % 4 == 0) {
+    std::string value = expr(op->value);
+    if (ramp->lanes == 4)
+      return write("(int)(" + expr(ramp->base) + ") / 4", value);
+    std::string v = temp(op->value->type, value, op->loc);
+    std::string first = temp(DataType::int32(), "(int)(" + expr(ramp->base) + ") / 4", op->loc);
+    for (int j = 0; j < ramp->lanes / 4; ++j)
+      write(j ? "(" + first + " + " + std::to_string(j) + ")" : first, v + swizzle(4 * j, 4));
+    return;
+  }
+  if (texelElements) {
+    std::string v = temp(op->value->type, expr(op->value), op->loc);
+    std::vector<std::string> lanes = laneIndices(col);
+    for (size_t k = 0; k < lanes.size(); ++k)
+      write("(int)(" + lanes[k] + ")", v + swizzle(static_cast<int>(k) * 4, 4));
+    return;
+  }
+  fail(op->loc, "store into texture buffer '" + op->buffer->name.str() +
+                    "' writes part of a texel; an image is written a whole texel at a time (a float32x4 "
+                    "Ramp(base, 1, 4) index with base a multiple of 4)");
+}
+
+} // namespace tirlower

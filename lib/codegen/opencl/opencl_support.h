@@ -1,0 +1,51 @@
+// Spelling of OpenCL C: type names, literals, identifiers, and the few helper functions and
+// program-scope declarations an emitted file defines for itself (each once, only when used).
+#pragma once
+
+#include <map>
+#include <string>
+#include <string_view>
+
+#include "ir/data_type.h"
+#include "ir/source_range.h"
+
+namespace tirlower {
+
+// OpenCL C vector types have 2, 3, 4, 8 or 16 lanes.
+bool isOpenCLVectorWidth(int lanes);
+
+// The OpenCL C name of a value type: "int", "float4". A bool vector is an integer mask vector
+// ("int4", lanes -1 or 0), the canonical form in which the emitter keeps vector conditions.
+// Throws CompileError (at `where`) for types OpenCL C cannot hold.
+std::string openclTypeName(DataType type, SourceRange where);
+// The element type a buffer of `type` is stored as: bool becomes uchar (bool is not allowed in
+// kernel arguments or memory), vectors keep their lanes.
+std::string openclStorageTypeName(DataType type, SourceRange where);
+
+std::string openclIntLiteral(DataType type, int64_t value);
+std::string openclFloatLiteral(DataType type, double value);
+
+// A valid OpenCL C identifier for an IR name; names that OpenCL reserves (keywords, built-in
+// functions and types) and the emitter's own "tl_" prefix are made distinct.
+std::string openclIdentifier(std::string_view name);
+bool isReservedOpenCLName(const std::string &name);
+
+class OpenCLSupport {
+public:
+  // Integer floor division and modulo (scalar or vector) for signed types; float ones use floor.
+  std::string floorDiv(DataType type, SourceRange where);
+  std::string floorMod(DataType type, SourceRange where);
+  // float tl_texel_lane(float4 texel, int lane).
+  std::string texelLane();
+  // The program-scope sampler used by read_imagef.
+  std::string sampler();
+  void noteType(DataType type); // records extension pragmas (fp64, fp16)
+
+  std::string preamble() const;
+
+private:
+  std::map<std::string, std::string> helpers_;
+  bool fp64_ = false, fp16_ = false, sampler_ = false;
+};
+
+} // namespace tirlower
