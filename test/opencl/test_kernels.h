@@ -1,0 +1,33 @@
+// Flattened PrimFuncs built by hand for the OpenCL tests, shaped as the flatten pass leaves them:
+// parameter buffers keep their declared N-d shape, the body reaches them through DeclBuffer
+// aliases of physical rank 1 (or 2 for textures) over the parameter's data variable.
+#pragma once
+
+#include "ir/function.h"
+
+namespace tirlower::opencl_test {
+
+// C = A + B over 256 floats, 4 groups of 64 work-items (blockIdx.x, threadIdx.x).
+PrimFunc elementwiseAdd();
+// B = relu(A) * 2 + 1 over 64 floats: A read as vload4 of a stride-1 ramp, B written through a
+// float32x4 alias of its scalar data (vstore4), select() on a vector mask.
+PrimFunc vectorScale();
+// Q = A // B, R = A % B (floor semantics) over 32 int32 values, scalar loop and int4 vectors
+// (QV, RV) bound to 8 work-items.
+PrimFunc floorDivision();
+
+// NHWC [1, 4, 5, 8] float32 data and its NCHW4c texture [1, 2, 4, 5, 4], flattened to an image
+// of 8 rows (n, c/4, h) and 5 texels (w).
+constexpr int kN = 1, kH = 4, kW = 5, kC = 8;
+// Packs X (NHWC buffer) into Y (write-only texture) a whole texel at a time.
+PrimFunc packTexture();
+// Unpacks Y (read-only texture) into Z (NHWC buffer) one scalar lane at a time.
+PrimFunc unpackTexture();
+
+// Expected errors.
+PrimFunc rank2GlobalBuffer(); // a 2-d alias in "global" scope
+PrimFunc textureReadWrite();  // one kernel reads and writes the same image
+PrimFunc kernelWithAssert();  // an assert in the body
+PrimFunc fiveLaneVector();    // a float32x5 value
+
+} // namespace tirlower::opencl_test
