@@ -298,8 +298,8 @@ std::optional<LinearSum> AnalyzerImpl::modSum(const LinearSum &s, int64_t c, con
     return atomOf(BinaryOp::FloorMod, s, c);
   LinearSum rest(type);
   for (const Term &t : s.terms())
-    if (int64_t coef = *floorMod(t.coef, c))
-      (void)rest.addTerm(coef, t.atoms);
+    if (t.coef % c != 0) // keep the coefficient: (i * 31 + j) % 3 stays a fused index
+      (void)rest.addTerm(t.coef, t.atoms);
   (void)rest.addConstant(*floorMod(s.constant(), c));
   if (auto m = sameFloor(bounds(rest), c)) {
     auto shift = checkedMul(*m, -c);

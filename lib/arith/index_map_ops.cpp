@@ -120,6 +120,8 @@ InverseMap inverseMap(const IndexMap &map, const std::vector<Expr> &shape) {
   for (size_t k = 0; k < iter.results.size(); ++k) {
     const IterSum &r = iter.results[k];
     extract(outputs[k] - IntImmNode::make(outputs[k]->type, r.base), r.splits);
+    for (const IterSplit &z : r.zeros)
+      digits[{z.mark, z.lower}] = IntImmNode::make(outputs[k]->type, 0);
   }
   std::vector<Expr> inputs(map->initialIndices.size());
   // Users of a mark are results or marks created after it: walk the marks backwards.
@@ -139,6 +141,8 @@ InverseMap inverseMap(const IndexMap &map, const std::vector<Expr> &shape) {
       inputs[mark.var] = an.simplify(castTo(value, map->initialIndices[mark.var]->type));
     else
       extract(value - IntImmNode::make(t, mark.offset), mark.parts);
+    for (const IterSplit &z : mark.zeros)
+      digits[{z.mark, z.lower}] = IntImmNode::make(t, 0);
   }
   Expr predicate = IntImmNode::make(DataType::boolean(), 0);
   if (d.shape.padded) {

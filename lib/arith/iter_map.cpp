@@ -137,8 +137,12 @@ private:
     for (const LinearTerm &t : terms) {
       if (t.coef <= 0)
         notAffine(f, "negative coefficient in '" + formatExpr(source) + "'");
-      mark.parts.push_back(split(f, t.atom, t.coef));
+      IterSplit s = split(f, t.atom, t.coef);
+      bool single = analyzer_.canProveEqual(s.extent, constant(1, s.extent->type));
+      (single ? mark.zeros : mark.parts).push_back(s);
     }
+    if (mark.parts.empty())
+      notAffine(f, "'" + formatExpr(source) + "' is constant");
     std::sort(mark.parts.begin(), mark.parts.end(), [](auto &a, auto &b) { return a.scale < b.scale; });
     // A fused mark must be dense: scales 1, e0, e0 * e1, ...
     int64_t expected = 1;
@@ -174,7 +178,9 @@ private:
     for (const LinearTerm &t : terms) {
       if (t.coef <= 0)
         notAffine(f, "negative coefficient");
-      sum.splits.push_back(split(f, t.atom, t.coef));
+      IterSplit s = split(f, t.atom, t.coef);
+      bool single = analyzer_.canProveEqual(s.extent, constant(1, s.extent->type));
+      (single ? sum.zeros : sum.splits).push_back(s);
     }
     if (sum.base < 0)
       notAffine(f, "it can be negative");

@@ -26,11 +26,13 @@ struct IterMark {
   int64_t offset = 0;           // constant added inside a fused mark (left padding)
   Expr extent;                  // offset + number of values: the digits tile [0, extent)
   std::vector<IterSplit> parts; // fused mark: its components, by increasing scale
+  std::vector<IterSplit> zeros; // fused mark: components that take a single value (0)
   std::vector<IterSplit> uses;  // the digits taken of this mark, by increasing lower
 };
 
 struct IterSum {
   std::vector<IterSplit> splits; // by increasing scale
+  std::vector<IterSplit> zeros;  // digits that take a single value (0): no part of the result
   int64_t base = 0;
   Expr extent; // extent of the result over the input shape
 };

@@ -1,0 +1,144 @@
+// Randomised checks with fixed seeds: random index maps (permutations, splits with and without
+// padding, fuses) checked by brute force, and random expressions whose simplification must keep
+// their value and never grow.
+#include <catch2/catch.hpp>
+
+#include <chrono>
+#include <random>
+
+#include "arith/expr_util.h"
+#include "map_check.h"
+
+using namespace tirlower;
+using namespace tirlower::test;
+
+namespace {
+
+struct RandomMap {
+  IndexMap map;
+  std::vector<int64_t> dims;
+};
+
+// Starts from the identity over a random shape and applies random permutations, splits and
+// fuses to the result list, tracking each result's extent so fuses stay injective.
+RandomMap randomMap(std::mt19937 &rng) {
+  auto pick = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
+  RandomMap out;
+  int rank = pick(1, 4);
+  int64_t budget = 4000;
+  std::vector<Var> vars;
+  std::vector<Expr> results;
+  std::vector<int64_t> extents;
+  for (int k = 0; k < rank; ++k) {
+    int64_t limit = std::max<int64_t>(1, std::min<int64_t>(40, budget));
+    int64_t e = pick(1, static_cast<int>(limit));
+    budget /= std::max<int64_t>(e, 2);
+    out.dims.push_back(e);
+    vars.push_back(var(std::string(1, static_cast<char>('i' + k))));
+    results.push_back(vars.back());
+    extents.push_back(e);
+  }
+  int steps = pick(1, 3);
+  for (int s = 0; s < steps; ++s) {
+    int kind = pick(0, 2);
+    size_t k = pick(0, static_cast<int>(results.size()) - 1);
+    if (kind == 0 && results.size() > 1) {
+      size_t l = pick(0, static_cast<int>(results.size()) - 1);
+      std::swap(results[k], results[l]);
+      std::swap(extents[k], extents[l]);
+    } else if (kind == 1) {
+      int64_t factor = pick(2, 6);
+      Expr r = results[k];
+      int64_t e = extents[k];
+      results[k] = fdiv(r, factor);
+      extents[k] = (e + factor - 1) / factor;
+      results.insert(results.begin() + k + 1, fmod(r, factor));
+      extents.insert(extents.begin() + k + 1, factor);
+    } else if (results.size() > 1 && k + 1 < results.size()) {
+      results[k] = results[k] * c(extents[k + 1]) + results[k + 1];
+      extents[k] = extents[k] * extents[k + 1];
+      results.erase(results.begin() + k + 1);
+      extents.erase(extents.begin() + k + 1);
+    }
+  }
+  out.map = IndexMapNode::make(vars, results);
+  return out;
+}
+
+// A random integer expression over `vars` with depth at most `depth`.
+Expr randomExpr(std::mt19937 &rng, const std::vector<Var> &vars, int depth) {
+  auto pick = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
+  if (depth == 0 || pick(0, 3) == 0)
+    return pick(0, 2) ? Expr(vars[pick(0, static_cast<int>(vars.size()) - 1)]) : c(pick(-8, 16));
+  Expr a = randomExpr(rng, vars, depth - 1);
+  switch (pick(0, 8)) {
+  case 0: return a + randomExpr(rng, vars, depth - 1);
+  case 1: return a - randomExpr(rng, vars, depth - 1);
+  case 2: return a * c(pick(-3, 5));
+  case 3: return fdiv(a, pick(1, 9));
+  case 4: return fmod(a, pick(1, 9));
+  case 5: return bin(BinaryOp::Min, a, randomExpr(rng, vars, depth - 1));
+  case 6: return bin(BinaryOp::Max, a, randomExpr(rng, vars, depth - 1));
+  case 7: return fdiv(a, pick(1, 4)) * c(pick(1, 4)) + fmod(a, pick(1, 4));
+  default:
+    return SelectNode::make(bin(BinaryOp::LT, a, randomExpr(rng, vars, depth - 1)), a,
+                            randomExpr(rng, vars, depth - 1));
+  }
+}
+
+} // namespace
+
+TEST_CASE("random index maps: inverse, bounds, injectivity, padding", "[property]") {
+  std::mt19937 rng(20240611);
+  auto start = std::chrono::steady_clock::now();
+  int checked = 0, padded = 0;
+  for (int n = 0; n < 600; ++n) {
+    RandomMap m = randomMap(rng);
+    INFO(formatIndexMap(*m.map) << " over " << formatShape(shapeOf(m.dims)));
+    CHECK(checkMap(m.map, m.dims) == "");
+    padded += mapShape(m.map, shapeOf(m.dims)).padded;
+    ++checked;
+  }
+  double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  CHECK(checked == 600);
+  CHECK(padded > 50);
+  CHECK(seconds < 10);
+}
+
+TEST_CASE("random expressions: simplify keeps the value and never grows", "[property]") {
+  std::mt19937 rng(7);
+  std::vector<Var> vars = {var("x"), var("y"), var("z")};
+  std::vector<int64_t> extents = {7, 16, 5};
+  auto start = std::chrono::steady_clock::now();
+  int cases = 0;
+  for (int n = 0; n < 1500; ++n) {
+    Expr e = randomExpr(rng, vars, 5);
+    bool bounded = n % 2 == 0;
+    Analyzer a;
+    if (bounded)
+      for (size_t k = 0; k < vars.size(); ++k)
+        a.bindRange(vars[k], 0, extents[k]);
+    Expr s = a.simplify(e);
+    INFO(formatExpr(e) << "  ->  " << formatExpr(s));
+    REQUIRE(exprSize(s) <= exprSize(e));
+    std::uniform_int_distribution<int64_t> any(-50, 50);
+    for (int trial = 0; trial < 20; ++trial) {
+      Env env;
+      for (size_t k = 0; k < vars.size(); ++k)
+        env[vars[k].get()] = bounded ? std::uniform_int_distribution<int64_t>(0, extents[k] - 1)(rng) : any(rng);
+      REQUIRE(eval(s, env) == eval(e, env));
+    }
+    IntBounds b = a.bounds(e);
+    if (bounded && b.min && b.max) {
+      Env env;
+      for (size_t k = 0; k < vars.size(); ++k)
+        env[vars[k].get()] = std::uniform_int_distribution<int64_t>(0, extents[k] - 1)(rng);
+      int64_t v = eval(e, env);
+      CHECK((*b.min <= v && v <= *b.max));
+    }
+    ++cases;
+  }
+  double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  CHECK(cases == 1500);
+  CHECK(seconds < 10);
+}
