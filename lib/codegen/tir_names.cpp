@@ -21,13 +21,17 @@ constexpr std::array<std::string_view, 37> kReserved = {
     "return",   "try",    "while", "with", "yield",  "T",        "I"};
 } // namespace
 
+bool isValidIdentifier(std::string_view name) {
+  return !name.empty() && isIdentifierStart(name.front()) && std::all_of(name.begin(), name.end(), isIdentifierChar);
+}
+
 std::string sanitizeIdentifier(std::string_view name) {
   if (name.empty())
     return "v";
   std::string out;
   out.reserve(name.size() + 1);
-  if (!isIdentifierStart(name.front()))
-    out += isIdentifierChar(name.front()) ? "_" : "";
+  if (!isIdentifierStart(name.front()) && isIdentifierChar(name.front()))
+    out += '_';
   for (char c : name)
     out += isIdentifierChar(c) ? c : '_';
   return out;
@@ -37,24 +41,125 @@ bool isReservedName(std::string_view name) {
   return std::find(kReserved.begin(), kReserved.end(), name) != kReserved.end();
 }
 
+namespace {
+uint64_t hashName(std::string_view name) {
+  return std::hash<std::string_view>()(name) | 1;
+}
+} // namespace
+
+int64_t NameTable::find(std::string_view name, uint64_t hash) const {
+  if (slots_.empty())
+    return -1;
+  size_t mask = slots_.size() - 1;
+  for (size_t slot = hash & mask;; slot = (slot + 1) & mask) {
+    const Slot &entry = slots_[slot];
+    if (entry.index == 0)
+      return -1;
+    if (entry.hash == hash && names_[entry.index - 1] == name)
+      return entry.index - 1;
+  }
+}
+
+void NameTable::grow() {
+  std::vector<Slot> old = std::move(slots_);
+  slots_.assign(old.empty() ? 256 : old.size() * 2, Slot{});
+  size_t mask = slots_.size() - 1;
+  for (const Slot &entry : old) {
+    if (entry.index == 0)
+      continue;
+    size_t slot = entry.hash & mask;
+    while (slots_[slot].index != 0)
+      slot = (slot + 1) & mask;
+    slots_[slot] = entry;
+  }
+}
+
+size_t NameTable::add(std::string_view name, uint64_t hash) {
+  if ((names_.size() + 1) * 2 > slots_.size())
+    grow();
+  size_t mask = slots_.size() - 1;
+  size_t slot = hash & mask;
+  while (slots_[slot].index != 0)
+    slot = (slot + 1) & mask;
+  names_.emplace_back(name);
+  nextSuffix_.push_back(1);
+  slots_[slot] = {hash, static_cast<uint32_t>(names_.size())};
+  return names_.size() - 1;
+}
+
 std::string NameTable::fresh(std::string_view hint) {
-  std::string base = sanitizeIdentifier(hint);
-  if (!isReservedName(base) && taken_.insert(base).second)
-    return base;
-  int &suffix = nextSuffix_[base];
-  if (suffix == 0)
-    suffix = 1;
+  std::string sanitized;
+  std::string_view base = hint;
+  if (!isValidIdentifier(hint)) {
+    sanitized = sanitizeIdentifier(hint);
+    base = sanitized;
+  }
+  uint64_t hash = hashName(base);
+  int64_t existing = find(base, hash);
+  if (existing < 0) {
+    existing = static_cast<int64_t>(add(base, hash));
+    if (!isReservedName(base))
+      return names_[static_cast<size_t>(existing)];
+  }
+  int suffix = nextSuffix_[static_cast<size_t>(existing)];
   std::string candidate;
   for (;; ++suffix) {
     char digits[16];
     auto [end, ec] = std::to_chars(digits, digits + sizeof digits, suffix);
     (void)ec;
     candidate.assign(base).append("_").append(digits, end);
-    if (taken_.insert(candidate).second)
+    uint64_t candidateHash = hashName(candidate);
+    if (find(candidate, candidateHash) < 0) {
+      add(candidate, candidateHash);
       break;
+    }
   }
-  ++suffix;
+  nextSuffix_[static_cast<size_t>(existing)] = suffix + 1;
   return candidate;
+}
+
+size_t IdentityNames::slotOf(const void *object) const {
+  // Fibonacci hashing of the address; nodes are at least 16-byte aligned.
+  uint64_t bits = reinterpret_cast<uintptr_t>(object) >> 4;
+  size_t mask = keys_.size() - 1;
+  size_t slot = static_cast<size_t>((bits * 0x9E3779B97F4A7C15ull) >> 20) & mask;
+  while (keys_[slot] && keys_[slot] != object)
+    slot = (slot + 1) & mask;
+  return slot;
+}
+
+const std::string *IdentityNames::find(const void *object) const {
+  if (keys_.empty())
+    return nullptr;
+  size_t slot = slotOf(object);
+  return keys_[slot] ? &names_[values_[slot]] : nullptr;
+}
+
+void IdentityNames::grow() {
+  std::vector<const void *> oldKeys = std::move(keys_);
+  std::vector<uint32_t> oldValues = std::move(values_);
+  size_t capacity = oldKeys.empty() ? 256 : oldKeys.size() * 2;
+  keys_.assign(capacity, nullptr);
+  values_.assign(capacity, 0);
+  for (size_t k = 0; k < oldKeys.size(); ++k) {
+    if (!oldKeys[k])
+      continue;
+    size_t slot = slotOf(oldKeys[k]);
+    keys_[slot] = oldKeys[k];
+    values_[slot] = oldValues[k];
+  }
+}
+
+const std::string &IdentityNames::insert(const void *object, std::string name) {
+  if ((names_.size() + 1) * 2 > keys_.size())
+    grow();
+  size_t slot = slotOf(object);
+  if (keys_[slot])
+    return names_[values_[slot]];
+  keys_[slot] = object;
+  values_[slot] = static_cast<uint32_t>(names_.size());
+  names_.push_back(std::move(name));
+  return names_.back();
 }
 
 } // namespace tirlower

@@ -3,7 +3,6 @@
 #include "codegen/tir_script_printer.h"
 
 #include <algorithm>
-#include <optional>
 
 #include "codegen/tir_literals.h"
 
@@ -31,30 +30,28 @@ const char *loopIterator(ForKind kind) {
 
 void ScriptPrinter::resetNames() {
   names_ = NameTable();
-  printed_.clear();
+  printed_ = IdentityNames();
 }
 
 const std::string &ScriptPrinter::defineVar(const VarNode *var) {
   if (plain_)
     return var->name.str();
-  auto [it, inserted] = printed_.try_emplace(var);
-  if (inserted)
-    it->second = names_.fresh(var->name.view());
-  return it->second;
+  if (const std::string *name = printed_.find(var))
+    return *name;
+  return printed_.insert(var, names_.fresh(var->name.view()));
 }
 
 void ScriptPrinter::defineVarAs(const VarNode *var, std::string name) {
   if (!plain_)
-    printed_.try_emplace(var, std::move(name));
+    printed_.insert(var, std::move(name));
 }
 
 const std::string &ScriptPrinter::defineBuffer(const BufferNode *buffer) {
   if (plain_)
     return buffer->name.str();
-  auto [it, inserted] = printed_.try_emplace(buffer);
-  if (inserted)
-    it->second = names_.fresh(buffer->name.view());
-  return it->second;
+  if (const std::string *name = printed_.find(buffer))
+    return *name;
+  return printed_.insert(buffer, names_.fresh(buffer->name.view()));
 }
 
 void ScriptPrinter::defineDataVar(const BufferNode *buffer, const std::string &bufferName) {
@@ -62,17 +59,14 @@ void ScriptPrinter::defineDataVar(const BufferNode *buffer, const std::string &b
 }
 
 const std::string &ScriptPrinter::varName(const VarNode *var) {
-  if (plain_)
-    return var->name.str();
-  auto it = printed_.find(var);
-  return it != printed_.end() ? it->second : defineVar(var);
+  for (const auto &[param, name] : lambdaNames_)
+    if (param == var)
+      return name;
+  return defineVar(var);
 }
 
 const std::string &ScriptPrinter::bufferName(const BufferNode *buffer) {
-  if (plain_)
-    return buffer->name.str();
-  auto it = printed_.find(buffer);
-  return it != printed_.end() ? it->second : defineBuffer(buffer);
+  return defineBuffer(buffer);
 }
 
 // ---- statements ------------------------------------------------------------------------------
@@ -307,10 +301,10 @@ void ScriptPrinter::printStmt(const Stmt &stmt) {
 // ---- index maps ------------------------------------------------------------------------------
 
 void ScriptPrinter::printIndexMap(const IndexMapNode &map) {
-  // Lambda parameters are local to the lambda: they get names of their own and shadow (then
-  // restore) whatever the function printed for the same objects.
-  std::vector<std::pair<const void *, std::optional<std::string>>> saved;
+  // Lambda parameters are local to the lambda: they get names of their own, which shadow
+  // whatever the function prints for the same objects.
   NameTable local;
+  lambdaNames_.clear();
   out_ += "lambda";
   for (size_t k = 0; k < map.initialIndices.size(); ++k) {
     const VarNode *var = map.initialIndices[k].get();
@@ -319,11 +313,8 @@ void ScriptPrinter::printIndexMap(const IndexMapNode &map) {
       out_ += var->name.view();
       continue;
     }
-    auto it = printed_.find(var);
-    saved.emplace_back(var, it == printed_.end() ? std::nullopt : std::optional<std::string>(it->second));
-    std::string name = local.fresh(var->name.view());
-    out_ += name;
-    printed_[var] = std::move(name);
+    lambdaNames_.emplace_back(var, local.fresh(var->name.view()));
+    out_ += lambdaNames_.back().second;
   }
   out_ += ": [";
   size_t separator = 0;
@@ -341,12 +332,7 @@ void ScriptPrinter::printIndexMap(const IndexMapNode &map) {
     first = false;
   }
   out_ += ']';
-  for (auto &[var, name] : saved) {
-    if (name)
-      printed_[var] = std::move(*name);
-    else
-      printed_.erase(var);
-  }
+  lambdaNames_.clear();
 }
 
 void ScriptPrinter::printLayoutTransform(const LayoutTransform &transform) {

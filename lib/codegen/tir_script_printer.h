@@ -4,7 +4,8 @@
 #pragma once
 
 #include <string>
-#include <unordered_map>
+#include <utility>
+#include <vector>
 
 #include "codegen/tir_names.h"
 #include "ir/function.h"
@@ -57,7 +58,9 @@ private:
   int indent_ = 0;
   std::string out_;
   NameTable names_;
-  std::unordered_map<const void *, std::string> printed_;
+  IdentityNames printed_;
+  // Names of the parameters of the lambda being printed; they shadow the function's names.
+  std::vector<std::pair<const VarNode *, std::string>> lambdaNames_;
 };
 
 // Precedence levels of printed expressions, loosest first (Python's order).
