@@ -163,7 +163,7 @@ void Parser::unknownBuiltin(uint32_t id, std::string_view name) {
   size_t bestDistance = 3;
   auto consider = [&](std::string_view candidate) {
     size_t d = editDistance(name, candidate, 2);
-    if (d < bestDistance) {
+    if (d < bestDistance && d * 2 <= std::max(name.size(), candidate.size())) {
       bestDistance = d;
       best = candidate;
     }
@@ -244,7 +244,8 @@ Typed Parser::lowerBuiltin(uint32_t id, std::string_view name) {
     CallArgs args = callArgs(id, name, 3, 3, {});
     std::string what = "condition of T." + op;
     Expr condition = lowerBool(args.positional[0], what.c_str());
-    auto [t, f] = unify(lower(args.positional[1]), lower(args.positional[2]), where, "T." + op);
+    std::pair<Expr, Expr> tF = unify(lower(args.positional[1]), lower(args.positional[2]), where, "T." + op);
+    Expr t = tF.first, f = tF.second;
     if (entry->kind == Builtin::Select)
       return {checked(where, [&] { return SelectNode::make(condition, t, f, where); }), false};
     if (condition->type.isVector() && condition->type.lanes() != t->type.lanes())
@@ -256,7 +257,8 @@ Typed Parser::lowerBuiltin(uint32_t id, std::string_view name) {
   }
   case Builtin::Ramp: {
     CallArgs args = callArgs(id, name, 3, 3, {});
-    auto [base, stride] = unify(lower(args.positional[0]), lower(args.positional[1]), where, "T.Ramp");
+    std::pair<Expr, Expr> baseStride = unify(lower(args.positional[0]), lower(args.positional[1]), where, "T.Ramp");
+    Expr base = baseStride.first, stride = baseStride.second;
     int64_t lanes = constantInt(args.positional[2], "the lane count of T.Ramp");
     if (lanes < 2 || lanes > 65535)
       fail(nodeRange(args.positional[2]), "T.Ramp needs between 2 and 65535 lanes, not " + std::to_string(lanes));
@@ -304,7 +306,8 @@ Typed Parser::lowerBuiltin(uint32_t id, std::string_view name) {
   case Builtin::TruncMod: {
     CallArgs args = callArgs(id, name, 2, 2, {});
     Typed a = lower(args.positional[0]), b = lower(args.positional[1]);
-    auto [x, y] = unify(a, b, where, "T." + op);
+    std::pair<Expr, Expr> xY = unify(a, b, where, "T." + op);
+    Expr x = xY.first, y = xY.second;
     BinaryOp binary = entry->kind == Builtin::Min        ? BinaryOp::Min
                       : entry->kind == Builtin::Max      ? BinaryOp::Max
                       : entry->kind == Builtin::FloorDiv ? BinaryOp::FloorDiv
@@ -337,7 +340,8 @@ Typed Parser::lowerBuiltin(uint32_t id, std::string_view name) {
   }
   case Builtin::FloatMath2: {
     CallArgs args = callArgs(id, name, 2, 2, {});
-    auto [x, y] = unify(lower(args.positional[0]), lower(args.positional[1]), where, "T." + op);
+    std::pair<Expr, Expr> xY = unify(lower(args.positional[0]), lower(args.positional[1]), where, "T." + op);
+    Expr x = xY.first, y = xY.second;
     if (!x->type.isFloat())
       fail(where, "T." + op + " expects floating-point arguments, not " + x->type.str());
     return {CallNode::make(x->type, Symbol(name), {x, y}, where), false};

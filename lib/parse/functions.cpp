@@ -114,8 +114,10 @@ void Parser::parseTopLevel(Module &module) {
     parseClass(module);
     return;
   }
-  if (builtinName(callee) != "prim_func")
+  if (builtinName(callee) != "prim_func") {
+    skipStatement(); // the decorated function or class goes with its decorator
     fail(nodeRange(decorator), "expected '@T.prim_func' or '@I.ir_module'");
+  }
   bool isPrivate = false;
   if (node(decorator).kind == Ast::Call) {
     CallArgs args = callArgs(decorator, "prim_func", 0, 0, {"private"});
@@ -205,7 +207,7 @@ void Parser::parseFunction(Module &module, uint32_t decoratorBegin, bool isPriva
                      return index(a.param) < index(b.param);
                    });
   func_ = FunctionState{};
-  if (module.find(nameText))
+  if (!functionNames_.insert(nameText).second)
     fail(tokenRange(name), "redefinition of function '" + std::string(nameText) + "'");
   module.functions.push_back(checked(fields.loc, [&] { return PrimFuncNode::make(std::move(fields)); }));
 }

@@ -120,6 +120,11 @@ public:
       lexToken(c);
     }
     uint32_t eof = static_cast<uint32_t>(text_.size());
+    if (!brackets_.empty()) {
+      size_t open = brackets_.back();
+      error(open, open + 1, std::string("'") + text_[open] + "' was never closed");
+      push(Tok::Error, eof, eof);
+    }
     if (!tokens_.empty() && tokens_.back().kind != Tok::Newline && tokens_.back().kind != Tok::Dedent &&
         tokens_.back().kind != Tok::Indent)
       push(Tok::Newline, eof, eof);
@@ -137,6 +142,16 @@ private:
   }
   void error(size_t begin, size_t end, std::string message) {
     diagnostics_.error({fileId_, static_cast<uint32_t>(begin), static_cast<uint32_t>(end)}, std::move(message));
+  }
+  void openBracket() {
+    ++depth_;
+    brackets_.push_back(pos_);
+  }
+  void closeBracket() {
+    if (depth_ == 0)
+      return;
+    --depth_;
+    brackets_.pop_back();
   }
   void skipComment() {
     while (pos_ < text_.size() && text_[pos_] != '\n')
@@ -173,9 +188,16 @@ private:
         skipComment();
         continue;
       }
-      if (tabAt != SIZE_MAX && !reportedTab_) {
-        error(tabAt, tabAt + 1, "tab character in indentation; indent with spaces");
+      if (tabAt != SIZE_MAX) {
+        if (!reportedTab_)
+          error(tabAt, tabAt + 1, "tab character in indentation; indent with spaces");
         reportedTab_ = true;
+        // Tabs count to multiples of 8 as in Python, but a line may only open a block after
+        // a ':', so one stray tab gives one error instead of a cascade.
+        bool opensBlock = tokens_.size() >= 2 && tokens_.back().kind == Tok::Newline &&
+                          tokens_[tokens_.size() - 2].kind == Tok::Colon;
+        if (width > indents_.back() && !opensBlock)
+          width = indents_.back();
       }
       applyIndentation(width, lineStart);
       return true;
@@ -189,13 +211,14 @@ private:
       push(Tok::Indent, pos_, pos_);
       return;
     }
-    while (width < indents_.back()) {
+    // Pop the levels the line is certainly out of; a width between two levels stays in the
+    // inner one (after an error), so one bad line gives one error.
+    while (indents_.size() > 1 && width < indents_.back() && width <= indents_[indents_.size() - 2]) {
       indents_.pop_back();
       push(Tok::Dedent, pos_, pos_);
     }
     if (width != indents_.back()) {
       error(lineStart, pos_ + 1, "unindent does not match any outer indentation level");
-      // Treat the line as belonging to the enclosing level, so one bad line gives one error.
       indents_.back() = width;
     }
   }
@@ -222,27 +245,27 @@ private:
     switch (c) {
     case '(':
       kind = Tok::LParen;
-      ++depth_;
+      openBracket();
       break;
     case ')':
       kind = Tok::RParen;
-      depth_ = depth_ ? depth_ - 1 : 0;
+      closeBracket();
       break;
     case '[':
       kind = Tok::LBracket;
-      ++depth_;
+      openBracket();
       break;
     case ']':
       kind = Tok::RBracket;
-      depth_ = depth_ ? depth_ - 1 : 0;
+      closeBracket();
       break;
     case '{':
       kind = Tok::LBrace;
-      ++depth_;
+      openBracket();
       break;
     case '}':
       kind = Tok::RBrace;
-      depth_ = depth_ ? depth_ - 1 : 0;
+      closeBracket();
       break;
     case ',': kind = Tok::Comma; break;
     case ':': kind = Tok::Colon; break;
@@ -365,6 +388,9 @@ private:
     }
     error(start, pos_, "unterminated string literal");
     push(Tok::Error, start, pos_);
+    // The rest of the line is lost; do not let its open brackets swallow the file.
+    depth_ = 0;
+    brackets_.clear();
   }
 
   std::string_view text_;
@@ -374,6 +400,7 @@ private:
   std::vector<Token> tokens_;
   std::vector<uint32_t> indents_;
   uint32_t depth_ = 0;
+  std::vector<size_t> brackets_; // offsets of the open brackets
   bool reportedTab_ = false;
 };
 

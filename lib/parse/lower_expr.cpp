@@ -121,7 +121,7 @@ void Parser::undefinedName(uint32_t id) {
   size_t bestDistance = 3;
   for (std::string_view candidate : scope_.visibleNames()) {
     size_t d = editDistance(name, candidate, 2);
-    if (d < bestDistance && d < std::max<size_t>(name.size(), 2)) {
+    if (d < bestDistance && d * 2 <= std::max(name.size(), candidate.size())) {
       bestDistance = d;
       best = candidate;
     }
@@ -200,7 +200,8 @@ std::pair<Expr, Expr> Parser::unify(const Typed &a, const Typed &b, SourceRange 
 }
 
 Expr Parser::makeBinary(BinaryOp op, const Typed &a, const Typed &b, SourceRange where, std::string_view opText) {
-  auto [x, y] = unify(a, b, where, opText);
+  std::pair<Expr, Expr> xY = unify(a, b, where, opText);
+  Expr x = xY.first, y = xY.second;
   return checked(where, [&] { return BinaryNode::make(op, x, y, where); });
 }
 
@@ -356,7 +357,8 @@ Typed Parser::lowerBinary(uint32_t id) {
       fail(where, "floating-point literal out of range");
     return {FloatImmNode::make(DataType::float32(), r, where), true};
   }
-  auto [x, y] = unify(a, b, where, opText(op));
+  std::pair<Expr, Expr> xY = unify(a, b, where, opText(op));
+  Expr x = xY.first, y = xY.second;
   BinaryOp binary = BinaryOp::Add;
   switch (op) {
   case Tok::Plus: binary = BinaryOp::Add; break;

@@ -7,6 +7,7 @@
 #include <string>
 #include <string_view>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "ir/function.h"
@@ -254,6 +255,7 @@ private:
   std::vector<uint32_t> scratch_;
 
   ScopeStack scope_;
+  std::unordered_set<std::string_view> functionNames_;
   // Per function being parsed.
   struct FunctionState {
     PrimFuncNode::Fields *fields = nullptr;

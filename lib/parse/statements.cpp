@@ -161,7 +161,8 @@ Stmt Parser::parseFor() {
     SourceRange where = lo ? range(node(*lo).begin, node(hi).end) : nodeRange(hi);
     Typed a = lo ? lower(*lo) : Typed{IntImmNode::make(DataType::int32(), 0, where), true};
     Typed b = lower(hi);
-    auto [mn, mx] = unify(a, b, where, "range");
+    std::pair<Expr, Expr> mnMx = unify(a, b, where, "range");
+    Expr mn = mnMx.first, mx = mnMx.second;
     if (!mn->type.isIndex())
       fail(where, "loop bounds must be scalar integers, not " + mn->type.str());
     const int64_t *cmin = asConstInt(mn), *cmax = asConstInt(mx);

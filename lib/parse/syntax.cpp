@@ -235,7 +235,6 @@ uint32_t Parser::parseUnary() {
 
 uint32_t Parser::parsePostfix() {
   uint32_t base = parseAtom();
-  std::vector<uint32_t> items;
   while (true) {
     if (at(Tok::Dot)) {
       ++pos_;
@@ -251,16 +250,19 @@ uint32_t Parser::parsePostfix() {
       enterNesting(peek().begin);
       NestingGuard guard{nesting_};
       ++pos_;
-      items.clear();
-      items.push_back(base);
+      // Items collect on the shared scratch stack (no allocation per call).
+      size_t mark = scratch_.size();
+      scratch_.push_back(base);
       if (call)
-        parseItems(Tok::RParen, &Parser::parseCallArgument, items);
+        parseItems(Tok::RParen, &Parser::parseCallArgument, scratch_);
       else
-        parseItems(Tok::RBracket, &Parser::parseSubscriptItem, items);
-      if (!call && items.size() == 1)
+        parseItems(Tok::RBracket, &Parser::parseSubscriptItem, scratch_);
+      auto count = static_cast<uint32_t>(scratch_.size() - mark);
+      if (!call && count == 1)
         fail(range(node(base).begin, tokens_[pos_ - 1].end), "expected an index inside '[]'");
-      base = makeNode(call ? Ast::Call : Ast::Subscript, node(base).begin, tokens_[pos_ - 1].end, items.data(),
-                      static_cast<uint32_t>(items.size()));
+      base = makeNode(call ? Ast::Call : Ast::Subscript, node(base).begin, tokens_[pos_ - 1].end,
+                      scratch_.data() + mark, count);
+      scratch_.resize(mark);
       continue;
     }
     return base;
@@ -320,25 +322,31 @@ uint32_t Parser::parseAtom() {
     enterNesting(t.begin);
     NestingGuard guard{nesting_};
     ++pos_;
-    std::vector<uint32_t> items;
+    size_t mark = scratch_.size();
+    auto finish = [&](Ast kind) {
+      uint32_t id = makeNode(kind, t.begin, tokens_[pos_ - 1].end, scratch_.data() + mark,
+                             static_cast<uint32_t>(scratch_.size() - mark));
+      scratch_.resize(mark);
+      return id;
+    };
     if (t.kind == Tok::LBrace) {
       while (!at(Tok::RBrace)) {
-        items.push_back(parseExpr());
+        scratch_.push_back(parseExpr());
         expect(Tok::Colon, "':' in a dict");
-        items.push_back(parseExpr());
+        scratch_.push_back(parseExpr());
         if (!accept(Tok::Comma))
           break;
       }
       expect(Tok::RBrace, "'}'");
-      return makeNode(Ast::Dict, t.begin, tokens_[pos_ - 1].end, items.data(), static_cast<uint32_t>(items.size()));
+      return finish(Ast::Dict);
     }
     if (t.kind == Tok::LBracket) {
-      parseItems(Tok::RBracket, &Parser::parseExpr, items);
-      return makeNode(Ast::List, t.begin, tokens_[pos_ - 1].end, items.data(), static_cast<uint32_t>(items.size()));
+      parseItems(Tok::RBracket, &Parser::parseExpr, scratch_);
+      return finish(Ast::List);
     }
     bool tuple = at(Tok::RParen);
     while (!at(Tok::RParen)) {
-      items.push_back(parseExpr());
+      scratch_.push_back(parseExpr());
       if (!accept(Tok::Comma))
         break;
       tuple = true;
@@ -347,11 +355,13 @@ uint32_t Parser::parseAtom() {
     if (!tuple) {
       // A parenthesized expression keeps its inner node, widened to cover the parentheses
       // so diagnostics underline what the user wrote.
-      ast_[items[0]].begin = t.begin;
-      ast_[items[0]].end = tokens_[pos_ - 1].end;
-      return items[0];
+      uint32_t inner = scratch_[mark];
+      scratch_.resize(mark);
+      ast_[inner].begin = t.begin;
+      ast_[inner].end = tokens_[pos_ - 1].end;
+      return inner;
     }
-    return makeNode(Ast::Tuple, t.begin, tokens_[pos_ - 1].end, items.data(), static_cast<uint32_t>(items.size()));
+    return finish(Ast::Tuple);
   }
   case Tok::Error: failSilently();
   default: break;
