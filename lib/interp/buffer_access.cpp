@@ -14,12 +14,12 @@ class Access {
 public:
   Access(Compiler &compiler, const Buffer &buffer, const std::vector<Expr> &indices, SourceRange loc, bool isStore)
       : buffer_(buffer), layout_(compiler, *buffer, loc), scalarType_(buffer->dtype.element()),
-        elemLanes_(buffer->dtype.lanes()), laneBytes_(buffer->dtype.laneBytes()),
-        elemBytes_(laneBytes_ * elemLanes_), isStore_(isStore), loc_(loc), current_(indices.size()) {
+        elemLanes_(buffer->dtype.lanes()), laneBytes_(buffer->dtype.laneBytes()), elemBytes_(laneBytes_ * elemLanes_),
+        isStore_(isStore), loc_(loc), current_(indices.size()) {
     numKind(scalarType_); // rejects types the interpreter cannot store
     if (!compiler.isBound(buffer->data.get()))
-      throw CompileError(loc, "the data of buffer '" + buffer->name.str() + "' (variable '" +
-                                  buffer->data->name.str() + "') is not defined here");
+      throw CompileError(loc, "the data of buffer '" + buffer->name.str() + "' (variable '" + buffer->data->name.str() +
+                                  "') is not defined here");
     dataSlot_ = compiler.slotOf(buffer->data.get(), loc);
     for (const Expr &index : indices)
       indices_.push_back(compiler.expr(index));

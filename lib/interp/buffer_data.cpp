@@ -19,7 +19,9 @@ bool BufferData::isInitialized(size_t element) const {
   return std::all_of(first, first + static_cast<std::ptrdiff_t>(width), [](uint8_t b) { return b != 0; });
 }
 
-void BufferData::markAllInitialized() { std::fill(init_.begin(), init_.end(), uint8_t(1)); }
+void BufferData::markAllInitialized() {
+  std::fill(init_.begin(), init_.end(), uint8_t(1));
+}
 
 namespace {
 uint8_t *elementPointer(std::vector<uint8_t> &bytes, std::vector<uint8_t> &init, size_t element, DataType type) {
@@ -46,7 +48,9 @@ int64_t BufferData::getInt(size_t element) const {
   return std::fabs(c.f) < 9.2e18 ? static_cast<int64_t>(c.f) : 0; // NaN and overflow read as 0
 }
 
-uint64_t BufferData::getUInt(size_t element) const { return static_cast<uint64_t>(getInt(element)); }
+uint64_t BufferData::getUInt(size_t element) const {
+  return static_cast<uint64_t>(getInt(element));
+}
 
 void BufferData::setFloat(size_t element, double value) {
   Cell c;
@@ -72,7 +76,9 @@ void BufferData::setUInt(size_t element, uint64_t value) {
   setInt(element, static_cast<int64_t>(value));
 }
 
-std::unique_ptr<BufferData> BufferData::clone() const { return std::make_unique<BufferData>(*this); }
+std::unique_ptr<BufferData> BufferData::clone() const {
+  return std::make_unique<BufferData>(*this);
+}
 
 ArgValue ArgValue::ofInt(int64_t value, DataType type) {
   ArgValue a;
@@ -96,7 +102,9 @@ ArgValue ArgValue::ofFloat(double value, DataType type) {
   return a;
 }
 
-ArgValue ArgValue::ofBool(bool value) { return ofInt(value ? 1 : 0, DataType::boolean()); }
+ArgValue ArgValue::ofBool(bool value) {
+  return ofInt(value ? 1 : 0, DataType::boolean());
+}
 
 ArgValue ArgValue::ofBuffer(std::shared_ptr<BufferData> buffer) {
   ArgValue a;

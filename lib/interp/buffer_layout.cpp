@@ -32,8 +32,8 @@ BufferLayout::BufferLayout(Compiler &compiler, const BufferNode &buffer, SourceR
     computeRowMajorStrides(strides_.data(), extents_.data());
   for (size_t k = 0; k < rank_ && !dynamic_; ++k)
     if (extents_[k] < 0)
-      throw CompileError(use, "buffer '" + buffer.name.str() + "' has negative extent " +
-                                  std::to_string(extents_[k]) + " in dimension " + std::to_string(k));
+      throw CompileError(use, "buffer '" + buffer.name.str() + "' has negative extent " + std::to_string(extents_[k]) +
+                                  " in dimension " + std::to_string(k));
 }
 
 void BufferLayout::computeRowMajorStrides(int64_t *strides, const int64_t *extents) const {
@@ -62,7 +62,8 @@ BufferLayout::Resolved BufferLayout::resolveDynamic(Frame &frame) const {
 uint64_t BufferLayout::requiredScalars(Frame &frame) const {
   const Resolved r = resolve(frame);
   if (r.offset < 0)
-    runtimeError(buffer_.loc, "buffer '" + buffer_.name.str() + "' has negative elem_offset " + std::to_string(r.offset));
+    runtimeError(buffer_.loc,
+                 "buffer '" + buffer_.name.str() + "' has negative elem_offset " + std::to_string(r.offset));
   // The largest element offset plus one; an empty view needs nothing beyond its offset.
   __int128 last = r.offset;
   for (size_t k = 0; k < rank_; ++k) {

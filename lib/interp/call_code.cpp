@@ -11,7 +11,24 @@ namespace tirlower {
 namespace {
 
 enum class MathOp : uint8_t {
-  Exp, Exp2, Log, Log2, Sqrt, Rsqrt, Sin, Cos, Tanh, Sigmoid, Fabs, Abs, Floor, Ceil, Round, Trunc, Pow, Fmod
+  Exp,
+  Exp2,
+  Log,
+  Log2,
+  Sqrt,
+  Rsqrt,
+  Sin,
+  Cos,
+  Tanh,
+  Sigmoid,
+  Fabs,
+  Abs,
+  Floor,
+  Ceil,
+  Round,
+  Trunc,
+  Pow,
+  Fmod
 };
 
 struct MathEntry {
@@ -21,12 +38,12 @@ struct MathEntry {
 };
 
 constexpr MathEntry kMathOps[] = {
-    {"exp", MathOp::Exp, 1},     {"exp2", MathOp::Exp2, 1},   {"log", MathOp::Log, 1},
-    {"log2", MathOp::Log2, 1},   {"sqrt", MathOp::Sqrt, 1},   {"rsqrt", MathOp::Rsqrt, 1},
-    {"sin", MathOp::Sin, 1},     {"cos", MathOp::Cos, 1},     {"tanh", MathOp::Tanh, 1},
+    {"exp", MathOp::Exp, 1},         {"exp2", MathOp::Exp2, 1}, {"log", MathOp::Log, 1},
+    {"log2", MathOp::Log2, 1},       {"sqrt", MathOp::Sqrt, 1}, {"rsqrt", MathOp::Rsqrt, 1},
+    {"sin", MathOp::Sin, 1},         {"cos", MathOp::Cos, 1},   {"tanh", MathOp::Tanh, 1},
     {"sigmoid", MathOp::Sigmoid, 1}, {"fabs", MathOp::Fabs, 1}, {"abs", MathOp::Abs, 1},
-    {"floor", MathOp::Floor, 1}, {"ceil", MathOp::Ceil, 1},   {"round", MathOp::Round, 1},
-    {"trunc", MathOp::Trunc, 1}, {"pow", MathOp::Pow, 2},     {"fmod", MathOp::Fmod, 2},
+    {"floor", MathOp::Floor, 1},     {"ceil", MathOp::Ceil, 1}, {"round", MathOp::Round, 1},
+    {"trunc", MathOp::Trunc, 1},     {"pow", MathOp::Pow, 2},   {"fmod", MathOp::Fmod, 2},
 };
 
 // T is float or double; the std:: overloads pick expf/exp and so on.
@@ -179,8 +196,7 @@ ExprCodePtr makeCallCode(const CallNode &call, std::vector<ExprCodePtr> args) {
     return std::make_unique<MathCode>(call.type, call.loc, entry.op, std::move(args));
   }
   if (name == "call_extern" || name == "call_pure_extern")
-    return std::make_unique<UnsupportedCallCode>(call.type, call.loc,
-                                                 "the interpreter cannot run T." + call.op.str());
+    return std::make_unique<UnsupportedCallCode>(call.type, call.loc, "the interpreter cannot run T." + call.op.str());
   return std::make_unique<UnsupportedCallCode>(call.type, call.loc,
                                                "the interpreter does not know the intrinsic '" + call.op.str() + "'");
 }

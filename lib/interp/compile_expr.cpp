@@ -11,7 +11,9 @@ Cell ExprCode::scalar(Frame &frame) const {
   return c;
 }
 
-void ExprCode::eval(Frame &frame, Cell *out) const { out[0] = scalar(frame); }
+void ExprCode::eval(Frame &frame, Cell *out) const {
+  out[0] = scalar(frame);
+}
 
 int Compiler::bind(const Var &var) {
   int slot = nextSlot_;
@@ -27,7 +29,9 @@ void Compiler::unbind(const Var &var) {
     bindings_.erase(it);
 }
 
-bool Compiler::isBound(const VarNode *var) const { return bindings_.count(var) != 0; }
+bool Compiler::isBound(const VarNode *var) const {
+  return bindings_.count(var) != 0;
+}
 
 int Compiler::slotOf(const VarNode *var, SourceRange use) const {
   auto it = bindings_.find(var);
@@ -206,8 +210,7 @@ ExprCodePtr Compiler::expr(const Expr &e) {
   case ExprKind::Not: return std::make_unique<NotCode>(e->type, loc, expr(e.as<NotNode>()->a));
   case ExprKind::Select: {
     const auto *op = e.as<SelectNode>();
-    return std::make_unique<SelectCode>(e->type, loc, expr(op->condition), expr(op->trueValue),
-                                        expr(op->falseValue));
+    return std::make_unique<SelectCode>(e->type, loc, expr(op->condition), expr(op->trueValue), expr(op->falseValue));
   }
   case ExprKind::Cast: {
     const auto *op = e.as<CastNode>();

@@ -200,8 +200,8 @@ StmtCodePtr Compiler::stmt(const Stmt &s) {
     for (const Expr &e : op->extents)
       extents.push_back(expr(e));
     ScopedBinding binding(*this, op->bufferVar);
-    return std::make_unique<AllocateCode>(loc, op->bufferVar->name.str(), op->dtype, binding.slot(),
-                                          std::move(extents), nullptr, stmt(op->body));
+    return std::make_unique<AllocateCode>(loc, op->bufferVar->name.str(), op->dtype, binding.slot(), std::move(extents),
+                                          nullptr, stmt(op->body));
   }
   case StmtKind::DeclBuffer: {
     const auto *op = s.as<DeclBufferNode>();

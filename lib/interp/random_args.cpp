@@ -16,7 +16,9 @@ public:
     return z ^ (z >> 31);
   }
   // Uniform in [-1, 1) on a 2^-23 grid, so every value is exact in float32 and wider.
-  double unitFloat() { return static_cast<double>(static_cast<int64_t>(next() >> 40) - (int64_t(1) << 23)) / 8388608.0; }
+  double unitFloat() {
+    return static_cast<double>(static_cast<int64_t>(next() >> 40) - (int64_t(1) << 23)) / 8388608.0;
+  }
   int64_t inRange(int64_t low, int64_t high) {
     const uint64_t span = static_cast<uint64_t>(high - low) + 1;
     return low + static_cast<int64_t>(next() % span);
@@ -101,7 +103,8 @@ std::vector<ArgValue> makeRandomArgs(const PrimFunc &func, uint64_t seed, const 
     if (!buffer)
       throw CompileError(param->loc, "parameter '" + param->name.str() +
                                          "' has no buffer, so its storage size is unknown; pass it explicitly");
-    auto data = std::make_shared<BufferData>(buffer->dtype.element(), static_cast<size_t>(scope.requiredScalars(buffer)));
+    auto data =
+        std::make_shared<BufferData>(buffer->dtype.element(), static_cast<size_t>(scope.requiredScalars(buffer)));
     if (options.initialize)
       fillRandom(*data, options, rng);
     args[i] = ArgValue::ofBuffer(std::move(data));

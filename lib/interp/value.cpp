@@ -6,7 +6,9 @@
 
 namespace tirlower {
 
-void runtimeError(SourceRange loc, std::string message) { throw CompileError(loc, std::move(message)); }
+void runtimeError(SourceRange loc, std::string message) {
+  throw CompileError(loc, std::move(message));
+}
 
 NumKind numKind(DataType type) {
   switch (type.code()) {
@@ -76,13 +78,23 @@ template <typename T> T readAs(const uint8_t *bytes) {
   std::memcpy(&value, bytes, sizeof(T));
   return value;
 }
-template <typename T> void writeAs(uint8_t *bytes, T value) { std::memcpy(bytes, &value, sizeof(T)); }
+template <typename T> void writeAs(uint8_t *bytes, T value) {
+  std::memcpy(bytes, &value, sizeof(T));
+}
 } // namespace
 
-uint16_t encodeHalf(double value) { return encodeNarrow(value, 10, 5); }
-uint16_t encodeBFloat16(double value) { return encodeNarrow(value, 7, 8); }
-double decodeHalf(uint16_t bits) { return decodeNarrow(bits, 10, 5); }
-double decodeBFloat16(uint16_t bits) { return decodeNarrow(bits, 7, 8); }
+uint16_t encodeHalf(double value) {
+  return encodeNarrow(value, 10, 5);
+}
+uint16_t encodeBFloat16(double value) {
+  return encodeNarrow(value, 7, 8);
+}
+double decodeHalf(uint16_t bits) {
+  return decodeNarrow(bits, 10, 5);
+}
+double decodeBFloat16(uint16_t bits) {
+  return decodeNarrow(bits, 7, 8);
+}
 
 Cell loadScalar(const uint8_t *bytes, DataType type) {
   Cell c;

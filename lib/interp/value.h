@@ -36,7 +36,9 @@ inline uint64_t wrapUnsigned(uint64_t value, int bits) {
 }
 inline Cell normalizeInt(uint64_t value, NumKind kind, int bits) {
   Cell c;
-  c.u = kind == NumKind::Int ? wrapSigned(value, bits) : kind == NumKind::Bool ? (value & 1) : wrapUnsigned(value, bits);
+  c.u = kind == NumKind::Int    ? wrapSigned(value, bits)
+        : kind == NumKind::Bool ? (value & 1)
+                                : wrapUnsigned(value, bits);
   return c;
 }
 
