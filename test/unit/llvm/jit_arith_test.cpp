@@ -1,0 +1,197 @@
+// JIT-compiled arithmetic: elementwise add at every -O level, floor division tables, the NHWC to
+// NCHW4c repack index arithmetic and math intrinsics, against values computed here in C++ and
+// against the reference interpreter.
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <cstdint>
+#include <vector>
+
+#include "codegen/llvm/llvm_emitter.h"
+#include "interp/interpreter.h"
+#include "llvm_test_ir.h"
+
+using namespace tirlower;
+using namespace tirlower::llvmtest;
+
+namespace {
+
+Expr floordiv(Expr a, Expr b) {
+  return bin(BinaryOp::FloorDiv, std::move(a), std::move(b));
+}
+Expr floormod(Expr a, Expr b) {
+  return bin(BinaryOp::FloorMod, std::move(a), std::move(b));
+}
+
+std::shared_ptr<BufferData> interpBuffer(const std::vector<float> &values) {
+  auto data = std::make_shared<BufferData>(DataType::float32(), values.size());
+  for (size_t k = 0; k < values.size(); ++k)
+    data->setFloat(k, values[k]);
+  return data;
+}
+
+} // namespace
+
+TEST_CASE("elementwise add at every -O level matches C++ and the interpreter", "[llvm][jit]") {
+  FuncBuilder fb("vadd");
+  Var n = fb.scalarParam("n");
+  Buffer a = fb.bufferParam("A", n), b = fb.bufferParam("B", n), c = fb.bufferParam("C", n);
+  fb.f.params = {a->data, b->data, c->data, n};
+  Var i = var("i");
+  PrimFunc func = fb.noalias().build(loop(i, n, store(c, bin(BinaryOp::Add, load(a, i), load(b, i)), i)));
+
+  const int count = 37;
+  std::vector<float> x(count), y(count);
+  for (int k = 0; k < count; ++k) {
+    x[k] = 0.25f * static_cast<float>(k) - 3.0f;
+    y[k] = 100.0f / static_cast<float>(k + 1);
+  }
+  std::vector<ArgValue> args = {ArgValue::ofBuffer(interpBuffer(x)), ArgValue::ofBuffer(interpBuffer(y)),
+                                ArgValue::ofBuffer(interpBuffer(std::vector<float>(count, 0.0f))),
+                                ArgValue::ofInt(count)};
+  REQUIRE(run(func, args).ok());
+
+  for (int level = 0; level <= 3; ++level) {
+    LLVMEmitOptions options;
+    options.optLevel = level;
+    JitModule jit(moduleOf({func}), options);
+    auto fn = jit.function<int32_t (*)(const float *, const float *, float *, int32_t)>("vadd");
+    std::vector<float> z(count, -1.0f);
+    REQUIRE(fn(x.data(), y.data(), z.data(), count) == 0);
+    INFO("O" << level);
+    for (int k = 0; k < count; ++k) {
+      CHECK(z[k] == x[k] + y[k]);
+      CHECK(z[k] == static_cast<float>(args[2].buffer->getFloat(static_cast<size_t>(k))));
+    }
+  }
+}
+
+TEST_CASE("floor and truncating division agree with C++ for negative operands", "[llvm][jit]") {
+  for (bool vector : {false, true}) {
+    FuncBuilder fb("divtable");
+    Var n = fb.scalarParam("n");
+    DataType t = DataType::int32();
+    Buffer a = fb.bufferParam("A", n, t), b = fb.bufferParam("B", n, t);
+    Buffer q = fb.bufferParam("Q", n, t), r = fb.bufferParam("R", n, t);
+    Buffer tq = fb.bufferParam("TQ", n, t), tr = fb.bufferParam("TR", n, t);
+    Var i = var("i");
+    Expr index = vector ? ramp(bin(BinaryOp::Mul, i, i32(4)), 1, 4) : Expr(i);
+    Expr x = load(a, index), y = load(b, index);
+    Stmt body = seq({store(q, floordiv(x, y), index), store(r, floormod(x, y), index),
+                     store(tq, bin(BinaryOp::Div, x, y), index), store(tr, bin(BinaryOp::Mod, x, y), index)});
+    Expr trips = vector ? floordiv(n, i32(4)) : Expr(n);
+    PrimFunc func = fb.build(loop(i, trips, body));
+
+    std::vector<int32_t> xs, ys;
+    for (int32_t u = -9; u <= 9; ++u)
+      for (int32_t v : {-4, -3, -2, -1, 1, 2, 3, 4}) {
+        xs.push_back(u);
+        ys.push_back(v);
+      }
+    xs.push_back(INT32_MIN), ys.push_back(3);
+    xs.push_back(INT32_MAX), ys.push_back(-2);
+    while (xs.size() % 4)
+      xs.push_back(-1), ys.push_back(7);
+    size_t count = xs.size();
+    std::vector<int32_t> fq(count), fr(count), dq(count), dr(count);
+    for (int level : {0, 2}) {
+      LLVMEmitOptions options;
+      options.optLevel = level;
+      JitModule jit(moduleOf({func}), options);
+      using Fn = int32_t (*)(int32_t, const int32_t *, const int32_t *, int32_t *, int32_t *, int32_t *, int32_t *);
+      auto fn = jit.function<Fn>("divtable");
+      REQUIRE(fn(static_cast<int32_t>(count), xs.data(), ys.data(), fq.data(), fr.data(), dq.data(), dr.data()) == 0);
+      for (size_t k = 0; k < count; ++k) {
+        INFO(xs[k] << " by " << ys[k] << (vector ? " (int32x4)" : "") << " at O" << level);
+        auto expectedQ = static_cast<int64_t>(std::floor(static_cast<double>(xs[k]) / ys[k]));
+        CHECK(fq[k] == expectedQ);
+        CHECK(fr[k] == static_cast<int64_t>(xs[k]) - expectedQ * ys[k]);
+        CHECK(dq[k] == xs[k] / ys[k]);
+        CHECK(dr[k] == xs[k] % ys[k]);
+      }
+    }
+  }
+}
+
+TEST_CASE("NHWC to NCHW4c repack index arithmetic", "[llvm][jit]") {
+  const int N = 2, H = 3, W = 5, C = 8, CO = C / 4;
+  FuncBuilder fb("repack");
+  Buffer in = fb.bufferParam("In", N * H * W * C), out = fb.bufferParam("Out", N * CO * H * W * 4);
+  Var o = var("o");
+  Expr c4 = floormod(o, i32(4));
+  Expr w = floormod(floordiv(o, i32(4)), i32(W));
+  Expr h = floormod(floordiv(o, i32(4 * W)), i32(H));
+  Expr co = floormod(floordiv(o, i32(4 * W * H)), i32(CO));
+  Expr nn = floordiv(o, i32(4 * W * H * CO));
+  Expr source = ((nn * i32(H) + h) * i32(W) + w) * i32(C) + co * i32(4) + c4;
+  PrimFunc func = fb.noalias().build(loop(o, i32(N * CO * H * W * 4), store(out, load(in, source), o)));
+
+  std::vector<float> input(N * H * W * C), output(N * CO * H * W * 4, -1.0f);
+  for (size_t k = 0; k < input.size(); ++k)
+    input[k] = static_cast<float>(k) * 0.5f + 1.0f;
+  JitModule jit(moduleOf({func}), {});
+  REQUIRE(jit.function<int32_t (*)(const float *, float *)>("repack")(input.data(), output.data()) == 0);
+  for (int n = 0; n < N; ++n)
+    for (int c = 0; c < C; ++c)
+      for (int y = 0; y < H; ++y)
+        for (int x = 0; x < W; ++x) {
+          float expected = input[((n * H + y) * W + x) * C + c];
+          CHECK(output[(((n * CO + c / 4) * H + y) * W + x) * 4 + c % 4] == expected);
+        }
+
+  std::vector<ArgValue> args = {ArgValue::ofBuffer(interpBuffer(input)),
+                                ArgValue::ofBuffer(interpBuffer(std::vector<float>(output.size(), 0.0f)))};
+  REQUIRE(run(func, args).ok());
+  for (size_t k = 0; k < output.size(); ++k)
+    CHECK(static_cast<float>(args[1].buffer->getFloat(k)) == output[k]);
+}
+
+TEST_CASE("math intrinsics, casts and min/max", "[llvm][jit]") {
+  FuncBuilder fb("math");
+  Buffer a = fb.bufferParam("A", 8), out = fb.bufferParam("Out", 80);
+  Buffer ints = fb.bufferParam("I", 16, DataType::int32());
+  Var i = var("i");
+  Expr x = load(a, i);
+  DataType f = DataType::float32();
+  std::vector<Expr> results = {call(f, "exp", {x}),
+                               call(f, "sqrt", {call(f, "fabs", {x})}),
+                               call(f, "tanh", {x}),
+                               call(f, "sigmoid", {x}),
+                               call(f, "floor", {x}),
+                               call(f, "pow", {call(f, "fabs", {x}), f32(1.5)}),
+                               call(f, "fmod", {x, f32(0.75)}),
+                               bin(BinaryOp::Max, x, f32(0.5)),
+                               bin(BinaryOp::FloorMod, x, f32(0.75)),
+                               call(f, "round", {x})};
+  std::vector<Stmt> stores;
+  for (size_t k = 0; k < results.size(); ++k)
+    stores.push_back(store(out, results[k], bin(BinaryOp::Add, bin(BinaryOp::Mul, i, i32(10)), i32(int64_t(k)))));
+  stores.push_back(store(ints, CastNode::make(DataType::int32(), x), i));
+  stores.push_back(store(ints, call(DataType::int32(), "abs", {CastNode::make(DataType::int32(), x)}),
+                         bin(BinaryOp::Add, i, i32(8))));
+  PrimFunc func = fb.build(loop(i, i32(8), seq(stores)));
+
+  std::vector<float> input = {-2.75f, -1.5f, -0.25f, 0.0f, 0.3f, 1.25f, 2.5f, 3.75f};
+  std::vector<float> output(80);
+  std::vector<int32_t> integers(16);
+  JitModule jit(moduleOf({func}), {});
+  REQUIRE(jit.function<int32_t (*)(const float *, float *, int32_t *)>("math")(input.data(), output.data(),
+                                                                               integers.data()) == 0);
+  for (int k = 0; k < 8; ++k) {
+    float v = input[k];
+    INFO("x = " << v);
+    const float *r = &output[k * 10];
+    CHECK(r[0] == Approx(std::exp(v)));
+    CHECK(r[1] == Approx(std::sqrt(std::fabs(v))));
+    CHECK(r[2] == Approx(std::tanh(v)));
+    CHECK(r[3] == Approx(1.0f / (1.0f + std::exp(-v))));
+    CHECK(r[4] == std::floor(v));
+    CHECK(r[5] == Approx(std::pow(std::fabs(v), 1.5f)));
+    CHECK(r[6] == std::fmod(v, 0.75f));
+    CHECK(r[7] == (v > 0.5f ? v : 0.5f));
+    CHECK(r[8] == Approx(v - std::floor(v / 0.75f) * 0.75f).margin(1e-6));
+    CHECK(r[9] == std::round(v));
+    CHECK(integers[k] == static_cast<int32_t>(v));
+    CHECK(integers[k + 8] == std::abs(static_cast<int32_t>(v)));
+  }
+}
