@@ -60,8 +60,8 @@ void appendOne(const SourceManager &sources, const Diagnostic &d, std::string &o
   appendSnippet(sources, d.range, out);
 }
 
-nlohmann::json toJson(const SourceManager &sources, const Diagnostic &d) {
-  nlohmann::json object;
+nlohmann::ordered_json toJson(const SourceManager &sources, const Diagnostic &d) {
+  nlohmann::ordered_json object;
   object["severity"] = severityName(d.severity);
   if (isLocated(sources, d.range)) {
     SourcePosition start = sources.position(d.range.fileId, d.range.begin);
@@ -73,7 +73,7 @@ nlohmann::json toJson(const SourceManager &sources, const Diagnostic &d) {
     object["end_column"] = end.column;
   }
   object["message"] = d.message;
-  nlohmann::json notes = nlohmann::json::array();
+  nlohmann::ordered_json notes = nlohmann::ordered_json::array();
   for (const Diagnostic &note : d.notes)
     notes.push_back(toJson(sources, note));
   object["notes"] = std::move(notes);
