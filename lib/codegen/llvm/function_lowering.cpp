@@ -161,7 +161,10 @@ void FunctionLowering::lowerStmt(const Stmt &stmt) {
 void FunctionLowering::lowerFor(const ForNode *op) {
   DataType type = op->loopVar->type;
   llvm::Value *begin = lowerExpr(op->min);
-  llvm::Value *end = builder_.CreateAdd(begin, lowerExpr(op->extent), op->loopVar->name.str() + ".end");
+  const int64_t *constantMin = asConstInt(op->min);
+  llvm::Value *extent = lowerExpr(op->extent);
+  llvm::Value *end =
+      constantMin && *constantMin == 0 ? extent : builder_.CreateAdd(begin, extent, op->loopVar->name.str() + ".end");
   llvm::BasicBlock *preheader = builder_.GetInsertBlock();
   llvm::BasicBlock *header = newBlock("for.header");
   llvm::BasicBlock *body = newBlock("for.body");

@@ -68,6 +68,7 @@ private:
   llvm::Value *elementPointer(llvm::Type *element, llvm::Value *base, llvm::Value *index);
   uint64_t alignmentOf(const BufferNode &buffer, const Expr &scalarIndex) const;
   ModularSet modularSet(const Expr &expr) const;
+  llvm::Value *laneElement(llvm::Value *indices, DataType indexType, int k, int elementLanes);
   llvm::Value *toMemory(DataType type, llvm::Value *value);
   llvm::Value *fromMemory(DataType type, llvm::Value *value);
 

@@ -110,6 +110,16 @@ llvm::Value *FunctionLowering::elementPointer(const BufferNode &buffer, llvm::Va
   return elementPointer(memoryTypeOf(buffer.dtype.element()), base, index);
 }
 
+// The scalar index of the first scalar of index lane k: index[k] * elementLanes, as i64.
+llvm::Value *FunctionLowering::laneElement(llvm::Value *indices, DataType indexType, int k, int elementLanes) {
+  llvm::Value *lane = builder_.CreateExtractElement(indices, static_cast<uint64_t>(k));
+  lane = indexType.isUInt() ? builder_.CreateZExtOrTrunc(lane, builder_.getInt64Ty())
+                            : builder_.CreateSExtOrTrunc(lane, builder_.getInt64Ty());
+  if (elementLanes == 1)
+    return lane;
+  return builder_.CreateMul(lane, builder_.getInt64(static_cast<uint64_t>(elementLanes)));
+}
+
 llvm::Value *FunctionLowering::toMemory(DataType type, llvm::Value *value) {
   return type.isBool() ? builder_.CreateZExt(value, memoryTypeOf(type)) : value;
 }
@@ -136,12 +146,9 @@ llvm::Value *FunctionLowering::lowerLoad(const BufferLoadNode *op) {
   llvm::Value *result = llvm::UndefValue::get(memoryTypeOf(type));
   llvm::Align alignment(static_cast<uint64_t>(scalar.laneBytes()));
   for (int k = 0; k < index->type.lanes(); ++k) {
-    llvm::Value *lane = builder_.CreateExtractElement(indices, static_cast<uint64_t>(k));
-    lane = index->type.isUInt() ? builder_.CreateZExtOrTrunc(lane, builder_.getInt64Ty())
-                                : builder_.CreateSExtOrTrunc(lane, builder_.getInt64Ty());
-    lane = builder_.CreateMul(lane, builder_.getInt64(static_cast<uint64_t>(elementLanes)));
+    llvm::Value *lane = laneElement(indices, index->type, k, elementLanes);
     for (int m = 0; m < elementLanes; ++m) {
-      llvm::Value *at = builder_.CreateAdd(lane, builder_.getInt64(static_cast<uint64_t>(m)));
+      llvm::Value *at = m ? builder_.CreateAdd(lane, builder_.getInt64(static_cast<uint64_t>(m))) : lane;
       llvm::Value *pointer = elementPointer(memoryTypeOf(scalar), base, at);
       llvm::Value *value = builder_.CreateAlignedLoad(memoryTypeOf(scalar), pointer, alignment);
       result = builder_.CreateInsertElement(result, value, static_cast<uint64_t>(k * elementLanes + m));
@@ -167,12 +174,9 @@ void FunctionLowering::lowerStore(const BufferStoreNode *op) {
   llvm::Value *indices = lowerExpr(scalarOffset(buffer, index));
   llvm::Align alignment(static_cast<uint64_t>(scalar.laneBytes()));
   for (int k = 0; k < index->type.lanes(); ++k) {
-    llvm::Value *lane = builder_.CreateExtractElement(indices, static_cast<uint64_t>(k));
-    lane = index->type.isUInt() ? builder_.CreateZExtOrTrunc(lane, builder_.getInt64Ty())
-                                : builder_.CreateSExtOrTrunc(lane, builder_.getInt64Ty());
-    lane = builder_.CreateMul(lane, builder_.getInt64(static_cast<uint64_t>(elementLanes)));
+    llvm::Value *lane = laneElement(indices, index->type, k, elementLanes);
     for (int m = 0; m < elementLanes; ++m) {
-      llvm::Value *at = builder_.CreateAdd(lane, builder_.getInt64(static_cast<uint64_t>(m)));
+      llvm::Value *at = m ? builder_.CreateAdd(lane, builder_.getInt64(static_cast<uint64_t>(m))) : lane;
       llvm::Value *pointer = elementPointer(memoryTypeOf(scalar), base, at);
       llvm::Value *element = builder_.CreateExtractElement(value, static_cast<uint64_t>(k * elementLanes + m));
       builder_.CreateAlignedStore(element, pointer, alignment);
