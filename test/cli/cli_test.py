@@ -221,8 +221,16 @@ def split_input_file():
 def verify_diagnostics():
     with Workdir() as w:
         produced = run([w.write("bad.tir", INVALID), "--diagnostics-format=json"])
-        message = json.loads(produced.err.splitlines()[0])["message"]
-        expected = INVALID.replace("        B[i] = C[i]", "        # expected-error@+1 {{" + message + "}}\n        B[i] = C[i]")
+        # Expect exactly what is produced (the error and its notes, all on line 7).
+        diagnostics = []
+        for line in produced.err.splitlines():
+            obj = json.loads(line)
+            diagnostics += [obj] + obj.get("notes", [])
+        check(all(d.get("line") == 7 for d in diagnostics), produced.err)
+        message = diagnostics[0]["message"]
+        comments = [f"        # expected-{d['severity']}@+{len(diagnostics) - k} {{{{{d['message']}}}}}\n"
+                    for k, d in enumerate(diagnostics)]
+        expected = INVALID.replace("        B[i] = C[i]", "".join(comments) + "        B[i] = C[i]")
         r = expect(run([w.write("expect.tir", expected), "--verify-diagnostics"]), 0, "matching expectations")
         check(r.out == "", "a chunk with expected errors printed output")
         wrong = expected.replace(message, "this message is not produced")
