@@ -66,7 +66,8 @@ int64_t reduceByGcd(LinearSum &s, int64_t c) {
 
 } // namespace
 
-std::optional<SplitView> asSplit(const Expr &atom) {
+namespace {
+std::optional<SplitView> asSingleSplit(const Expr &atom) {
   auto *b = atom.as<BinaryNode>();
   if (!b)
     return std::nullopt;
@@ -86,6 +87,32 @@ std::optional<SplitView> asSplit(const Expr &atom) {
     return SplitView{b->a, 1, *c};
   }
   return std::nullopt;
+}
+
+} // namespace
+
+// A split of a split is one split when the inner modulo is a multiple of the outer divisor:
+// (x // 5) % 6 // 3 is (x // 15) % 2.
+std::optional<SplitView> asSplit(const Expr &atom) {
+  std::optional<SplitView> outer = asSingleSplit(atom);
+  while (outer) {
+    std::optional<SplitView> inner = asSingleSplit(outer->source);
+    if (!inner || (inner->extent && *inner->extent % outer->lower != 0))
+      break;
+    auto lower = checkedMul(inner->lower, outer->lower);
+    if (!lower)
+      break;
+    std::optional<int64_t> extent = outer->extent;
+    if (inner->extent) {
+      int64_t available = *inner->extent / outer->lower;
+      if (extent && available % *extent != 0)
+        break;
+      if (!extent)
+        extent = available;
+    }
+    outer = SplitView{inner->source, *lower, extent};
+  }
+  return outer;
 }
 
 Expr makeSplit(const SplitView &split) {

@@ -111,9 +111,12 @@ InverseMap inverseMap(const IndexMap &map, const std::vector<Expr> &shape) {
     for (size_t k = 0; k < splits.size(); ++k) {
       const IterSplit &s = splits[k];
       DataType t = value->type;
-      Expr digit = BinaryNode::make(BinaryOp::FloorDiv, value, IntImmNode::make(t, s.scale));
+      // Below the next digit's scale only this digit and lower ones contribute (the scales
+      // may leave gaps, as in i * 32 + j with j < 16).
+      Expr below = value;
       if (k + 1 < splits.size())
-        digit = BinaryNode::make(BinaryOp::FloorMod, digit, castTo(s.extent, t));
+        below = BinaryNode::make(BinaryOp::FloorMod, value, IntImmNode::make(t, splits[k + 1].scale));
+      Expr digit = BinaryNode::make(BinaryOp::FloorDiv, below, IntImmNode::make(t, s.scale));
       digits[{s.mark, s.lower}] = digit;
     }
   };

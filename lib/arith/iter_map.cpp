@@ -141,8 +141,7 @@ private:
       bool single = analyzer_.canProveEqual(s.extent, constant(1, s.extent->type));
       (single ? mark.zeros : mark.parts).push_back(s);
     }
-    if (mark.parts.empty())
-      notAffine(f, "'" + formatExpr(source) + "' is constant");
+
     std::sort(mark.parts.begin(), mark.parts.end(), [](auto &a, auto &b) { return a.scale < b.scale; });
     // A fused mark must be dense: scales 1, e0, e0 * e1, ...
     int64_t expected = 1;
@@ -158,9 +157,13 @@ private:
         expected = *next;
       }
     }
-    const IterSplit &top = mark.parts.back();
     DataType t = source->type;
-    mark.extent = analyzer_.simplify(top.extent * constant(top.scale, t) + constant(offset, t));
+    if (mark.parts.empty()) {
+      mark.extent = constant(offset + 1, t); // every part takes one value: a constant
+    } else {
+      const IterSplit &top = mark.parts.back();
+      mark.extent = analyzer_.simplify(top.extent * constant(top.scale, t) + constant(offset, t));
+    }
     result_.marks.push_back(mark);
     sources_.resize(result_.marks.size());
     sources_.back() = source;
