@@ -3,6 +3,7 @@
 // reads for uninitialised bytes, and converts between bytes and cells. Under the lanes rule an
 // M-lane dtype read with an N-lane last index yields N*M lanes: lane n*M+m is scalar m of the
 // element at index lane n.
+#include <cstring>
 #include <sstream>
 
 #include "interp/buffer_layout.h"
@@ -16,19 +17,23 @@ public:
       : buffer_(buffer), layout_(compiler, *buffer, loc), scalarType_(buffer->dtype.element()),
         elemLanes_(buffer->dtype.lanes()), laneBytes_(buffer->dtype.laneBytes()), elemBytes_(laneBytes_ * elemLanes_),
         isStore_(isStore), loc_(loc), current_(indices.size()) {
-    numKind(scalarType_); // rejects types the interpreter cannot store
+    format_ = scalarFormat(scalarType_); // rejects types the interpreter cannot store
     if (!compiler.isBound(buffer->data.get()))
       throw CompileError(loc, "the data of buffer '" + buffer->name.str() + "' (variable '" + buffer->data->name.str() +
                                   "') is not defined here");
     dataSlot_ = compiler.slotOf(buffer->data.get(), loc);
-    for (const Expr &index : indices)
+    for (const Expr &index : indices) {
+      const VarNode *v = index.as<VarNode>();
+      indexSlots_.push_back(v && v->type.isScalar() ? compiler.slotOf(v, loc) : -1);
       indices_.push_back(compiler.expr(index));
+    }
     indexLanes_ = indices_.empty() ? 1 : indices_.back()->lanes;
     lastIndex_ = Scratch(indexLanes_);
   }
 
   int elemLanes() const { return elemLanes_; }
   DataType scalarType() const { return scalarType_; }
+  ScalarFormat format() const { return format_; }
   int laneBytes() const { return laneBytes_; }
 
   // The element addressed by scalar indices.
@@ -36,9 +41,9 @@ public:
     const BufferLayout::Resolved r = layout_.resolve(frame);
     uint64_t offset = static_cast<uint64_t>(r.offset);
     for (size_t k = 0; k < indices_.size(); ++k) {
-      const int64_t i = indices_[k]->scalar(frame).i;
+      const int64_t i = scalarIndex(frame, k);
       current_[k] = i;
-      if (frame.options->checkLogicalBounds && (i < 0 || i >= r.extents[k]))
+      if (frame.checkLogicalBounds && (i < 0 || i >= r.extents[k]))
         outOfBounds(k, r.extents[k]);
       offset += static_cast<uint64_t>(i) * static_cast<uint64_t>(r.strides[k]);
     }
@@ -51,9 +56,9 @@ public:
     uint64_t offset = static_cast<uint64_t>(r.offset);
     const size_t last = indices_.size() - 1;
     for (size_t k = 0; k < last; ++k) {
-      const int64_t i = indices_[k]->scalar(frame).i;
+      const int64_t i = scalarIndex(frame, k);
       current_[k] = i;
-      if (frame.options->checkLogicalBounds && (i < 0 || i >= r.extents[k]))
+      if (frame.checkLogicalBounds && (i < 0 || i >= r.extents[k]))
         outOfBounds(k, r.extents[k]);
       offset += static_cast<uint64_t>(i) * static_cast<uint64_t>(r.strides[k]);
     }
@@ -62,7 +67,7 @@ public:
     for (int n = 0; n < indexLanes_; ++n) {
       const int64_t i = lastIndex[n].i;
       current_[last] = i;
-      if (frame.options->checkLogicalBounds && (i < 0 || i >= r.extents[last]))
+      if (frame.checkLogicalBounds && (i < 0 || i >= r.extents[last]))
         outOfBounds(last, r.extents[last]);
       const uint64_t laneOffset = offset + static_cast<uint64_t>(i) * static_cast<uint64_t>(r.strides[last]);
       visit(n, checkedPointer(frame, static_cast<int64_t>(laneOffset)));
@@ -72,6 +77,24 @@ public:
   bool hasVectorIndex() const { return indexLanes_ > 1; }
 
 private:
+  // A plain variable index is read from its slot directly: most indices are loop variables.
+  int64_t scalarIndex(Frame &frame, size_t k) const {
+    const int slot = indexSlots_[k];
+    return slot >= 0 ? frame.env[static_cast<size_t>(slot)].i : indices_[k]->scalar(frame).i;
+  }
+
+  static bool allInitialized(const uint8_t *init, int count) {
+    if (count == 4) {
+      uint32_t word;
+      std::memcpy(&word, init, 4);
+      return word == 0x01010101u;
+    }
+    for (int b = 0; b < count; ++b)
+      if (!init[b])
+        return false;
+    return true;
+  }
+
   uint8_t *checkedPointer(Frame &frame, int64_t offset) const {
     BufferData *storage = frame.env[dataSlot_].p;
     const uint64_t capacity = storage->byteSize() / static_cast<uint64_t>(elemBytes_);
@@ -83,13 +106,10 @@ private:
     const size_t byteOffset = static_cast<size_t>(offset) * static_cast<size_t>(elemBytes_);
     uint8_t *init = storage->initMap() + byteOffset;
     if (isStore_) {
-      for (int b = 0; b < elemBytes_; ++b)
-        init[b] = 1;
-    } else if (frame.options->checkUninitialized) {
-      for (int b = 0; b < elemBytes_; ++b)
-        if (!init[b])
-          runtimeError(loc_, "read of uninitialised memory: buffer '" + buffer_->name.str() + "' at " + accessText() +
-                                 " (element offset " + std::to_string(offset) + ")");
+      std::memset(init, 1, static_cast<size_t>(elemBytes_));
+    } else if (frame.checkUninitialized && !allInitialized(init, elemBytes_)) {
+      runtimeError(loc_, "read of uninitialised memory: buffer '" + buffer_->name.str() + "' at " + accessText() +
+                             " (element offset " + std::to_string(offset) + ")");
     }
     return storage->bytes() + byteOffset;
   }
@@ -123,7 +143,9 @@ private:
   int elemLanes_, laneBytes_, elemBytes_;
   bool isStore_;
   SourceRange loc_;
+  ScalarFormat format_;
   int dataSlot_ = 0;
+  std::vector<int> indexSlots_;
   int indexLanes_ = 1;
   std::vector<ExprCodePtr> indices_;
   mutable std::vector<int64_t> current_;
@@ -134,7 +156,7 @@ class LoadCode : public ExprCode {
 public:
   LoadCode(DataType type, SourceRange loc, std::unique_ptr<Access> access)
       : ExprCode(type, loc), access_(std::move(access)) {}
-  Cell scalar(Frame &frame) const override { return loadScalar(access_->locateScalar(frame), type); }
+  Cell scalar(Frame &frame) const override { return loadFormat(access_->locateScalar(frame), access_->format()); }
   void eval(Frame &frame, Cell *out) const override {
     const int m = access_->elemLanes();
     if (!access_->hasVectorIndex())
@@ -145,7 +167,7 @@ public:
 private:
   void readElement(const uint8_t *p, Cell *out, int count) const {
     for (int m = 0; m < count; ++m)
-      out[m] = loadScalar(p + m * access_->laneBytes(), access_->scalarType());
+      out[m] = loadFormat(p + m * access_->laneBytes(), access_->format());
   }
 
   std::unique_ptr<Access> access_;
@@ -159,7 +181,7 @@ public:
   void exec(Frame &frame) const override {
     if (value_->lanes == 1) {
       const Cell v = value_->scalar(frame);
-      storeScalar(access_->locateScalar(frame), access_->scalarType(), v);
+      storeFormat(access_->locateScalar(frame), access_->format(), v);
       return;
     }
     Cell *values = values_.data();
@@ -173,7 +195,7 @@ public:
 private:
   void writeElement(uint8_t *p, const Cell *values, int count) const {
     for (int m = 0; m < count; ++m)
-      storeScalar(p + m * access_->laneBytes(), access_->scalarType(), values[m]);
+      storeFormat(p + m * access_->laneBytes(), access_->format(), values[m]);
   }
 
   ExprCodePtr value_;

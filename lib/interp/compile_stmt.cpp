@@ -6,10 +6,14 @@
 namespace tirlower {
 namespace {
 
-void countStep(Frame &frame, SourceRange loc) {
-  if (++frame.steps > frame.options->stepLimit)
-    runtimeError(loc, "step limit of " + std::to_string(frame.options->stepLimit) +
-                          " loop iterations exceeded (RunOptions::stepLimit)");
+[[noreturn]] void stepLimitExceeded(Frame &frame, SourceRange loc) {
+  runtimeError(loc, "step limit of " + std::to_string(frame.options->stepLimit) +
+                        " loop iterations exceeded (RunOptions::stepLimit)");
+}
+
+inline void countStep(Frame &frame, SourceRange loc) {
+  if (++frame.steps > frame.stepLimit)
+    stepLimitExceeded(frame, loc);
 }
 
 class SeqCode : public StmtCode {

@@ -78,8 +78,7 @@ void execute(const PrimFunc &func, std::vector<ArgValue> &args, Frame &frame) {
 
 RunResult run(const PrimFunc &func, std::vector<ArgValue> &args, const RunOptions &options) {
   RunResult result;
-  Frame frame;
-  frame.options = &options;
+  Frame frame(options);
   auto fail = [&](RunStatus status, Diagnostic diagnostic) {
     result.status = status;
     result.returnCode = -1;

@@ -55,12 +55,11 @@ void fillRandom(BufferData &data, const RandomArgOptions &options, SplitMix64 &r
 // Frame with `scalars` bound, for evaluating layouts outside a run.
 struct ScalarScope {
   Compiler compiler;
-  Frame frame;
   RunOptions options;
+  Frame frame{options};
   std::vector<std::pair<Var, Cell>> values;
 
   explicit ScalarScope(const std::vector<std::pair<Var, ArgValue>> &scalars) {
-    frame.options = &options;
     for (const auto &[var, value] : scalars)
       values.emplace_back(var, scalarArgCell(value, *var));
     for (const auto &[var, cell] : values)

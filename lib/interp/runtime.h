@@ -13,9 +13,16 @@
 namespace tirlower {
 
 struct Frame {
+  explicit Frame(const RunOptions &options)
+      : options(&options), stepLimit(options.stepLimit), checkLogicalBounds(options.checkLogicalBounds),
+        checkUninitialized(options.checkUninitialized) {}
+
   std::vector<Cell> env;
   uint64_t steps = 0;
-  const RunOptions *options = nullptr;
+  const RunOptions *options;
+  // Copies of the hot options, one load away in the inner loop.
+  uint64_t stepLimit;
+  bool checkLogicalBounds, checkUninitialized;
 };
 
 // An evaluable expression. Scalar nodes override scalar(); vector nodes override eval(), which

@@ -73,14 +73,6 @@ double decodeNarrow(uint16_t bits, int mantBits, int expBits) {
   return negative ? -magnitude : magnitude;
 }
 
-template <typename T> T readAs(const uint8_t *bytes) {
-  T value;
-  std::memcpy(&value, bytes, sizeof(T));
-  return value;
-}
-template <typename T> void writeAs(uint8_t *bytes, T value) {
-  std::memcpy(bytes, &value, sizeof(T));
-}
 } // namespace
 
 uint16_t encodeHalf(double value) {
@@ -96,54 +88,27 @@ double decodeBFloat16(uint16_t bits) {
   return decodeNarrow(bits, 7, 8);
 }
 
-Cell loadScalar(const uint8_t *bytes, DataType type) {
-  Cell c;
-  c.u = 0;
+ScalarFormat scalarFormat(DataType type) {
+  const int bits = type.bits();
   switch (numKind(type)) {
   case NumKind::Int:
-    switch (type.bits()) {
-    case 8: c.i = readAs<int8_t>(bytes); break;
-    case 16: c.i = readAs<int16_t>(bytes); break;
-    case 32: c.i = readAs<int32_t>(bytes); break;
-    default: c.i = readAs<int64_t>(bytes); break;
-    }
-    break;
+    return bits <= 8    ? ScalarFormat::I8
+           : bits <= 16 ? ScalarFormat::I16
+           : bits <= 32 ? ScalarFormat::I32
+                        : ScalarFormat::I64;
   case NumKind::UInt:
-    switch (type.bits()) {
-    case 8: c.u = readAs<uint8_t>(bytes); break;
-    case 16: c.u = readAs<uint16_t>(bytes); break;
-    case 32: c.u = readAs<uint32_t>(bytes); break;
-    default: c.u = readAs<uint64_t>(bytes); break;
-    }
-    break;
-  case NumKind::Bool: c.u = bytes[0] != 0; break;
-  case NumKind::F16: c.f = decodeHalf(readAs<uint16_t>(bytes)); break;
-  case NumKind::BF16: c.f = decodeBFloat16(readAs<uint16_t>(bytes)); break;
-  case NumKind::F32: c.f = readAs<float>(bytes); break;
-  case NumKind::F64: c.f = readAs<double>(bytes); break;
-  case NumKind::Handle: c.p = nullptr; break;
-  }
-  return c;
-}
-
-void storeScalar(uint8_t *bytes, DataType type, Cell value) {
-  switch (numKind(type)) {
-  case NumKind::Int:
-  case NumKind::UInt:
-    switch (type.bits()) {
-    case 8: writeAs<uint8_t>(bytes, uint8_t(value.u)); break;
-    case 16: writeAs<uint16_t>(bytes, uint16_t(value.u)); break;
-    case 32: writeAs<uint32_t>(bytes, uint32_t(value.u)); break;
-    default: writeAs<uint64_t>(bytes, value.u); break;
-    }
-    break;
-  case NumKind::Bool: bytes[0] = value.u ? 1 : 0; break;
-  case NumKind::F16: writeAs<uint16_t>(bytes, encodeHalf(value.f)); break;
-  case NumKind::BF16: writeAs<uint16_t>(bytes, encodeBFloat16(value.f)); break;
-  case NumKind::F32: writeAs<float>(bytes, static_cast<float>(value.f)); break;
-  case NumKind::F64: writeAs<double>(bytes, value.f); break;
+    return bits <= 8    ? ScalarFormat::U8
+           : bits <= 16 ? ScalarFormat::U16
+           : bits <= 32 ? ScalarFormat::U32
+                        : ScalarFormat::U64;
+  case NumKind::Bool: return ScalarFormat::Bool;
+  case NumKind::F16: return ScalarFormat::F16;
+  case NumKind::BF16: return ScalarFormat::BF16;
+  case NumKind::F32: return ScalarFormat::F32;
+  case NumKind::F64: return ScalarFormat::F64;
   case NumKind::Handle: break;
   }
+  return ScalarFormat::Handle;
 }
 
 namespace {
