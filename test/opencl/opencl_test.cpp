@@ -201,6 +201,36 @@ void testTexture() {
   expectFloats(unpacked.at(1).at("data"), x, "unpack Z");
 }
 
+void testShared() {
+  std::string source = emit(sharedReverse());
+  expect(contains(source, "__local float S[16];") && contains(source, "barrier(CLK_LOCAL_MEM_FENCE);"),
+         "shared: __local storage and barrier");
+  std::vector<float> a = randomFloats(64, 6), expected(64);
+  for (size_t k = 0; k < 64; ++k) {
+    float v = a[k / 16 * 16 + 15 - k % 16];
+    expected[k] = v * v + v;
+  }
+  json out =
+      run(sharedReverse(), json::array({{{"buffer", "float32"}, {"data", a}}, {{"buffer", "float32"}, {"size", 64}}}));
+  expectFloats(out.at(1).at("data"), expected, "shared B");
+}
+
+void testGather() {
+  std::vector<float> a = randomFloats(32, 7), b(32);
+  std::vector<int32_t> c(32, 0);
+  for (size_t block = 0; block < 32; block += 8)
+    for (size_t k = 0; k < 4; ++k) {
+      b[block + k] = a[block + 2 * k];
+      b[block + 4 + k] = a[block + 2 * k + 1];
+      c[block + 2 * k] = static_cast<int32_t>(a[block + k] * 10.0f);
+    }
+  json out = run(stridedGather(), json::array({{{"buffer", "float32"}, {"data", a}},
+                                               {{"buffer", "float32"}, {"size", 32}},
+                                               {{"buffer", "int32"}, {"size", 32}}}));
+  expectFloats(out.at(1).at("data"), b, "gather B");
+  expectInts(out.at(2).at("data"), c, "scatter C");
+}
+
 void expectError(const PrimFunc &func, const std::vector<std::string> &parts) {
   try {
     emit(func);
@@ -222,14 +252,12 @@ void testErrors() {
 } // namespace
 
 int main(int argc, char **argv) {
-  const std::map<std::string, std::function<void()>> cases = {{"add", testAdd},
-                                                              {"vload", testVectorScale},
-                                                              {"floordiv", testFloorDivision},
-                                                              {"texture", testTexture},
-                                                              {"errors", testErrors}};
+  const std::map<std::string, std::function<void()>> cases = {
+      {"add", testAdd},       {"vload", testVectorScale}, {"floordiv", testFloorDivision}, {"texture", testTexture},
+      {"shared", testShared}, {"gather", testGather},     {"errors", testErrors}};
   auto found = argc == 4 ? cases.find(argv[1]) : cases.end();
   if (found == cases.end()) {
-    std::cerr << "usage: opencl_test add|vload|floordiv|texture|errors RUNNER WORKDIR\n";
+    std::cerr << "usage: opencl_test add|vload|floordiv|texture|shared|gather|errors RUNNER WORKDIR\n";
     return 1;
   }
   ctx.runner = argv[2];

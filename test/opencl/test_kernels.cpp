@@ -124,6 +124,41 @@ PrimFunc floorDivision() {
   return function("floor_div", {a, b, q, r, qv, rv}, SeqStmtNode::make({vector, body}));
 }
 
+PrimFunc sharedReverse() {
+  Param a = param("A", f32, {c(64)}, {c(64)});
+  Param b = param("B", f32, {c(64)}, {c(64)});
+  Var bx = var("blockIdx.x"), tx = var("threadIdx.x");
+  Var sData = VarNode::makeHandle(Symbol("S"), f32, Symbol("shared"));
+  Buffer s = buffer("S", sData, f32, {c(16)}, "shared");
+  Expr i = bx * c(16) + tx;
+  Var value = VarNode::make(Symbol("v"), f32);
+  Expr reversed = load(s, {c(15) - tx});
+  Stmt body = SeqStmtNode::make(
+      {storeTo(s, load(a.flat, {i}), {tx}),
+       EvaluateNode::make(CallNode::make(i32, Symbol("tvm_storage_sync"), {StringImmNode::make("shared")})),
+       storeTo(b.flat, LetNode::make(value, reversed, value * value + value), {i})});
+  Stmt storage = AllocateNode::make(sData, f32, {c(16)}, Symbol("shared"), DeclBufferNode::make(s, false, body));
+  Stmt threads = AttrStmtNode::make(bx, Symbol("thread_extent"), c(4),
+                                    AttrStmtNode::make(tx, Symbol("thread_extent"), c(16), storage));
+  return function("shared_reverse", {a, b}, threads);
+}
+
+PrimFunc stridedGather() {
+  const DataType i64 = DataType::int64();
+  Param a = param("A", f32, {c(32)}, {c(32)});
+  Param b = param("B", f32, {c(32)}, {c(32)});
+  Param out = param("C", i32, {c(32)}, {c(32)});
+  Var i = VarNode::make(Symbol("i"), i64);
+  auto c64 = [&](int64_t v) { return intImm(v, i64); };
+  auto lanes = [&](Expr base, int64_t stride) { return RampNode::make(std::move(base), c64(stride), 4); };
+  Expr block = i * c64(8);
+  Expr tenfold = CastNode::make(DataType::int32(4), load(a.flat, {lanes(block, 1)}) * BroadcastNode::make(fc(10), 4));
+  Stmt body = SeqStmtNode::make({storeTo(b.flat, load(a.flat, {lanes(block, 2)}), {lanes(block, 1)}),
+                                 storeTo(b.flat, load(a.flat, {lanes(block + c64(1), 2)}), {lanes(block + c64(4), 1)}),
+                                 storeTo(out.flat, tenfold, {lanes(block, 2)})});
+  return function("strided_gather", {a, b, out}, ForNode::make(i, c64(0), c64(4), ForKind::Serial, body));
+}
+
 namespace {
 
 Param nhwc(const char *name) {

@@ -15,6 +15,12 @@ PrimFunc vectorScale();
 // Q = A // B, R = A % B (floor semantics) over 32 int32 values, scalar loop and int4 vectors
 // (QV, RV) bound to 8 work-items.
 PrimFunc floorDivision();
+// B = reverse of each 16-float block of A, squared plus itself, through __local memory and a
+// barrier; threads launched with T.launch_thread (thread_extent attributes); a Let expression.
+PrimFunc sharedReverse();
+// With an int64 serial loop: B gathers the even then odd floats of each 8-float block of A
+// (stride-2 ramps), and C scatters int32(A * 10) to the even slots of each block.
+PrimFunc stridedGather();
 
 // NHWC [1, 4, 5, 8] float32 data and its NCHW4c texture [1, 2, 4, 5, 4], flattened to an image
 // of 8 rows (n, c/4, h) and 5 texels (w).

@@ -89,6 +89,19 @@ std::string KernelEmitter::expr(const Expr &e) {
   return "";
 }
 
+std::string KernelEmitter::bare(const Expr &e) {
+  std::string text = expr(e);
+  if (text.size() < 2 || text.front() != '(' || text.back() != ')')
+    return text;
+  int depth = 0;
+  for (size_t k = 0; k + 1 < text.size(); ++k) {
+    depth += text[k] == '(' ? 1 : text[k] == ')' ? -1 : 0;
+    if (depth == 0)
+      return text; // the first parenthesis closes before the end: "(a) + (b)"
+  }
+  return text.substr(1, text.size() - 2);
+}
+
 std::string KernelEmitter::binary(const BinaryNode *op) {
   DataType t = op->a->type;
   bool vector = t.isVector();

@@ -124,7 +124,7 @@ void KernelEmitter::emitStmt(const Stmt &s) {
     const auto *op = s.as<WhileNode>();
     line("while (1) {");
     ++indent_;
-    line("if (!(" + expr(op->condition) + ")) break;");
+    line("if (!(" + bare(op->condition) + ")) break;");
     emitStmt(op->body);
     --indent_;
     line("}");
@@ -134,7 +134,7 @@ void KernelEmitter::emitStmt(const Stmt &s) {
     const auto *op = s.as<IfThenElseNode>();
     if (op->condition->type.isVector())
       fail(op->loc, "an if statement needs a scalar condition");
-    line("if (" + expr(op->condition) + ") {");
+    line("if (" + bare(op->condition) + ") {");
     block(op->thenCase);
     if (op->elseCase) {
       line("} else {");
@@ -145,7 +145,7 @@ void KernelEmitter::emitStmt(const Stmt &s) {
   }
   case StmtKind::LetStmt: {
     const auto *op = s.as<LetStmtNode>();
-    std::string value = expr(op->value);
+    std::string value = bare(op->value);
     std::string name = bind(op->var.get(), op->var->name.view());
     if (census_.used.count(op->var.get()))
       line("const " + typeName(op->var->type, op->loc) + " " + name + " = " + value + ";");

@@ -50,6 +50,8 @@ private:
 
   // ---- expressions (expr_emitter.cpp)
   std::string expr(const Expr &e);
+  // expr() without the parentheses around the whole text, for statement-level positions.
+  std::string bare(const Expr &e);
   std::string binary(const BinaryNode *op);
   std::string cast(const CastNode *op);
   std::string call(const CallNode *op);

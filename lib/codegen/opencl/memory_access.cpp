@@ -132,7 +132,7 @@ std::string KernelEmitter::load(const BufferLoadNode *op) {
   if (index->type.isScalar()) {
     if (scalarPointer)
       return "vload" + std::to_string(element.lanes()) + "(" + expr(index) + ", " + p + ")";
-    std::string text = p + "[" + expr(index) + "]";
+    std::string text = p + "[" + bare(index) + "]";
     return element.isBool() ? "(" + text + " != 0)" : text;
   }
   const RampNode *ramp = unitRamp(index);
@@ -162,14 +162,14 @@ void KernelEmitter::store(const BufferStoreNode *op) {
     return imageStore(op, pointer);
   DataType element = op->buffer->dtype, valueType = op->value->type;
   Expr index = physicalIndex(*op->buffer, op->indices.back());
-  std::string p = pointer.name, value = expr(op->value);
+  std::string p = pointer.name, value = bare(op->value);
   bool scalarPointer = pointer.type.isScalar() && element.isVector();
   int m = scalarPointer ? element.lanes() : 1;
   std::string n = std::to_string(element.lanes());
   if (index->type.isScalar()) {
     if (scalarPointer)
       return line("vstore" + n + "(" + value + ", " + expr(index) + ", " + p + ");");
-    return line(p + "[" + expr(index) + "] = " + (element.isBool() ? "(uchar)" + value : value) + ";");
+    return line(p + "[" + bare(index) + "] = " + (element.isBool() ? "(uchar)(" + value + ")" : value) + ";");
   }
   const RampNode *ramp = unitRamp(index);
   int lanes = valueType.lanes();
@@ -178,7 +178,7 @@ void KernelEmitter::store(const BufferStoreNode *op) {
     if (m > 1)
       base = "(" + base + ") * " + std::to_string(m);
     if (element.isBool())
-      value = "convert_uchar" + std::to_string(lanes) + "(-" + value + ")";
+      value = "convert_uchar" + std::to_string(lanes) + "(-(" + value + "))";
     return line("vstore" + std::to_string(lanes) + "(" + value + ", 0, " + p + " + " + base + ");");
   }
   if (element.isBool())
@@ -243,12 +243,12 @@ void KernelEmitter::imageStore(const BufferStoreNode *op, const Pointer &image) 
     line("write_imagef(" + image.name + ", (int2)(" + x + ", " + y + "), " + v + ");");
   };
   if (texelElements && col->type.isScalar())
-    return write("(int)(" + expr(col) + ")", expr(op->value));
+    return write("(int)(" + bare(col) + ")", bare(op->value));
   const RampNode *ramp = unitRamp(col);
   if (!texelElements && ramp && isMultipleOf4(ramp->base) && ramp->lanes % 4 == 0) {
-    std::string value = expr(op->value);
+    std::string value = bare(op->value);
     if (ramp->lanes == 4)
-      return write("(int)(" + expr(ramp->base) + ") / 4", value);
+      return write("(int)(" + bare(ramp->base) + ") / 4", value);
     std::string v = temp(op->value->type, value, op->loc);
     std::string first = temp(DataType::int32(), "(int)(" + expr(ramp->base) + ") / 4", op->loc);
     for (int j = 0; j < ramp->lanes / 4; ++j)

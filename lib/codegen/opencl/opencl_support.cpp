@@ -206,7 +206,7 @@ std::string OpenCLSupport::preamble() const {
     out += "\n";
   for (const auto &[name, definition] : helpers_)
     out += definition + "\n";
-  return out;
+  return out.empty() ? "\n" : out;
 }
 
 } // namespace tirlower
