@@ -52,10 +52,16 @@ Parser::Parser(const SourceManager &sources, uint32_t fileId, DiagnosticSink &di
   struct Forward : DiagnosticSink {
     Parser &parser;
     explicit Forward(Parser &p) : parser(p) {}
-    void report(Diagnostic d) override { parser.report(std::move(d)); }
+    void report(Diagnostic d) override {
+      parser.failed_ = true;
+      parser.lexerDiagnostics_.push_back(std::move(d));
+    }
   } forward(*this);
   uint32_t end = std::min<uint32_t>(range.end, static_cast<uint32_t>(source_.size()));
   tokens_ = tokenize(source_, fileId, std::min(range.begin, end), end, forward);
+  // Lexical errors are held back and merged with the parser's in source order.
+  std::stable_sort(lexerDiagnostics_.begin(), lexerDiagnostics_.end(),
+                   [](const Diagnostic &a, const Diagnostic &b) { return a.range.begin < b.range.begin; });
   ast_.reserve(256);
   children_.reserve(512);
 }
@@ -77,6 +83,7 @@ std::optional<Module> Parser::parseModule() {
     if (pos_ == start)
       ++pos_; // a stray dedent or indent: never loop without progress
   }
+  flushLexerDiagnostics(UINT32_MAX);
   if (failed_)
     return std::nullopt;
   return module;
@@ -328,8 +335,9 @@ std::optional<IndexMap> Parser::parseStandaloneIndexMap(DataType indexType) {
     result = lowerIndexMap(lambda, indexType, SIZE_MAX, "");
     scope_.pop();
   } catch (const StatementFailed &) {
-    return std::nullopt;
+    result.reset();
   }
+  flushLexerDiagnostics(UINT32_MAX);
   if (failed_)
     return std::nullopt;
   return result;

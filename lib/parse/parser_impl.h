@@ -137,6 +137,7 @@ private:
   [[noreturn]] void failWithNote(SourceRange where, std::string message, SourceRange noteAt, std::string note);
   [[noreturn]] void failSilently() { throw StatementFailed{}; }
   void report(Diagnostic diagnostic);
+  void flushLexerDiagnostics(uint32_t upTo);
   void skipStatement();
   void skipBlock();
 
@@ -245,6 +246,8 @@ private:
   std::string_view source_;
   DiagnosticSink &diagnostics_;
   std::vector<Token> tokens_;
+  std::vector<Diagnostic> lexerDiagnostics_;
+  size_t nextLexerDiagnostic_ = 0;
   size_t pos_ = 0;
   bool failed_ = false;
   uint32_t nesting_ = 0;

@@ -39,7 +39,13 @@ const Token &Parser::expect(Tok kind, const char *what) {
 void Parser::report(Diagnostic diagnostic) {
   if (diagnostic.severity == Severity::Error)
     failed_ = true;
+  flushLexerDiagnostics(diagnostic.range.begin);
   diagnostics_.report(std::move(diagnostic));
+}
+
+void Parser::flushLexerDiagnostics(uint32_t upTo) {
+  while (nextLexerDiagnostic_ < lexerDiagnostics_.size() && lexerDiagnostics_[nextLexerDiagnostic_].range.begin <= upTo)
+    diagnostics_.report(std::move(lexerDiagnostics_[nextLexerDiagnostic_++]));
 }
 
 void Parser::fail(SourceRange where, std::string message) {
