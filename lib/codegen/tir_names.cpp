@@ -150,6 +150,18 @@ void IdentityNames::grow() {
   }
 }
 
+const std::string &IdentityNames::assign(const void *object, std::string name) {
+  if (!keys_.empty()) {
+    size_t slot = slotOf(object);
+    if (keys_[slot]) {
+      std::string &existing = names_[values_[slot]];
+      existing = std::move(name);
+      return existing;
+    }
+  }
+  return insert(object, std::move(name));
+}
+
 const std::string &IdentityNames::insert(const void *object, std::string name) {
   if ((names_.size() + 1) * 2 > keys_.size())
     grow();

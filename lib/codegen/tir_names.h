@@ -47,6 +47,8 @@ public:
   const std::string *find(const void *object) const;
   // Adds `name` for `object` unless it has one; returns the object's name either way.
   const std::string &insert(const void *object, std::string name);
+  // Gives `object` the name `name`, replacing any name it had (a redefinition).
+  const std::string &assign(const void *object, std::string name);
 
 private:
   size_t slotOf(const void *object) const;

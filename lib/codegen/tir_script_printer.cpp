@@ -4,7 +4,10 @@
 
 #include <algorithm>
 
+#include <unordered_set>
+
 #include "codegen/tir_literals.h"
+#include "ir/visitor.h"
 
 namespace tirlower {
 
@@ -12,6 +15,23 @@ namespace {
 bool isConstZero(const Expr &e) {
   const int64_t *value = e ? asConstInt(e) : nullptr;
   return value && *value == 0;
+}
+
+std::unordered_set<const BufferNode *> bodyDeclarations(const Stmt &body) {
+  struct Collector : IRVisitor {
+    std::unordered_set<const BufferNode *> buffers;
+    void visit(const DeclBufferNode *op) override {
+      buffers.insert(op->buffer.get());
+      IRVisitor::visit(op);
+    }
+    void visit(const AllocBufferNode *op) override {
+      buffers.insert(op->buffer.get());
+      IRVisitor::visit(op);
+    }
+    using IRVisitor::visit;
+  } collector;
+  collector.visit(body);
+  return std::move(collector.buffers);
 }
 
 const char *loopIterator(ForKind kind) {
@@ -54,8 +74,25 @@ const std::string &ScriptPrinter::defineBuffer(const BufferNode *buffer) {
   return printed_.insert(buffer, names_.fresh(buffer->name.view()));
 }
 
-void ScriptPrinter::defineDataVar(const BufferNode *buffer, const std::string &bufferName) {
-  defineVarAs(buffer->data.get(), bufferName + ".data");
+const std::string &ScriptPrinter::bindVar(const VarNode *var) {
+  if (plain_)
+    return var->name.str();
+  return printed_.assign(var, names_.fresh(var->name.view()));
+}
+
+const std::string &ScriptPrinter::bindBuffer(const BufferNode *buffer) {
+  if (plain_)
+    return buffer->name.str();
+  return printed_.assign(buffer, names_.fresh(buffer->name.view()));
+}
+
+void ScriptPrinter::defineDataVar(const BufferNode *buffer, const std::string &bufferName, bool allocates) {
+  if (plain_)
+    return;
+  if (allocates)
+    printed_.assign(buffer->data.get(), bufferName + ".data");
+  else
+    printed_.insert(buffer->data.get(), bufferName + ".data");
 }
 
 const std::string &ScriptPrinter::varName(const VarNode *var) {
@@ -93,13 +130,13 @@ void ScriptPrinter::printTypeAnnotation(const VarNode &var) {
   out_ += ')';
 }
 
-void ScriptPrinter::printBufferArgs(const BufferNode &buffer, const VarNode *data) {
+void ScriptPrinter::printBufferArgs(const BufferNode &buffer, const std::string *data) {
   printShape(buffer.shape);
   out_ += ", ";
   appendQuoted(out_, buffer.dtype.str());
   if (data) {
     out_ += ", data=";
-    out_ += varName(data);
+    out_ += *data;
   }
   if (!buffer.strides.empty()) {
     out_ += ", strides=";
@@ -129,7 +166,7 @@ void ScriptPrinter::printBufferArgs(const BufferNode &buffer, const VarNode *dat
 }
 
 void ScriptPrinter::printFor(const ForNode &loop) {
-  const std::string &name = defineVar(loop.loopVar.get());
+  const std::string &name = bindVar(loop.loopVar.get());
   indent();
   out_ += "for ";
   out_ += name;
@@ -142,8 +179,12 @@ void ScriptPrinter::printFor(const ForNode &loop) {
     printExpr(loop.min);
     out_ += ", ";
     const int64_t *min = asConstInt(loop.min), *extent = asConstInt(loop.extent);
+    const auto *difference = loop.extent.as<BinaryNode>();
     if (min && extent) {
       printIntLiteral(loop.min->type, *min + *extent);
+    } else if (difference && difference->op == BinaryOp::Sub && sameExpr(difference->b, loop.min)) {
+      // `range(a, b)` reads back with extent `b - a`: print `b` again.
+      printExpr(difference->a);
     } else {
       printExprPrec(loop.min.get(), kPrecAdd, false);
       out_ += " + ";
@@ -169,7 +210,7 @@ void ScriptPrinter::printStmt(const Stmt &stmt) {
     switch (s->kind()) {
     case StmtKind::LetStmt: {
       const auto *node = static_cast<const LetStmtNode *>(s);
-      const std::string &name = defineVar(node->var.get());
+      const std::string &name = bindVar(node->var.get());
       indent();
       out_ += name;
       out_ += ": ";
@@ -182,7 +223,7 @@ void ScriptPrinter::printStmt(const Stmt &stmt) {
     }
     case StmtKind::Allocate: {
       const auto *node = static_cast<const AllocateNode *>(s);
-      const std::string &name = defineVar(node->bufferVar.get());
+      const std::string &name = bindVar(node->bufferVar.get());
       indent();
       out_ += name;
       out_ += " = T.allocate([";
@@ -197,26 +238,31 @@ void ScriptPrinter::printStmt(const Stmt &stmt) {
     }
     case StmtKind::DeclBuffer: {
       const auto *node = static_cast<const DeclBufferNode *>(s);
-      const std::string &name = defineBuffer(node->buffer.get());
+      // The data variable prints before the buffer is bound: `B = T.decl_buffer(..., data=B.data)`
+      // must name the earlier binding of B.
+      std::string data = node->allocates ? std::string() : varName(node->buffer->data.get());
+      const std::string &name = bindBuffer(node->buffer.get());
       if (node->allocates)
-        defineDataVar(node->buffer.get(), name);
+        defineDataVar(node->buffer.get(), name, true);
       indent();
       out_ += name;
       out_ += " = T.decl_buffer(";
-      printBufferArgs(*node->buffer, node->allocates ? nullptr : node->buffer->data.get());
+      printBufferArgs(*node->buffer, node->allocates ? nullptr : &data);
       out_ += ")\n";
+      printTransformsOf(node->buffer.get());
       s = node->body.get();
       continue;
     }
     case StmtKind::AllocBuffer: {
       const auto *node = static_cast<const AllocBufferNode *>(s);
-      const std::string &name = defineBuffer(node->buffer.get());
-      defineDataVar(node->buffer.get(), name);
+      const std::string &name = bindBuffer(node->buffer.get());
+      defineDataVar(node->buffer.get(), name, true);
       indent();
       out_ += name;
       out_ += " = T.alloc_buffer(";
       printBufferArgs(*node->buffer, nullptr);
       out_ += ")\n";
+      printTransformsOf(node->buffer.get());
       s = node->body.get();
       continue;
     }
@@ -335,6 +381,17 @@ void ScriptPrinter::printIndexMap(const IndexMapNode &map) {
   lambdaNames_.clear();
 }
 
+void ScriptPrinter::printTransformsOf(const BufferNode *buffer) {
+  for (auto it = pendingTransforms_.begin(); it != pendingTransforms_.end();) {
+    if ((*it)->buffer.get() == buffer) {
+      printLayoutTransform(**it);
+      it = pendingTransforms_.erase(it);
+    } else {
+      ++it;
+    }
+  }
+}
+
 void ScriptPrinter::printLayoutTransform(const LayoutTransform &transform) {
   indent();
   out_ += "T.transform_layout(";
@@ -435,8 +492,18 @@ void ScriptPrinter::printFunction(const PrimFuncNode &function) {
     printBufferArgs(*binding.buffer, nullptr);
     out_ += ")\n";
   }
-  for (const LayoutTransform &transform : function.layoutTransforms)
-    printLayoutTransform(transform);
+  // Transforms of parameter buffers print here; those of buffers the body declares print after
+  // the declaration, so the text never names a buffer before it exists.
+  std::unordered_set<const BufferNode *> declaredInBody;
+  if (!function.layoutTransforms.empty())
+    declaredInBody = bodyDeclarations(function.body);
+  pendingTransforms_.clear();
+  for (const LayoutTransform &transform : function.layoutTransforms) {
+    if (declaredInBody.count(transform.buffer.get()))
+      pendingTransforms_.push_back(&transform);
+    else
+      printLayoutTransform(transform);
+  }
   printStmt(function.body);
   --indent_;
 }

@@ -31,8 +31,14 @@ private:
   const std::string &defineVar(const VarNode *var);
   void defineVarAs(const VarNode *var, std::string name);
   const std::string &defineBuffer(const BufferNode *buffer);
-  // A buffer defines its data variable (`A.data`) unless something defined it earlier.
-  void defineDataVar(const BufferNode *buffer, const std::string &bufferName);
+  // Binding sites (loops, lets, allocations, buffer declarations): an object bound a second
+  // time gets a fresh name, so the text names each binding once and reparses to distinct
+  // objects that print the same way again.
+  const std::string &bindVar(const VarNode *var);
+  const std::string &bindBuffer(const BufferNode *buffer);
+  // A parameter or match_buffer defines its data variable (`A.data`) unless something defined
+  // it earlier; an allocating declaration always does.
+  void defineDataVar(const BufferNode *buffer, const std::string &bufferName, bool allocates = false);
   const std::string &varName(const VarNode *var);
   const std::string &bufferName(const BufferNode *buffer);
 
@@ -41,9 +47,11 @@ private:
   void indent() { out_.append(static_cast<size_t>(indent_) * 4, ' '); }
   void printBody(const Stmt &stmt); // one level deeper
   void printFor(const ForNode &loop);
-  void printBufferArgs(const BufferNode &buffer, const VarNode *data);
+  void printBufferArgs(const BufferNode &buffer, const std::string *data);
   void printTypeAnnotation(const VarNode &var);
   void printLayoutTransform(const LayoutTransform &transform);
+  // Prints the pending layout transforms of a buffer the body just declared.
+  void printTransformsOf(const BufferNode *buffer);
 
   // ---- expressions (tir_print_expr.cpp) ----
   void printExprPrec(const ExprNode *expr, int context, bool parenthesizeEqual);
@@ -61,6 +69,9 @@ private:
   IdentityNames printed_;
   // Names of the parameters of the lambda being printed; they shadow the function's names.
   std::vector<std::pair<const VarNode *, std::string>> lambdaNames_;
+  // Layout transforms of buffers declared in the body: printed right after the declaration,
+  // where the buffer's name is in scope.
+  std::vector<const LayoutTransform *> pendingTransforms_;
 };
 
 // Precedence levels of printed expressions, loosest first (Python's order).
@@ -75,6 +86,8 @@ enum ExprPrecedence : int {
   kPrecAtom,
 };
 int exprPrecedence(const ExprNode *expr);
+// Structural equality of expressions (variables and buffers by identity).
+bool sameExpr(const Expr &a, const Expr &b);
 
 // Whether bufferMap[bindingIndex] prints as `A: T.Buffer(shape, dtype)` in the signature: its
 // data is the parameter itself, every field has its default, and no other binding shares the

@@ -77,6 +77,8 @@ def sym(A: T.Buffer((n, 4), "float32"), n: T.int32):
 )");
 }
 
+// A variable or buffer object bound twice (as passes that copy code produce) gets a fresh
+// name at each binding, so the printed text reparses to distinct objects and prints the same.
 TEST_CASE("names are unique, valid and in definition order", "[codegen][print]") {
   FuncBuilder fb("names");
   Buffer A = fb.bufferParam("A", {8});
@@ -106,8 +108,8 @@ def names(A: T.Buffer((8,), "float32")):
     A_1: T.int32 = 1
     A_2 = T.alloc_buffer((8,), "float32")
     A_2[A_1] = T.float32(0.0)
-    for i in range(8):
-        A[i] = T.float32(1.0)
+    for i_3 in range(8):
+        A[i_3] = T.float32(1.0)
 )";
   CHECK(printFunction(fb.build(body)) == expected);
 }
@@ -150,6 +152,8 @@ def alias(A: T.Buffer((16,), "float32"), p: T.handle, m: T.handle):
   CHECK(printFunction(fb.build(body)) == expected);
 }
 
+// Transforms of parameter buffers print after the match_buffer lines; those of buffers the body
+// declares print right after the declaration, so no name is used before it is bound.
 TEST_CASE("layout transforms print after match_buffer lines", "[codegen][print]") {
   FuncBuilder fb("layout");
   Buffer A = fb.bufferParam("A", {1, 8, 8, 16});
@@ -173,8 +177,8 @@ def layout(A: T.Buffer((1, 8, 8, 16), "float32"), b: T.handle):
     B = T.match_buffer(b, (130,), "float32", layout="N")
     T.transform_layout(A, lambda n, h, w, c: [n, c // 4, h, T.AXIS_SEPARATOR, w, c % 4])
     T.transform_layout(B, lambda i: [i // 4, i % 4], pad_value=T.float32(0.0))
-    T.transform_layout(C, lambda n: [n])
     C = T.alloc_buffer((8,), "float32")
+    T.transform_layout(C, lambda n: [n])
     for n in range(8):
         C[n] = T.float32(1.0)
 )";
@@ -230,5 +234,29 @@ def lets(A: T.Buffer((4,), "float32")):
     ptr: T.handle("float32", "shared") = A.data
     v: T.float32x4 = T.Broadcast(T.float32(1.0), 4)
     A[1] = A[0]
+)");
+}
+
+TEST_CASE("rebound buffers and their data get fresh names", "[codegen][print]") {
+  FuncBuilder fb("rebind");
+  Buffer A = fb.bufferParam("A", {4});
+  Buffer B = buffer("B", {4});
+  Buffer view = buffer("V", {2, 2}, B->data);
+  Var x = var("x", DataType::float32());
+  Stmt use = DeclBufferNode::make(view, false, store(view, f32(0), {i32(0), i32(0)}));
+  Stmt body = SeqStmtNode::make({
+      AllocBufferNode::make(B, use),
+      AllocBufferNode::make(B, use),
+      store(A, LetNode::make(x, f32(1), LetNode::make(x, f32(2), x)), {i32(0)}),
+  });
+  CHECK(printFunction(fb.build(body)) == R"(@T.prim_func
+def rebind(A: T.Buffer((4,), "float32")):
+    B = T.alloc_buffer((4,), "float32")
+    V = T.decl_buffer((2, 2), "float32", data=B.data)
+    V[0, 0] = T.float32(0.0)
+    B_1 = T.alloc_buffer((4,), "float32")
+    V_1 = T.decl_buffer((2, 2), "float32", data=B_1.data)
+    V_1[0, 0] = T.float32(0.0)
+    A[0] = T.Let(T.Let(x_1, where={x_1: T.float32(2.0)}), where={x: T.float32(1.0)})
 )");
 }

@@ -110,25 +110,33 @@ TEST_CASE("loop bounds with a non-zero minimum", "[codegen][print]") {
   FuncBuilder fb("loops");
   Buffer A = fb.bufferParam("A", {64});
   Var n = fb.scalarParam("n");
-  Var i = var("i"), j = var("j"), k = var("k"), v = var("v");
+  Var i = var("i"), j = var("j"), k = var("k"), v = var("v"), w = var("w");
   Stmt body = SeqStmtNode::make({
       ForNode::make(i, i32(2), i32(8), ForKind::Serial, store(A, f32(0), {i})),
       ForNode::make(j, n, bin(BinaryOp::Sub, i32(16), n), ForKind::Unrolled, store(A, f32(0), {j})),
       ForNode::make(k, i32(4), i32(4), ForKind::ThreadBinding, store(A, f32(0), {k}), Symbol("blockIdx.x")),
       ForNode::make(v, bin(BinaryOp::Mul, n, i32(2)), i32(4), ForKind::Vectorized, store(A, f32(0), {v})),
+      ForNode::make(w, n, bin(BinaryOp::Sub, n, i32(1)), ForKind::Serial, store(A, f32(0), {w})),
   });
   const char *expected = R"(@T.prim_func
 def loops(A: T.Buffer((64,), "float32"), n: T.int32):
     for i in range(2, 10):
         A[i] = T.float32(0.0)
-    for j in T.unroll(n, n + (16 - n)):
+    for j in T.unroll(n, 16):
         A[j] = T.float32(0.0)
     for k in T.thread_binding(4, 8, thread="blockIdx.x"):
         A[k] = T.float32(0.0)
     for v in T.vectorized(n * 2, n * 2 + 4):
         A[v] = T.float32(0.0)
+    for w in range(n, n + (n - 1)):
+        A[w] = T.float32(0.0)
 )";
   CHECK(printFunction(fb.build(body)) == expected);
+  // `range(a, b)` reads back with extent `b - a`; that prints as `b` again.
+  Var r = var("r");
+  Expr end = bin(BinaryOp::Add, n, i32(3));
+  Stmt reparsed = ForNode::make(r, n, bin(BinaryOp::Sub, end, n), ForKind::Serial, store(A, f32(0), {r}));
+  CHECK(printStmt(reparsed) == "for r in range(n, n + 3):\n    A[r] = T.float32(0.0)");
 }
 
 TEST_CASE("int64 loops fold typed bounds", "[codegen][print]") {
