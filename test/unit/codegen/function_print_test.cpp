@@ -32,11 +32,13 @@ TEST_CASE("parameters print as T.Buffer only when simple", "[codegen][print]") {
   fb.f.params.push_back(d);
   fb.f.bufferMap.push_back({d, D1});
   fb.f.bufferMap.push_back({d, D2});
-  // A symbolic shape and a zero elem_offset still print simply.
+  // A symbolic shape (a later scalar parameter) and a zero elem_offset still print simply.
   Var n = var("n");
   Var e = handle("E");
   Buffer E = withFields(buffer("E", {}, e), [](BufferNode::Fields &f) { f.elemOffset = intImm(0); });
-  E = withFields(E, [](BufferNode::Fields &f) { f.shape = {VarNode::make(Symbol("n"), DataType::int32())}; });
+  BufferNode::Fields eFields = E->fields();
+  eFields.shape = {n};
+  E = BufferNode::make(eFields);
   fb.f.params.push_back(e);
   fb.f.bufferMap.push_back({e, E});
   fb.f.params.push_back(n);
@@ -46,7 +48,7 @@ TEST_CASE("parameters print as T.Buffer only when simple", "[codegen][print]") {
   (void)m;
   Stmt body = store(A, load(B, {i32(0), i32(1)}), {i32(0), i32(0)});
   const char *expected = R"(@T.prim_func
-def params(A: T.Buffer((16, 64), "float32"), b: T.handle, c: T.handle, d: T.handle, E: T.Buffer((n_1,), "float32"), n: T.int32, p: T.handle("float32", "global"), q: T.handle, x: T.float64):
+def params(A: T.Buffer((16, 64), "float32"), b: T.handle, c: T.handle, d: T.handle, E: T.Buffer((n,), "float32"), n: T.int32, p: T.handle("float32", "global"), q: T.handle, x: T.float64):
     B = T.match_buffer(b, (16, 64), "float32", strides=(128, 1), elem_offset=8, scope="global.texture", axis_separators=[1], layout="NC")
     C = T.match_buffer(c, (4,), "float32")
     D = T.match_buffer(d, (8,), "float32")
