@@ -252,6 +252,7 @@ private:
   bool failed_ = false;
   uint32_t nesting_ = 0;
   uint32_t blockDepth_ = 0;
+  size_t openDecls_ = 0; // declarations whose body (the rest of a block) is still open
 
   std::vector<AstNode> ast_;
   std::vector<uint32_t> children_;

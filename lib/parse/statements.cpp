@@ -6,6 +6,7 @@ namespace tirlower {
 
 namespace {
 constexpr uint32_t kMaxBlockDepth = 200;
+constexpr size_t kMaxOpenDecls = 5000;
 
 struct PopScope {
   ScopeStack &scope;
@@ -58,8 +59,14 @@ Stmt Parser::parseBlock(bool newScope) {
       if (stmt)
         current.push_back(std::move(stmt));
       if (opened) {
+        // Each declaration nests the rest of its block in the IR; bound that depth so no
+        // later recursive traversal (or destruction) of the tree can exhaust the stack.
+        if (openDecls_ + 1 > kMaxOpenDecls)
+          fail(pending.loc, "too many nested declarations (more than " + std::to_string(kMaxOpenDecls) +
+                                "); the body of each declaration is the rest of its block");
         frames.push_back({std::move(pending), std::move(current)});
         current.clear();
+        ++openDecls_;
       }
     } catch (const StatementFailed &) {
       bool atBoundary =
@@ -72,6 +79,7 @@ Stmt Parser::parseBlock(bool newScope) {
     scratch_.clear();
   }
   accept(Tok::Dedent);
+  openDecls_ -= frames.size();
   Stmt body = SeqStmtNode::make(std::move(current));
   for (auto it = frames.rbegin(); it != frames.rend(); ++it) {
     try {

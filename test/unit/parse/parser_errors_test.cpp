@@ -116,6 +116,21 @@ TEST_CASE("hostile input never crashes or hangs", "[parse][errors]") {
   SUCCEED();
 }
 
+TEST_CASE("declaration nesting is bounded", "[parse][errors]") {
+  std::string body;
+  for (int k = 0; k < 6000; ++k)
+    body += "    x" + std::to_string(k) + " = " + std::to_string(k) + "\n";
+  auto p = parse(function("A: T.Buffer((16,), \"int32\")", body + "    A[0] = x0\n"));
+  CHECK_FALSE(p->module);
+  REQUIRE_FALSE(p->diagnostics.diagnostics.empty());
+  CHECK(p->diagnostics.diagnostics[0].message.find("too many nested declarations (more than 5000)") == 0);
+  body.clear();
+  for (int k = 0; k < 3000; ++k)
+    body += "    x" + std::to_string(k) + " = " + std::to_string(k) + "\n";
+  auto ok = parse(function("A: T.Buffer((16,), \"int32\")", body + "    A[0] = x0\n"));
+  CHECK(ok->module);
+}
+
 TEST_CASE("a huge literal is located", "[parse][errors]") {
   auto p = parse(function("A: T.Buffer((16,), \"int64\")", "    A[0] = 99999999999999999999\n"));
   REQUIRE(p->diagnostics.diagnostics.size() == 1);
