@@ -299,17 +299,28 @@ uint32_t Parser::parseCallArgument() {
 
 uint32_t Parser::parseSubscriptItem() {
   uint32_t begin = peek().begin;
-  uint32_t parts[3];
-  uint32_t empty = makeNode(Ast::Empty, begin, begin);
-  parts[0] = at(Tok::Colon) ? empty : parseExpr();
-  if (!at(Tok::Colon))
-    return parts[0];
+  if (!at(Tok::Colon)) {
+    uint32_t index = parseExpr();
+    if (!at(Tok::Colon))
+      return index;
+    begin = node(index).begin;
+    scratch_.push_back(index);
+  } else {
+    scratch_.push_back(makeNode(Ast::Empty, begin, begin));
+  }
+  // A slice start:stop[:step]; omitted parts are Empty nodes.
+  size_t mark = scratch_.size() - 1;
   ++pos_;
-  parts[1] = at(Tok::Comma) || at(Tok::RBracket) || at(Tok::Colon) ? empty : parseExpr();
-  parts[2] = empty;
+  uint32_t at0 = peek().begin;
+  scratch_.push_back(at(Tok::Comma) || at(Tok::RBracket) || at(Tok::Colon) ? makeNode(Ast::Empty, at0, at0)
+                                                                           : parseExpr());
+  uint32_t step = UINT32_MAX;
   if (accept(Tok::Colon) && !at(Tok::Comma) && !at(Tok::RBracket))
-    parts[2] = parseExpr();
-  return makeNode(Ast::Slice, begin, tokens_[pos_ - 1].end, parts, 3);
+    step = parseExpr();
+  scratch_.push_back(step != UINT32_MAX ? step : makeNode(Ast::Empty, peek().begin, peek().begin));
+  uint32_t id = makeNode(Ast::Slice, begin, tokens_[pos_ - 1].end, scratch_.data() + mark, 3);
+  scratch_.resize(mark);
+  return id;
 }
 
 uint32_t Parser::parseAtom() {
