@@ -231,6 +231,22 @@ void testGather() {
   expectInts(out.at(2).at("data"), c, "scatter C");
 }
 
+// Builds on PoCL and runs; work-items race on D, so only the while loop's count is checked.
+void testMiscellany() {
+  std::string source = emit(miscellany());
+  expect(contains(source, "#pragma OPENCL EXTENSION cl_khr_fp64 : enable"), "misc: fp64 pragma");
+  expect(contains(source, "__global uchar* restrict flags"), "misc: bool data as uchar");
+  expect(contains(source, "__global float4* restrict V4"), "misc: float32x4 parameter as float4*");
+  expect(contains(source, "(__global int*)F"), "misc: int32 view of float data");
+  expect(contains(source, "if (tx_short < 4)"), "misc: guard of a shorter thread loop");
+  json out = run(miscellany(), json::array({{{"buffer", "uint8"}, {"size", 8}},
+                                            {{"buffer", "float64"}, {"size", 8}},
+                                            {{"buffer", "int8"}, {"size", 8}},
+                                            {{"buffer", "uint32"}, {"size", 8}},
+                                            {{"buffer", "float32"}, {"size", 32}},
+                                            {{"buffer", "float32"}, {"size", 32}}}));
+}
+
 void expectError(const PrimFunc &func, const std::vector<std::string> &parts) {
   try {
     emit(func);
@@ -254,10 +270,10 @@ void testErrors() {
 int main(int argc, char **argv) {
   const std::map<std::string, std::function<void()>> cases = {
       {"add", testAdd},       {"vload", testVectorScale}, {"floordiv", testFloorDivision}, {"texture", testTexture},
-      {"shared", testShared}, {"gather", testGather},     {"errors", testErrors}};
+      {"shared", testShared}, {"gather", testGather},     {"misc", testMiscellany},        {"errors", testErrors}};
   auto found = argc == 4 ? cases.find(argv[1]) : cases.end();
   if (found == cases.end()) {
-    std::cerr << "usage: opencl_test add|vload|floordiv|texture|shared|gather|errors RUNNER WORKDIR\n";
+    std::cerr << "usage: opencl_test add|vload|floordiv|texture|shared|gather|misc|errors RUNNER WORKDIR\n";
     return 1;
   }
   ctx.runner = argv[2];

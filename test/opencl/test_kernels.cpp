@@ -159,6 +159,54 @@ PrimFunc stridedGather() {
   return function("strided_gather", {a, b, out}, ForNode::make(i, c64(0), c64(4), ForKind::Serial, body));
 }
 
+PrimFunc miscellany() {
+  const DataType b1 = DataType::boolean(), f64 = DataType::float64(), u32(DataType::Code::UInt, 32);
+  const DataType i8(DataType::Code::Int, 8);
+  Param flags = param("flags", b1, {c(8)}, {c(8)});
+  Param d = param("D", f64, {c(8)}, {c(8)});
+  Param bytes = param("bytes", i8, {c(8)}, {c(8)});
+  Param u = param("U", u32, {c(8)}, {c(8)});
+  Param v4 = param("V4", DataType::float32(4), {c(8)}, {c(8)});
+  Param f = param("F", f32, {c(32)}, {c(32)});
+  Var tx = var("tx"), ty = var("tx_short"), k = VarNode::make(Symbol("k"), u32), t = var("t");
+  auto b4 = [](Expr v) { return BroadcastNode::make(std::move(v), 4); };
+  Expr r4 = ramp(c(0), 4);
+  Expr dv = load(d.flat, {r4});
+  Expr boolLanes = load(flags.flat, {r4});
+  Expr charLess = bin(BinaryOp::LT, load(bytes.flat, {r4}), b4(IntImmNode::make(i8, 3)));
+  Expr mask = bin(BinaryOp::And, boolLanes, NotNode::make(charLess));
+  Stmt s1 = storeTo(d.flat,
+                    SelectNode::make(mask, dv * b4(FloatImmNode::make(f64, 0.5)),
+                                     CallNode::make(DataType::float64(4), Symbol("exp"), {dv})),
+                    {r4});
+  Stmt s2 = storeTo(flags.flat, CastNode::make(DataType::boolean(4), dv), {ramp(c(4), 4)});
+  Stmt s3 = storeTo(u.flat, bin(BinaryOp::FloorDiv, load(u.flat, {tx}), IntImmNode::make(u32, 3)), {tx});
+  Stmt s4 = storeTo(flags.flat, bin(BinaryOp::LT, load(bytes.flat, {tx}), IntImmNode::make(i8, 0)), {tx});
+  Expr gathered = load(v4.flat, {RampNode::make(c(0), c(2), 2)}); // float32x8
+  Buffer asInt = buffer("F_bits", f.data, i32, {c(32)});
+  Stmt s5 = storeTo(asInt, CallNode::make(i32, Symbol("abs"), {load(asInt, {tx})}), {tx});
+  Expr fromMask = CastNode::make(DataType::float32(4), bin(BinaryOp::GT, load(f.flat, {r4}), b4(fc(0))));
+  Expr choice = CallNode::make(DataType::float32(4), Symbol("if_then_else"),
+                               {bin(BinaryOp::GE, fromMask, b4(fc(0))), bin(BinaryOp::Min, fromMask, b4(fc(2))),
+                                bin(BinaryOp::Max, fromMask, b4(fc(-2)))});
+  Stmt s6 = storeTo(f.flat, choice, {ramp(c(8), 4)});
+  Stmt s7 = storeTo(v4.flat, gathered, {RampNode::make(c(1), c(2), 2)});
+  BufferNode::Fields view = buffer("F_view", f.data, f32, {c(4)})->fields();
+  view.strides = {c(2)};
+  view.elemOffset = c(16);
+  Buffer strided = BufferNode::make(view);
+  Stmt s8v = storeTo(strided, CallNode::make(DataType::float32(4), Symbol("sqrt"), {load(strided, {ramp(c(0), 4)})}),
+                     {ramp(c(0), 4)});
+  // Work-item 0 counts U[0] up to 3; the condition's Let is re-evaluated every iteration.
+  Expr below = LetNode::make(k, IntImmNode::make(u32, 3), bin(BinaryOp::LT, load(u.flat, {c(0)}), k));
+  Stmt count = storeTo(u.flat, load(u.flat, {c(0)}) + IntImmNode::make(u32, 1), {c(0)});
+  Stmt loop = IfThenElseNode::make(bin(BinaryOp::EQ, ty, c(0)),
+                                   LetStmtNode::make(t, c(0), WhileNode::make(below, count)), nullptr);
+  Stmt first = threadLoop(tx, 8, "threadIdx.x", SeqStmtNode::make({s3, s4, s5}));
+  Stmt second = threadLoop(ty, 4, "threadIdx.x", SeqStmtNode::make({s1, s2, s6, s7, s8v, loop}));
+  return function("miscellany", {flags, d, bytes, u, v4, f}, SeqStmtNode::make({first, second}));
+}
+
 namespace {
 
 Param nhwc(const char *name) {

@@ -21,6 +21,12 @@ PrimFunc sharedReverse();
 // With an int64 serial loop: B gathers the even then odd floats of each 8-float block of A
 // (stride-2 ramps), and C scatters int32(A * 10) to the even slots of each block.
 PrimFunc stridedGather();
+// Less travelled paths, for a syntax check and a PoCL build: bool buffers (scalar and vector),
+// float64 with a vector select, char comparisons, unsigned floor division, min/max, math,
+// vector if_then_else, casts to and from bool vectors, a while loop with a Let condition, a
+// float32x4 parameter gathered by a ramp, an int32 view of float data, a strided view with an
+// element offset, and two threadIdx.x loops of different extents.
+PrimFunc miscellany();
 
 // NHWC [1, 4, 5, 8] float32 data and its NCHW4c texture [1, 2, 4, 5, 4], flattened to an image
 // of 8 rows (n, c/4, h) and 5 texels (w).

@@ -149,7 +149,7 @@ void KernelEmitter::emitStmt(const Stmt &s) {
     std::string name = bind(op->var.get(), op->var->name.view());
     if (census_.used.count(op->var.get()))
       line("const " + typeName(op->var->type, op->loc) + " " + name + " = " + value + ";");
-    else
+    else if (!asConstInt(op->value))
       line("(void)(" + value + ");");
     return emitStmt(op->body);
   }

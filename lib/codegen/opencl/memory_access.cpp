@@ -16,6 +16,18 @@ Expr as(const Expr &e, DataType type) {
   return e->type == type ? e : CastNode::make(type, e);
 }
 
+// a * b and a + b, folded when both are constants or one is the identity.
+Expr mul(const Expr &a, const Expr &b) {
+  if (asConstInt(a) && asConstInt(b) && a->type.isScalar())
+    return IntImmNode::make(a->type, *asConstInt(a) * *asConstInt(b));
+  return isConst(b, 1) ? a : BinaryNode::make(BinaryOp::Mul, a, b);
+}
+Expr add(const Expr &a, const Expr &b) {
+  if (asConstInt(a) && asConstInt(b) && a->type.isScalar())
+    return IntImmNode::make(a->type, *asConstInt(a) + *asConstInt(b));
+  return isConst(a, 0) ? b : BinaryNode::make(BinaryOp::Add, a, b);
+}
+
 // ".s4567": lanes [first, first + count) of a vector value.
 std::string swizzle(int first, int count) {
   static const char digits[] = "0123456789abcdef";
@@ -84,13 +96,11 @@ Expr KernelEmitter::physicalIndex(const BufferNode &buffer, const Expr &index) {
   auto scale = [&](Expr e, bool offset) {
     DataType t = e->type.element();
     if (!unitStride)
-      e = BinaryNode::make(BinaryOp::Mul, e,
-                           e->type.isVector() ? BroadcastNode::make(as(buffer.strides[0], t), e->type.lanes())
-                                              : as(buffer.strides[0], t));
+      e = mul(e, e->type.isVector() ? BroadcastNode::make(as(buffer.strides[0], t), e->type.lanes())
+                                    : as(buffer.strides[0], t));
     if (offset && !zeroOffset)
-      e = BinaryNode::make(BinaryOp::Add, e,
-                           e->type.isVector() ? BroadcastNode::make(as(buffer.elemOffset, t), e->type.lanes())
-                                              : as(buffer.elemOffset, t));
+      e = add(e, e->type.isVector() ? BroadcastNode::make(as(buffer.elemOffset, t), e->type.lanes())
+                                    : as(buffer.elemOffset, t));
     return e;
   };
   if (const auto *ramp = index.as<RampNode>())
