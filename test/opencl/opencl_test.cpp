@@ -245,6 +245,7 @@ void testMiscellany() {
                                             {{"buffer", "uint32"}, {"size", 8}},
                                             {{"buffer", "float32"}, {"size", 32}},
                                             {{"buffer", "float32"}, {"size", 32}}}));
+  expect(out.at(3).at("data").at(0) == 3, "misc: while loop count");
 }
 
 void expectError(const PrimFunc &func, const std::vector<std::string> &parts) {
