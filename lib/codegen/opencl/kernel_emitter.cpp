@@ -22,7 +22,7 @@ std::string KernelEmitter::emit(const std::string &symbol, KernelLaunch &launch)
   };
   std::string comment = "// launch " + symbol + ": global " + triple(launch.globalSize) + ", local " +
                         triple(launch.localSize) + " (groups " + triple(census_.groups) + ")\n";
-  return comment + head + " {\n" + localDecls_ + body_ + "}\n";
+  return comment + head + " {\n" + localDecls_ + prologue_ + body_ + "}\n";
 }
 
 // ---- names and lines --------------------------------------------------------------------------

@@ -76,7 +76,8 @@ private:
   std::unordered_set<std::string> taken_;
   std::unordered_map<const VarNode *, Pointer> data_;       // by data variable
   std::unordered_map<const BufferNode *, Pointer> buffers_; // resolved accesses
-  std::string body_, localDecls_;
+  Pointer scratch_;                                         // a private view, valid until the next pointerOf()
+  std::string body_, localDecls_, prologue_;
   int indent_ = 1;
   int temps_ = 0;
 };

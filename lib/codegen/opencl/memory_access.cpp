@@ -78,12 +78,20 @@ const KernelEmitter::Pointer &KernelEmitter::pointerOf(const Buffer &buffer, Sou
   DataType element = buffer->dtype;
   if (base.type == element || (base.type.isScalar() && base.type == element.element()))
     return buffers_.emplace(buffer.get(), base).first->second;
-  // The alias reinterprets the data as another element type: the IR states this cast.
+  // The alias reinterprets the data as another element type: the IR states this cast. Pointers
+  // over parameters and __local arrays (both kernel-wide) are declared at kernel scope; a view of
+  // a private array is declared where it is used and not reused, as the array may go out of scope.
   std::string name = bind(buffer.get(), buffer->name.view());
   std::string t = base.space + (base.readOnly ? "const " : "") + openclStorageTypeName(element.element(), where) + "*";
-  line(t + " " + name + " = (" + t + ")" + base.name + ";");
-  return buffers_.emplace(buffer.get(), Pointer{name, element.element(), base.space, base.readOnly, false})
-      .first->second;
+  std::string declaration = t + " " + name + " = (" + t + ")" + base.name + ";";
+  Pointer view{name, element.element(), base.space, base.readOnly, false};
+  if (base.space.empty()) {
+    line(declaration);
+    scratch_ = view;
+    return scratch_;
+  }
+  prologue_ += "  " + declaration + "\n";
+  return buffers_.emplace(buffer.get(), view).first->second;
 }
 
 // The index in units of the buffer's elements from the start of its data, honouring the
@@ -129,7 +137,7 @@ std::vector<std::string> KernelEmitter::laneIndices(const Expr &index) {
 }
 
 std::string KernelEmitter::load(const BufferLoadNode *op) {
-  const Pointer &pointer = pointerOf(op->buffer, op->loc);
+  const Pointer pointer = pointerOf(op->buffer, op->loc);
   if (pointer.image)
     return imageLoad(op, pointer);
   DataType element = op->buffer->dtype, result = op->type;
@@ -167,7 +175,7 @@ std::string KernelEmitter::load(const BufferLoadNode *op) {
 }
 
 void KernelEmitter::store(const BufferStoreNode *op) {
-  const Pointer &pointer = pointerOf(op->buffer, op->loc);
+  const Pointer pointer = pointerOf(op->buffer, op->loc);
   if (pointer.image)
     return imageStore(op, pointer);
   DataType element = op->buffer->dtype, valueType = op->value->type;
