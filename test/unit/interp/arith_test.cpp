@@ -84,8 +84,25 @@ TEST_CASE("integer arithmetic wraps at the type's width", "[interp]") {
   CHECK(intOp(BinaryOp::Add, u8(), 200, 100) == 44);
   CHECK(intOp(BinaryOp::Min, i8(), -3, 2) == -3);
   CHECK(intOp(BinaryOp::Max, u8(), 3, 250) == 250);
-  // unsigned comparison: 250 > 3 although 250 is -6 as int8
   std::shared_ptr<BufferData> result;
+  // Intermediate values wrap too, not only stored ones: 127 + 1 < 127 in int8, and
+  // (16 * 16) / 16 is 0 because 256 wrapped to 0 before the division.
+  REQUIRE(evalScalar(
+              i8(), DataType::boolean(), ArgValue::ofInt(127, i8()), ArgValue::ofInt(1, i8()),
+              [](Expr x, Expr y) { return bin(BinaryOp::LT, x + y, x); }, result)
+              .ok());
+  CHECK(result->getInt(0) == 1);
+  REQUIRE(evalScalar(
+              i8(), i8(), ArgValue::ofInt(16, i8()), ArgValue::ofInt(16, i8()),
+              [](Expr x, Expr y) { return bin(BinaryOp::Div, x * y, y); }, result)
+              .ok());
+  CHECK(result->getInt(0) == 0);
+  REQUIRE(evalScalar(
+              u8(), DataType::boolean(), ArgValue::ofUInt(255, u8()), ArgValue::ofUInt(1, u8()),
+              [](Expr x, Expr y) { return bin(BinaryOp::EQ, x + y, bin(BinaryOp::Sub, y, y)); }, result)
+              .ok());
+  CHECK(result->getInt(0) == 1);
+  // unsigned comparison: 250 > 3 although 250 is -6 as int8
   REQUIRE(evalScalar(
               u8(), DataType::boolean(), ArgValue::ofUInt(250, u8()), ArgValue::ofUInt(3, u8()),
               [](Expr x, Expr y) { return bin(BinaryOp::GT, x, y); }, result)
