@@ -415,8 +415,21 @@ bool isSimpleBufferParam(const PrimFuncNode &function, size_t bindingIndex) {
     return false;
   if (buffer.elemOffset && !isConstZero(buffer.elemOffset))
     return false;
-  if (std::find(function.params.begin(), function.params.end(), binding.param) == function.params.end())
+  auto position = std::find(function.params.begin(), function.params.end(), binding.param);
+  if (position == function.params.end())
     return false;
+  // An inline annotation can only use parameters declared before it; a shape that refers to a
+  // later one (A: (n, 4) before n) needs T.match_buffer in the body.
+  struct VarCollector : IRVisitor {
+    std::vector<const VarNode *> vars;
+    using IRVisitor::visit;
+    void visit(const VarNode *op) override { vars.push_back(op); }
+  } collector;
+  for (const Expr &extent : buffer.shape)
+    collector.visit(extent);
+  for (const VarNode *var : collector.vars)
+    if (std::find_if(function.params.begin(), position, [&](const Var &p) { return p.get() == var; }) == position)
+      return false;
   for (size_t k = 0; k < function.bufferMap.size(); ++k) {
     const BufferBinding &other = function.bufferMap[k];
     if (k != bindingIndex && (other.param == binding.param || other.buffer->data == buffer.data))

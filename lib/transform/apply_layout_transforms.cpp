@@ -187,21 +187,20 @@ protected:
   }
 
   Expr visit(const BufferLoadNode *op) override {
-    Expr e = BoundMutator::visit(op);
-    const auto *load = e.as<BufferLoadNode>();
     const DataPlan *plan = planOf(op->buffer);
     if (!plan)
-      return e;
-    return BufferLoadNode::make(load->buffer, rewrite(*plan, load->indices, op->loc), op->loc);
+      return BoundMutator::visit(op);
+    std::vector<Expr> indices = rewrite(*plan, mutate(op->indices), op->loc);
+    return BufferLoadNode::make(mutateBuffer(op->buffer), std::move(indices), op->loc);
   }
 
   Stmt visit(const BufferStoreNode *op) override {
-    Stmt s = BoundMutator::visit(op);
-    const auto *store = s.as<BufferStoreNode>();
     const DataPlan *plan = planOf(op->buffer);
     if (!plan)
-      return s;
-    return BufferStoreNode::make(store->buffer, store->value, rewrite(*plan, store->indices, op->loc), op->loc);
+      return BoundMutator::visit(op);
+    Expr value = mutate(op->value);
+    std::vector<Expr> indices = rewrite(*plan, mutate(op->indices), op->loc);
+    return BufferStoreNode::make(mutateBuffer(op->buffer), value, std::move(indices), op->loc);
   }
 
   Stmt visit(const AllocBufferNode *op) override {

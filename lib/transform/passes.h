@@ -5,6 +5,7 @@
 
 namespace tirlower {
 
+PassInfo verifyPassInfo();                // verify.cpp
 PassInfo applyLayoutTransformsPassInfo(); // apply_layout_transforms.cpp
 PassInfo flattenPassInfo();               // flatten.cpp
 PassInfo simplifyPassInfo();              // simplify.cpp

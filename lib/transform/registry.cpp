@@ -8,8 +8,6 @@
 
 namespace tirlower {
 
-PassInfo verifyPassInfo(); // verify.cpp (belongs in passes.h with the others)
-
 const PassRegistry &PassRegistry::builtin() {
   static const PassRegistry registry = [] {
     PassRegistry r;
@@ -20,6 +18,9 @@ const PassRegistry &PassRegistry::builtin() {
     r.add(removeNoOpPassInfo());
     r.add(convertSSAPassInfo());
     r.add(unrollPassInfo());
+    r.add(vectorizePassInfo());
+    r.add(vectorTypeRewritePassInfo());
+    r.add(lowerVectorAccessPassInfo());
     return r;
   }();
   return registry;

@@ -6,6 +6,7 @@
 //   after:  error: invalid IR: variable 'j' is used but not defined in this scope
 #include "ir/verifier.h"
 #include "transform/pass.h"
+#include "transform/passes.h"
 
 namespace tirlower {
 
@@ -27,7 +28,6 @@ public:
 
 } // namespace
 
-PassInfo verifyPassInfo();
 PassInfo verifyPassInfo() {
   PassInfo info;
   info.name = "verify";

@@ -229,7 +229,8 @@ private:
     const Emitter *emitter = findEmitter(options_.emit);
     std::string text;
     try {
-      text = timing_.time("emit " + emitter->name, [&] { return emitter->emit(*lowered, &sources_, diagnostics); });
+      text = timing_.time("emit " + emitter->name,
+                          [&] { return emitter->emit(*lowered, &sources_, options_.emitSettings, diagnostics); });
     } catch (CompileError &e) {
       diagnostics.report(std::move(e.diagnostic()));
       return std::nullopt;

@@ -1,16 +1,80 @@
 #include "emitters.h"
 
+#include "codegen/c_emitter.h"
 #include "codegen/json_emitter.h"
+#include "codegen/llvm/llvm_emitter.h"
+#include "codegen/opencl/opencl_emitter.h"
 #include "codegen/tir_printer.h"
 
 namespace tirlower {
 
+namespace {
+LLVMEmitOptions llvmOptions(const EmitSettings &settings) {
+  LLVMEmitOptions options;
+  options.optLevel = settings.optLevel;
+  options.targetTriple = settings.targetTriple;
+  return options;
+}
+
+const std::vector<TargetPreset> &targets() {
+  static const std::vector<TargetPreset> all = {
+      {"c", "c", "apply-layout-transforms,flatten,vectorize,simplify,remove-no-op"},
+      {"llvm", "llvm", "apply-layout-transforms,flatten,vectorize,simplify,remove-no-op"},
+      {"opencl", "opencl", "apply-layout-transforms,flatten,vectorize,simplify,remove-no-op"},
+  };
+  return all;
+}
+} // namespace
+
+const TargetPreset *findTarget(const std::string &name) {
+  for (const TargetPreset &t : targets())
+    if (t.name == name)
+      return &t;
+  return nullptr;
+}
+
+std::string targetNames() {
+  std::string names;
+  for (const TargetPreset &t : targets())
+    names += (names.empty() ? "" : ", ") + t.name;
+  return names;
+}
+
 const std::vector<Emitter> &emitters() {
   static const std::vector<Emitter> all = {
-      {"tir", {".tir"}, [](const Module &m, const SourceInfo *, DiagnosticSink &) { return printModule(m); }},
+      {"tir",
+       {".tir"},
+       [](const Module &m, const SourceInfo *, const EmitSettings &, DiagnosticSink &) { return printModule(m); }},
       {"json",
        {".json"},
-       [](const Module &m, const SourceInfo *sources, DiagnosticSink &) { return emitJson(m, sources); }},
+       [](const Module &m, const SourceInfo *sources, const EmitSettings &, DiagnosticSink &) {
+         return emitJson(m, sources);
+       }},
+      {"c",
+       {".c"},
+       [](const Module &m, const SourceInfo *, const EmitSettings &s, DiagnosticSink &d) {
+         CEmitOptions options;
+         options.openmp = s.openmp;
+         return emitC(m, options, d);
+       }},
+      {"llvm",
+       {".ll"},
+       [](const Module &m, const SourceInfo *, const EmitSettings &s, DiagnosticSink &) {
+         return emitLLVMText(m, llvmOptions(s));
+       }},
+      {"bc",
+       {".bc"},
+       [](const Module &m, const SourceInfo *, const EmitSettings &s, DiagnosticSink &) {
+         return emitLLVMBitcode(m, llvmOptions(s));
+       }},
+      {"obj",
+       {".o"},
+       [](const Module &m, const SourceInfo *, const EmitSettings &s, DiagnosticSink &) {
+         return emitObject(m, llvmOptions(s));
+       }},
+      {"opencl",
+       {".cl"},
+       [](const Module &m, const SourceInfo *, const EmitSettings &, DiagnosticSink &d) { return emitOpenCL(m, d); }},
   };
   return all;
 }

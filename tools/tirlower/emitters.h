@@ -11,16 +11,32 @@
 
 namespace tirlower {
 
+// Settings that reach the code generators.
+struct EmitSettings {
+  bool openmp = false;      // --openmp: T.parallel loops become OpenMP loops in C
+  int optLevel = 0;         // -O0..-O3 for LLVM
+  std::string targetTriple; // --target-triple for LLVM; empty = host
+};
+
 struct Emitter {
   std::string name;
   std::vector<std::string> extensions; // with the dot: ".tir"
   // Throws CompileError for IR the format cannot express; warnings go to the sink.
-  std::function<std::string(const Module &, const SourceInfo *, DiagnosticSink &)> emit;
+  std::function<std::string(const Module &, const SourceInfo *, const EmitSettings &, DiagnosticSink &)> emit;
 };
 
 const std::vector<Emitter> &emitters();
 const Emitter *findEmitter(const std::string &name);
 const Emitter *emitterForPath(const std::string &path);
-std::string emitterNames(); // "tir, json"
+std::string emitterNames(); // "tir, json, ..."
+
+// A --target preset: the emitter and the default pipeline for that target.
+struct TargetPreset {
+  std::string name;
+  std::string emitter;
+  std::string pipeline;
+};
+const TargetPreset *findTarget(const std::string &name);
+std::string targetNames();
 
 } // namespace tirlower

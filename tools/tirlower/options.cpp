@@ -124,6 +124,13 @@ std::optional<int> parseCommandLine(int argc, char **argv, ToolOptions &options)
   app.add_option("--transform-layout", options.transformLayouts,
                  "add a layout transform: 'B=lambda i, j: [j, i]'; repeatable")
       ->allow_extra_args(false);
+  app.add_flag("--openmp", options.emitSettings.openmp, "C: emit T.parallel loops as OpenMP parallel loops");
+  app.add_option("-O", options.emitSettings.optLevel, "LLVM optimisation level 0-3 (default 0)")
+      ->check(CLI::Range(0, 3));
+  app.add_option("--target-triple", options.emitSettings.targetTriple, "LLVM target triple (default: the host)");
+  app.add_option("--target", options.target,
+                 "target preset: " + targetNames() + "; sets the default pipeline and emitter")
+      ->check([](const std::string &v) { return findTarget(v) ? std::string() : "unknown target '" + v + "'"; });
   app.add_option("--layout", options.layouts,
                  "add a layout transform from layout strings: 'B=NHWC->NCHW4c'; repeatable")
       ->allow_extra_args(false);
@@ -138,6 +145,13 @@ std::optional<int> parseCommandLine(int argc, char **argv, ToolOptions &options)
 
   if (pipelineOption->count() > 0)
     options.pipeline = pipeline;
+  if (const TargetPreset *preset = options.target.empty() ? nullptr : findTarget(options.target)) {
+    // The preset's pipeline applies when no pass is named; its emitter when none is chosen.
+    if (!options.pipeline && options.passFlags.empty())
+      options.pipeline = preset->pipeline;
+    if (emitFlag.empty() && (options.output == "-" || !emitterForPath(options.output)))
+      emitFlag = preset->emitter;
+  }
   if (options.pipeline && !options.passFlags.empty()) {
     printToolError("--pass and --pass-pipeline cannot be combined; put every pass in one of them");
     return 2;

@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "emitters.h"
 #include "parse/diagnostic_engine.h"
 
 namespace tirlower {
@@ -30,6 +31,8 @@ struct ToolOptions {
   DiagnosticFormat diagnosticsFormat = DiagnosticFormat::Text;
   std::vector<std::string> transformLayouts; // "B=lambda i, j: [j, i]"
   std::vector<std::string> layouts;          // "B=NHWC->NCHW4c"
+  EmitSettings emitSettings;                 // --openmp, -O, --target-triple
+  std::string target;                        // --target preset (c, llvm, opencl); empty if none
 };
 
 // Parses argv. Returns the exit code when the tool should stop now (--help, --version: 0;
