@@ -36,7 +36,7 @@ private:
 
   std::vector<Slot> slots_;
   // Every name handed out (and every reserved base asked for), with the next suffix to try.
-  std::vector<std::string> names_;
+  std::deque<std::string> names_;
   std::vector<int> nextSuffix_;
 };
 
