@@ -53,6 +53,9 @@ protected:
       return noOp(op->loc);
     if (!thenEmpty && elseEmpty && branch->elseCase)
       return IfThenElseNode::make(branch->condition, branch->thenCase, nullptr, op->loc);
+    if (thenEmpty && !elseEmpty)
+      return IfThenElseNode::make(NotNode::make(branch->condition, branch->condition->loc), branch->elseCase, nullptr,
+                                  op->loc);
     return s;
   }
   Stmt visit(const LetStmtNode *op) override { return dropIfEmpty(IRMutator::visit(op), op->value); }

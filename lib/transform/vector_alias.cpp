@@ -56,7 +56,7 @@ private:
     if (!ramp) {
       problem =
           indices.back()->type.isVector() ? "an access with a vector index that is not a ramp" : "a scalar access";
-    } else if (!(asConstInt(ramp->stride) && *asConstInt(ramp->stride) == 1)) {
+    } else if (const int64_t *stride = asConstInt(analyzer_.simplify(ramp->stride)); !stride || *stride != 1) {
       problem = "an access with a non-unit stride";
     } else if (!divides(lanes, buffer->shape.back())) {
       problem = "its innermost extent is not a multiple of " + std::to_string(lanes);
@@ -64,8 +64,8 @@ private:
       problem = "the base of an access is not provably a multiple of " + std::to_string(lanes);
     }
     if (analyzeOnly_) {
+      summary.anyVector |= indices.back()->type.isVector();
       if (ramp && problem.empty()) {
-        summary.anyVector = true;
         if (summary.lanes && summary.lanes != lanes && summary.refusal.empty()) {
           summary.refusal =
               "it is accessed with both " + std::to_string(summary.lanes) + " and " + std::to_string(lanes) + " lanes";

@@ -12,6 +12,7 @@
 //       B[i] = A[i] + T.float32(1)  ->                         T.Broadcast(T.float32(1), 4)
 #include "transform/passes.h"
 
+#include "arith/analyzer.h"
 #include "ir/visitor.h"
 
 namespace tirlower {
@@ -143,6 +144,8 @@ private:
   }
 
   Expr makeRamp(Expr base, Expr stride, SourceRange loc) {
+    base = analyzer_.simplify(base);
+    stride = analyzer_.simplify(stride);
     if (const int64_t *s = asConstInt(stride); s && *s == 0)
       return BroadcastNode::make(base, lanes_, loc);
     return RampNode::make(base, stride, lanes_, loc);
@@ -237,6 +240,7 @@ private:
   Expr min_;
   int lanes_;
   std::vector<std::pair<const VarNode *, Var>> lets_;
+  Analyzer analyzer_;
 };
 
 class LoopVectorizer : public IRMutator {
@@ -253,8 +257,7 @@ protected:
     const auto *loop = s.as<ForNode>();
     const int64_t *extent = asConstInt(loop->extent);
     if (!extent)
-      throw CompileError(loop->extent->loc.valid() ? loop->extent->loc : op->loc,
-                         "vectorized loop '" + op->loopVar->name.str() + "' needs a constant extent");
+      throw CompileError(op->loc, "vectorized loop '" + op->loopVar->name.str() + "' needs a constant extent");
     if (*extent < 1 || *extent > 65535)
       throw CompileError(op->loc, "vectorized loop '" + op->loopVar->name.str() + "' has extent " +
                                       std::to_string(*extent) + "; vector lanes must be within [1, 65535]");
