@@ -309,6 +309,82 @@ def verify_roundtrip_and_verify_each():
         expect(run([ok, "--pass=verify", "--verify-each"]), 0, "--verify-each")
 
 
+SAMPLES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "ir-samples")
+
+TWO_FUNCTIONS = VALID + """
+
+@T.prim_func
+def twice(A: T.Buffer((4,), "int32"), B: T.Buffer((4,), "int32")):
+    for i in range(4):
+        B[i] = A[i] * 2
+"""
+
+OUT_OF_BOUNDS = VALID.replace("B[i] = A[i]", "B[i] = A[i + 1]")
+
+
+@case
+def run_function_json():
+    with Workdir() as w:
+        ok = w.write("ok.tir", VALID)
+        r = expect(run(["run", ok, "--seed=5"]), 0, "run")
+        out = json.loads(r.out)
+        check(out["function"] == "copy" and out["seed"] == 5 and out["status"] == "ok" and out["return_code"] == 0,
+              r.out)
+        a, b = out["buffers"]["A"], out["buffers"]["B"]
+        check(a["dtype"] == "float32" and a["shape"] == [16] and len(a["data"]) == 16, r.out)
+        check(a["data"] == b["data"], "copy: B must equal A\n" + r.out)
+        check(out["scalars"] == {}, r.out)
+        # Same seed, same output; another seed, other inputs.
+        check(run(["run", ok, "--seed=5"]).out == r.out, "run is not deterministic")
+        check(json.loads(run(["run", ok, "--seed=6"]).out)["buffers"]["A"] != a, "--seed has no effect")
+        # The output read back with --inputs reproduces the run exactly; --outputs writes a file.
+        inputs = w.write("in.json", r.out)
+        expect(run(["run", ok, "--seed=5", "--inputs", inputs, "--outputs", w.join("out.json")]), 0, "--inputs")
+        with open(w.join("out.json"), encoding="utf-8") as f:
+            check(f.read() == r.out, "--inputs round trip differs")
+        # Given values are used.
+        given = w.write("given.json", json.dumps({"buffers": {"A": {"data": [0.1] * 16}}}))
+        r = expect(run(["run", ok, "--inputs", given]), 0, "--inputs values")
+        check(json.loads(r.out)["buffers"]["B"]["data"] == [0.1] * 16, r.out)
+        bad = w.write("bad.json", json.dumps({"buffers": {"A": {"data": [1.0] * 3}}}))
+        r = expect(run(["run", ok, "--inputs", bad]), 1, "--inputs with a wrong length")
+        check("buffer 'A'" in r.err and "3 elements" in r.err, r.err)
+        # After a pipeline.
+        expect(run(["run", ok, "--pass-pipeline=flatten,simplify"]), 0, "run after a pipeline")
+
+
+@case
+def run_function_errors():
+    with Workdir() as w:
+        two = w.write("two.tir", TWO_FUNCTIONS)
+        r = expect(run(["run", two]), 2, "run with two functions")
+        check("--func" in r.err and "copy, twice" in r.err, r.err)
+        r = expect(run(["run", two, "--func", "nope"]), 2, "run --func unknown")
+        check("'nope'" in r.err and "copy, twice" in r.err, r.err)
+        r = expect(run(["run", two, "--func", "twice"]), 0, "run --func")
+        out = json.loads(r.out)
+        check([2 * x for x in out["buffers"]["A"]["data"]] == out["buffers"]["B"]["data"], r.out)
+        oob = w.write("oob.tir", OUT_OF_BOUNDS)
+        r = expect(run(["run", oob, "--outputs", w.join("o.json")]), 1, "run out of bounds")
+        check("out-of-bounds read of buffer 'A'" in r.err and "oob.tir:" in r.err, r.err)
+        check(not os.path.exists(w.join("o.json")), "an output was written after a runtime error")
+        expect(run(["run"]), 2, "run without a file")
+        expect(run(["run", two, "--verify-semantics"]), 2, "run with --verify-semantics")
+
+
+@case
+def verify_semantics_samples():
+    pipelines = ["apply-layout-transforms,flatten,simplify", "apply-layout-transforms,flatten,simplify,remove-no-op"]
+    for name in sorted(os.listdir(SAMPLES)):
+        if not name.endswith(".tir"):
+            continue
+        for pipeline in pipelines:
+            for seed in ("1", "2"):
+                r = expect(run([os.path.join(SAMPLES, name), "--pass-pipeline=" + pipeline, "--verify-semantics",
+                                "--seed=" + seed]), 0, f"--verify-semantics on {name} with {pipeline}")
+                check("warning" not in r.err, f"{name}: {r.err}")
+
+
 def main():
     global TIRLOWER
     parser = argparse.ArgumentParser()

@@ -5,6 +5,8 @@
 
 #include "codegen/tir_printer.h"
 #include "emitters.h"
+#include "interp/run_json.h"
+#include "interp/semantic_check.h"
 #include "ir_dumps.h"
 #include "layout_flags.h"
 #include "output_file.h"
@@ -132,6 +134,30 @@ bool checkRoundTrip(const Module &module, const std::string &inputName, SourceMa
   return false;
 }
 
+// Forwards the hooks to the IR dumps (when active) and compares each pass's output with the
+// original module's behaviour (--verify-semantics), keeping the first difference.
+class SemanticInstrumentation : public PassInstrumentation {
+public:
+  SemanticInstrumentation(const SemanticChecker &checker, PassInstrumentation *next) : checker_(checker), next_(next) {}
+
+  void beforePass(const PassInstance &instance, const Module &module) override {
+    if (next_)
+      next_->beforePass(instance, module);
+  }
+  void afterPass(const PassInstance &instance, const Module &before, const Module &after, bool identical) override {
+    if (next_)
+      next_->afterPass(instance, before, after, identical);
+    if (!failure && !identical)
+      failure = checker_.check(after, instance.info->name);
+  }
+
+  std::optional<Diagnostic> failure;
+
+private:
+  const SemanticChecker &checker_;
+  PassInstrumentation *next_;
+};
+
 class Driver {
 public:
   explicit Driver(const ToolOptions &options)
@@ -156,6 +182,8 @@ public:
     timing_.inputBytes = text.size();
     timing_.inputLines = countLines(text);
     fileId_ = sources_.addFile(inputName_, std::move(text));
+    if (options_.runMode)
+      return runFunction();
 
     int status = 0;
     std::string output;
@@ -222,8 +250,7 @@ private:
     }
     if (dumps_.active())
       dumps_.input(*module, inputName_);
-    PassContext context{diagnostics, options_.remarks};
-    std::optional<Module> lowered = manager_.run(std::move(*module), context, dumps_.active() ? &dumps_ : nullptr);
+    std::optional<Module> lowered = lower(std::move(*module), diagnostics);
     if (!lowered)
       return std::nullopt;
     const Emitter *emitter = findEmitter(options_.emit);
@@ -239,6 +266,91 @@ private:
         !timing_.time("verify-roundtrip", [&] { return checkRoundTrip(*lowered, inputName_, sources_, diagnostics); }))
       return std::nullopt;
     return text;
+  }
+
+  // Runs the pipeline, checking every pass's output with --verify-semantics.
+  std::optional<Module> lower(Module module, DiagnosticSink &diagnostics) {
+    PassContext context{diagnostics, options_.remarks};
+    PassInstrumentation *dumps = dumps_.active() ? &dumps_ : nullptr;
+    if (!options_.verifySemantics)
+      return manager_.run(std::move(module), context, dumps);
+    SemanticCheckOptions checkOptions;
+    checkOptions.seed = options_.seed;
+    std::optional<SemanticChecker> checker;
+    timing_.time("verify-semantics", [&] { checker.emplace(module, checkOptions); });
+    for (const Diagnostic &skipped : checker->skipped())
+      diagnostics.report(skipped);
+    SemanticInstrumentation instrumentation(*checker, dumps);
+    std::optional<Module> lowered = manager_.run(std::move(module), context, &instrumentation);
+    if (instrumentation.failure) {
+      diagnostics.report(std::move(*instrumentation.failure));
+      return std::nullopt;
+    }
+    return lowered;
+  }
+
+  // `tirlower run`: parse, layout flags, pipeline, then run one function and write its outputs.
+  int runFunction() {
+    std::optional<Module> module = parseModule(sources_, fileId_, engine_);
+    if (!module)
+      return kInputError;
+    if (!layoutFlags_.empty())
+      if (std::string message = applyLayoutFlags(*module, layoutFlags_); !message.empty()) {
+        engine_.error({}, message);
+        return kInputError;
+      }
+    size_t errorsBefore = engine_.errorCount();
+    std::optional<Module> lowered = lower(std::move(*module), engine_);
+    if (!lowered || engine_.errorCount() != errorsBefore)
+      return kInputError;
+    std::string names;
+    for (const PrimFunc &func : lowered->functions)
+      names += (names.empty() ? "" : ", ") + func->name.str();
+    PrimFunc func;
+    if (!options_.runFunction.empty()) {
+      func = lowered->find(options_.runFunction);
+      if (!func) {
+        printToolError("run: no function named '" + options_.runFunction + "' in '" + inputName_ +
+                       "'; functions: " + names);
+        return kUsageError;
+      }
+    } else if (lowered->functions.size() == 1) {
+      func = lowered->functions.front();
+    } else {
+      printToolError("run: '" + inputName_ + "' has " + std::to_string(lowered->functions.size()) +
+                     " functions; choose one with --func (functions: " + names + ")");
+      return kUsageError;
+    }
+    std::vector<ArgValue> args;
+    try {
+      if (options_.runInputs.empty()) {
+        args = makeRandomArgs(func, options_.seed);
+      } else {
+        std::string text, error;
+        if (!readInput(options_.runInputs, text, error)) {
+          engine_.error({}, "cannot open '" + options_.runInputs + "': " + error);
+          return kInputError;
+        }
+        args = makeArgsFromJson(func, text, options_.seed);
+      }
+    } catch (CompileError &e) {
+      engine_.report(std::move(e.diagnostic()));
+      return kInputError;
+    }
+    RunResult result = timing_.time("run", [&] { return tirlower::run(func, args); });
+    if (result.status == RunStatus::Error) {
+      if (result.error)
+        engine_.report(*result.error);
+      reportTiming();
+      return kInputError;
+    }
+    std::string message = writeOutput(options_.runOutputs, runResultToJson(func, options_.seed, args, result));
+    reportTiming();
+    if (!message.empty()) {
+      engine_.error({}, message);
+      return kInputError;
+    }
+    return 0;
   }
 
   void reportTiming() {

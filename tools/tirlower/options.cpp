@@ -134,6 +134,20 @@ std::optional<int> parseCommandLine(int argc, char **argv, ToolOptions &options)
   app.add_option("--layout", options.layouts,
                  "add a layout transform from layout strings: 'B=NHWC->NCHW4c'; repeatable")
       ->allow_extra_args(false);
+  app.add_flag("--verify-semantics", options.verifySemantics,
+               "run every function on random inputs before the first pass and after each pass; report the first "
+               "pass that changes the results");
+  app.add_option("--seed", options.seed, "seed of the random inputs of --verify-semantics (default 1)");
+
+  CLI::App *runCommand = app.add_subcommand(
+      "run", "run a function on seeded random inputs (or --inputs) after the pipeline, if any, and write its outputs "
+             "as JSON (docs/run-json.md)");
+  runCommand->fallthrough();
+  runCommand->add_option("file", options.input, "input file ('-' for stdin)")->required();
+  runCommand->add_option("--func", options.runFunction, "the function to run (default: the only one)");
+  runCommand->add_option("--seed", options.seed, "seed of the random inputs (default 1)");
+  runCommand->add_option("--inputs", options.runInputs, "JSON file with input values (docs/run-json.md)");
+  runCommand->add_option("--outputs", options.runOutputs, "JSON output file ('-' for stdout, the default)");
 
   try {
     std::vector<std::string> args = normalizeArguments(argc, argv);
@@ -143,6 +157,11 @@ std::optional<int> parseCommandLine(int argc, char **argv, ToolOptions &options)
     return code == 0 ? 0 : 2;
   }
 
+  options.runMode = runCommand->parsed();
+  if (options.runMode && options.verifySemantics) {
+    printToolError("--verify-semantics cannot be combined with 'run'");
+    return 2;
+  }
   if (pipelineOption->count() > 0)
     options.pipeline = pipeline;
   if (const TargetPreset *preset = options.target.empty() ? nullptr : findTarget(options.target)) {

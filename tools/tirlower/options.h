@@ -1,6 +1,7 @@
 // The command line of tirlower, parsed with CLI11 into plain data. Every misuse exits 2.
 #pragma once
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
@@ -33,6 +34,13 @@ struct ToolOptions {
   std::vector<std::string> layouts;          // "B=NHWC->NCHW4c"
   EmitSettings emitSettings;                 // --openmp, -O, --target-triple
   std::string target;                        // --target preset (c, llvm, opencl); empty if none
+  bool verifySemantics = false;              // --verify-semantics
+  uint64_t seed = 1;                         // --seed: random inputs of run / --verify-semantics
+  // `tirlower run FILE`: run a function (after the pipeline, if any) and write its outputs.
+  bool runMode = false;
+  std::string runFunction;      // --func; empty: the only function
+  std::string runInputs;        // --inputs JSON file; empty: random inputs
+  std::string runOutputs = "-"; // --outputs JSON file ("-": stdout)
 };
 
 // Parses argv. Returns the exit code when the tool should stop now (--help, --version: 0;
