@@ -105,6 +105,16 @@ std::string elementText(const BufferData &data, size_t index) {
   return std::to_string(data.getInt(index));
 }
 
+// A constant extent, or one that is a scalar parameter: its value; else "?".
+std::string extentText(const PrimFunc &func, const std::vector<ArgValue> &args, const Expr &extent) {
+  if (const auto *value = extent.as<IntImmNode>())
+    return std::to_string(value->value);
+  for (size_t k = 0; k < func->params.size(); ++k)
+    if (extent == Expr(func->params[k]) && !args[k].isBuffer())
+      return scalarText(args[k]);
+  return quoted("?");
+}
+
 } // namespace
 
 std::vector<ArgValue> makeArgsFromJson(const PrimFunc &func, std::string_view text, uint64_t seed) {
@@ -181,8 +191,7 @@ std::string runResultToJson(const PrimFunc &func, uint64_t seed, const std::vect
     out += std::string(first ? "" : ",") + "\n    " + quoted(buffer->name.str()) + ": {\"dtype\": \"" +
            buffer->dtype.str() + "\", \"shape\": [";
     for (size_t d = 0; d < buffer->shape.size(); ++d) {
-      const auto *extent = buffer->shape[d].as<IntImmNode>();
-      out += (d ? ", " : "") + (extent ? std::to_string(extent->value) : quoted("?"));
+      out += (d ? ", " : "") + extentText(func, args, buffer->shape[d]);
     }
     out += "], \"data\": [";
     for (size_t e = 0; e < data.size(); ++e)
