@@ -1,6 +1,6 @@
-// --verify-semantics' checker: a deliberately broken flatten (wrong row stride), built only
-// here, is caught and named; a correct one and the real apply-layout-transforms pass (with
-// padding) pass.
+// --verify-semantics' checker: a deliberately broken flatten (wrong row stride) and a layout
+// pass that leaves padding unfilled, both built only here, are caught and named; a correct
+// flatten and the real apply-layout-transforms pass (with padding) pass.
 #include <catch2/catch.hpp>
 
 #include "builders.h"
@@ -115,8 +115,18 @@ TEST_CASE("a flatten with a wrong stride is caught and named", "[semantic-check]
   CHECK(failure->message.find(", actual ") != std::string::npos);
 }
 
-TEST_CASE("apply-layout-transforms with padding keeps the semantics", "[semantic-check]") {
-  // B[c] = A[c] + 1 over 10 elements, B transformed to [c // 4, c % 4] (padded to 3x4).
+namespace {
+
+Expr blockOf(const Expr &index) {
+  return bin(BinaryOp::FloorDiv, index, c(4));
+}
+Expr laneOf(const Expr &index) {
+  return bin(BinaryOp::FloorMod, index, c(4));
+}
+
+// B[c] = A[c] + 1 over 10 elements, B transformed to [c // 4, c % 4] (padded to 3x4) with
+// pad_value -1.
+Module paddedBias() {
   Buffer a = buffer("A", dims({10})), b = buffer("B", dims({10}));
   Var i = var("i"), ci = var("c");
   PrimFuncNode::Fields fields = scale2d()->fields();
@@ -124,13 +134,47 @@ TEST_CASE("apply-layout-transforms with padding keeps the semantics", "[semantic
   fields.params = {a->data, b->data};
   fields.bufferMap = {{a->data, a}, {b->data, b}};
   fields.body = loop(i, 10, store(b, load(a, {i}) + fc(1.0), {i}));
-  fields.layoutTransforms.push_back(
-      {b,
-       IndexMapNode::make({ci}, {bin(BinaryOp::FloorDiv, ci, c(4)), bin(BinaryOp::FloorMod, ci, c(4))}),
-       fc(-1.0),
-       {}});
+  fields.layoutTransforms.push_back({b, IndexMapNode::make({ci}, {blockOf(ci), laneOf(ci)}), fc(-1.0), {}});
   Module module;
   module.functions.push_back(PrimFuncNode::make(std::move(fields)));
+  return module;
+}
+
+// Applies paddedBias's transform but forgets to fill B's padding with pad_value.
+class ApplyWithoutPadding : public Pass {
+public:
+  std::optional<Module> run(const Module &module, PassContext &) override {
+    Module out = module;
+    for (PrimFunc &f : out.functions) {
+      Buffer a = f->bufferMap[0].buffer;
+      Buffer b = buffer("B", dims({3, 4}), f32(), f->bufferMap[1].buffer->data);
+      Var i = var("i");
+      PrimFuncNode::Fields fields = f->fields();
+      fields.bufferMap[1].buffer = b;
+      fields.layoutTransforms.clear();
+      fields.body = loop(i, 10, store(b, load(a, {i}) + fc(1.0), {blockOf(i), laneOf(i)}));
+      f = PrimFuncNode::make(std::move(fields));
+    }
+    return out;
+  }
+};
+
+} // namespace
+
+TEST_CASE("padding a pass leaves unfilled is caught", "[semantic-check]") {
+  PassInfo info;
+  info.name = "apply-without-padding";
+  info.create = [](const PassOptions &) { return std::make_unique<ApplyWithoutPadding>(); };
+  std::optional<Diagnostic> failure = verify(paddedBias(), {&info});
+  REQUIRE(failure);
+  INFO(failure->message);
+  CHECK(failure->message.find("pass 'apply-without-padding' changed the behaviour of function 'bias': padding of "
+                              "buffer 'B' at physical index [2, 2] is <uninitialised>, expected pad_value -1") !=
+        std::string::npos);
+}
+
+TEST_CASE("apply-layout-transforms with padding keeps the semantics", "[semantic-check]") {
+  Module module = paddedBias();
   const PassInfo *apply = PassRegistry::builtin().find("apply-layout-transforms");
   const PassInfo *flatten = PassRegistry::builtin().find("flatten");
   REQUIRE(apply);
