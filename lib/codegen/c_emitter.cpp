@@ -2,6 +2,8 @@
 // their scalar element type; vector values use the typedefs and helpers of CSupport.
 #include "codegen/c_emitter.h"
 
+#include <algorithm>
+#include <optional>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -276,6 +278,8 @@ private:
       const auto *op = s.as<LetStmtNode>();
       std::string value = expr(op->value);
       std::string name = bind(op->var.get(), op->var->name.view());
+      if (std::optional<Range> r = range(op->value))
+        ranges_[op->var.get()] = *r;
       if (census_.used.count(op->var.get()))
         line("const " + support_.typeName(op->var->type) + " " + name + " = " + value + ";");
       else
@@ -379,10 +383,14 @@ private:
     if (parallel)
       line("#pragma omp parallel for");
     line("for (" + t + " " + name + " = " + min + "; " + name + " < " + end + "; ++" + name + ") {");
+    const int64_t *constMin = asConstInt(op->min), *constExtent = asConstInt(op->extent);
+    if (constMin && constExtent && *constExtent > 0 && *constMin <= INT64_MAX - *constExtent)
+      ranges_[op->loopVar.get()] = {*constMin, *constMin + *constExtent - 1};
     bool saved = inParallel_;
     inParallel_ |= parallel;
     block(op->body);
     inParallel_ = saved;
+    ranges_.erase(op->loopVar.get());
     line("}");
   }
 
@@ -555,10 +563,94 @@ private:
                                                         : op->op;
     if (vector && isComparison(effective))
       return call2(support_.compare(infix(effective, false), t));
+    if (mayOverflow(op, effective)) {
+      // TIR integers wrap around; signed overflow is undefined in C, so compute in unsigned.
+      std::string u = "(uint" + std::to_string(t.bits()) + "_t)";
+      return "(" + support_.scalarTypeName(t) + ")(" + u + expr(op->a, 11) + " " + infix(effective, false) + " " + u +
+             expr(op->b, 11) + ")";
+    }
     int p = precedence(effective);
     std::string text = expr(op->a, p, false) + " " + infix(effective, vector) + " " + expr(op->b, p, true);
     bool wrap = p < parent || (p == parent && right) || (parent >= 6 && parent <= 7 && p <= 7);
     return wrap ? "(" + text + ")" : text;
+  }
+
+  // ---- integer ranges (to spell only possibly overflowing signed arithmetic wrap-safely) ------
+  using Range = std::pair<int64_t, int64_t>; // inclusive
+
+  static std::optional<Range> fit(__int128 lo, __int128 hi) {
+    if (lo < INT64_MIN || hi > INT64_MAX)
+      return std::nullopt;
+    return Range{static_cast<int64_t>(lo), static_cast<int64_t>(hi)};
+  }
+
+  std::optional<Range> range(const Expr &e) {
+    if (!e->type.isScalar() || !(e->type.isInt() || e->type.isUInt()))
+      return std::nullopt;
+    if (const int64_t *v = asConstInt(e))
+      return Range{*v, *v};
+    if (const auto *var = e.as<VarNode>()) {
+      auto it = ranges_.find(var);
+      return it == ranges_.end() ? std::nullopt : std::optional<Range>(it->second);
+    }
+    if (const auto *cast = e.as<CastNode>()) {
+      std::optional<Range> r = range(cast->value);
+      return r && fitsType(*r, e->type) ? r : std::nullopt;
+    }
+    const auto *op = e.as<BinaryNode>();
+    return op ? binaryRange(op) : std::nullopt;
+  }
+
+  std::optional<Range> binaryRange(const BinaryNode *op) {
+    if (!op->type.isScalar() || !(op->type.isInt() || op->type.isUInt()))
+      return std::nullopt;
+    std::optional<Range> a = range(op->a), b = range(op->b);
+    if (!a || !b)
+      return std::nullopt;
+    __int128 al = a->first, ah = a->second, bl = b->first, bh = b->second;
+    std::optional<Range> r;
+    switch (op->op) {
+    case BinaryOp::Add: r = fit(al + bl, ah + bh); break;
+    case BinaryOp::Sub: r = fit(al - bh, ah - bl); break;
+    case BinaryOp::Mul: {
+      __int128 p[] = {al * bl, al * bh, ah * bl, ah * bh};
+      r = fit(*std::min_element(p, p + 4), *std::max_element(p, p + 4));
+      break;
+    }
+    case BinaryOp::Min: r = Range{std::min(a->first, b->first), std::min(a->second, b->second)}; break;
+    case BinaryOp::Max: r = Range{std::max(a->first, b->first), std::max(a->second, b->second)}; break;
+    case BinaryOp::FloorDiv:
+    case BinaryOp::FloorMod: {
+      if (bl != bh || bl <= 0)
+        return std::nullopt;
+      auto floorDiv = [&](__int128 x) { return x >= 0 ? x / bl : -((-x + bl - 1) / bl); };
+      r = op->op == BinaryOp::FloorDiv ? fit(floorDiv(al), floorDiv(ah))
+          : al >= 0                    ? fit(0, std::min(ah, bl - 1))
+                                       : fit(0, bl - 1);
+      break;
+    }
+    default: return std::nullopt;
+    }
+    return r && fitsType(*r, op->type) ? r : std::nullopt;
+  }
+
+  static bool fitsType(const Range &r, DataType t) {
+    if (t.bits() >= 64)
+      return t.isInt() || r.first >= 0;
+    int64_t lo = t.isUInt() ? 0 : -(int64_t(1) << (t.bits() - 1));
+    int64_t hi = t.isUInt() ? (int64_t(1) << t.bits()) - 1 : (int64_t(1) << (t.bits() - 1)) - 1;
+    return r.first >= lo && r.second <= hi;
+  }
+
+  // Signed int32/int64 +, -, * that may leave the type's range (narrower types are promoted to
+  // int in C, where they cannot overflow).
+  bool mayOverflow(const BinaryNode *op, BinaryOp effective) {
+    DataType t = op->a->type;
+    if (!t.isScalar() || !t.isInt() || t.bits() < 32 || op->op != effective)
+      return false;
+    if (effective != BinaryOp::Add && effective != BinaryOp::Sub && effective != BinaryOp::Mul)
+      return false;
+    return !binaryRange(op);
   }
 
   std::string floatFloorDiv(const BinaryNode *op) {
@@ -642,6 +734,7 @@ private:
   std::unordered_set<std::string> taken_;
   std::unordered_map<const BufferNode *, std::string> pointer_;
   std::unordered_map<const VarNode *, DataType> dataType_;
+  std::unordered_map<const VarNode *, Range> ranges_; // loop and let variables with known bounds
   std::vector<std::string> heap_;
   std::string body_;
   int indent_ = 0;
