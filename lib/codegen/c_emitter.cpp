@@ -565,8 +565,9 @@ private:
       return call2(support_.compare(infix(effective, false), t));
     if (mayOverflow(op, effective)) {
       // TIR integers wrap around; signed overflow is undefined in C, so compute in unsigned.
-      std::string u = "(uint" + std::to_string(t.bits()) + "_t)";
-      return "(" + support_.scalarTypeName(t) + ")(" + u + expr(op->a, 11) + " " + infix(effective, false) + " " + u +
+      // A vector is reinterpreted as the unsigned vector of the same size.
+      std::string u = "(" + support_.typeName(DataType(DataType::Code::UInt, t.bits(), t.lanes())) + ")";
+      return "(" + support_.typeName(t) + ")(" + u + expr(op->a, 11) + " " + infix(effective, false) + " " + u +
              expr(op->b, 11) + ")";
     }
     int p = precedence(effective);
@@ -642,15 +643,18 @@ private:
     return r.first >= lo && r.second <= hi;
   }
 
-  // Signed int32/int64 +, -, * that may leave the type's range (narrower types are promoted to
-  // int in C, where they cannot overflow).
+  // Signed +, -, * that may leave the type's range: every vector one (vector lanes are not
+  // promoted), scalar int32/int64 ones unless the operands' bounds rule it out (narrower scalar
+  // types are promoted to int in C, where they cannot overflow).
   bool mayOverflow(const BinaryNode *op, BinaryOp effective) {
     DataType t = op->a->type;
-    if (!t.isScalar() || !t.isInt() || t.bits() < 32 || op->op != effective)
+    if (!t.isInt() || op->op != effective)
       return false;
     if (effective != BinaryOp::Add && effective != BinaryOp::Sub && effective != BinaryOp::Mul)
       return false;
-    return !binaryRange(op);
+    if (t.isVector())
+      return true;
+    return t.bits() >= 32 && !binaryRange(op);
   }
 
   std::string floatFloorDiv(const BinaryNode *op) {
