@@ -571,7 +571,10 @@ private:
              expr(op->b, 11) + ")";
     }
     int p = precedence(effective);
-    std::string text = expr(op->a, p, false) + " " + infix(effective, vector) + " " + expr(op->b, p, true);
+    // Vector and/or are the bitwise & and |: their binary operands get parentheses (the
+    // precedence is right without them, but -Wparentheses asks for them).
+    int operand = vector && (effective == BinaryOp::And || effective == BinaryOp::Or) ? 11 : p;
+    std::string text = expr(op->a, operand, false) + " " + infix(effective, vector) + " " + expr(op->b, operand, true);
     bool wrap = p < parent || (p == parent && right) || (parent >= 6 && parent <= 7 && p <= 7);
     return wrap ? "(" + text + ")" : text;
   }
