@@ -7,7 +7,7 @@
 namespace tirlower {
 
 namespace {
-constexpr size_t kGranule = 16;
+constexpr size_t kGranule = 8; // nodes need no more than pointer alignment
 constexpr size_t kMaxPooled = 256;
 constexpr size_t kChunkBytes = 1 << 16;
 
@@ -34,7 +34,9 @@ Pool &pool() {
   return *instance;
 }
 
-size_t sizeClass(size_t bytes) { return (bytes + kGranule - 1) / kGranule; }
+size_t sizeClass(size_t bytes) {
+  return (bytes + kGranule - 1) / kGranule;
+}
 } // namespace
 
 void *poolAllocate(size_t bytes) {

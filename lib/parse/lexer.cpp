@@ -83,7 +83,9 @@ public:
       : text_(text.substr(0, end)), fileId_(fileId), pos_(begin), diagnostics_(diagnostics) {}
 
   std::vector<Token> run() {
-    tokens_.reserve((text_.size() - pos_) / 4 + 16);
+    // Reserve generously: untouched pages cost no memory, while a reallocation of a large token
+    // vector briefly holds two copies (the peak for big inputs).
+    tokens_.reserve((text_.size() - pos_) / 2 + 16);
     indents_.push_back(0);
     bool atLineStart = true;
     while (true) {

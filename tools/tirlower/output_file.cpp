@@ -80,6 +80,8 @@ bool readInput(const std::string &path, std::string &contents, std::string &erro
     error = std::strerror(EISDIR);
     return false;
   }
+  if (S_ISREG(info.st_mode) && info.st_size > 0)
+    contents.reserve(static_cast<size_t>(info.st_size)); // one allocation, no doubling slack
   char buffer[1 << 16];
   size_t n;
   while ((n = std::fread(buffer, 1, sizeof buffer, file)) > 0)
