@@ -6,6 +6,7 @@
 //       ...                      ->        ...
 //   for i in range(2):                 for i_1 in range(2):      (printed name of the copy)
 //       A[i] = 0                           A[i_1] = 0
+#include "transform/body_pass.h"
 #include "transform/passes.h"
 
 #include <unordered_map>
@@ -171,29 +172,16 @@ private:
   uint64_t epoch_ = 0;
 };
 
-class ConvertSSAPass : public Pass {
-public:
-  std::optional<Module> run(const Module &module, PassContext &) override {
-    Module result = module;
-    for (PrimFunc &func : result.functions) {
-      Stmt body = SSAConverter(*func).mutate(func->body);
-      if (body == func->body)
-        continue;
-      PrimFuncNode::Fields f = func->fields();
-      f.body = body;
-      func = PrimFuncNode::make(std::move(f));
-    }
-    return result;
-  }
-};
-
 } // namespace
 
 PassInfo convertSSAPassInfo() {
   PassInfo info;
   info.name = "convert-ssa";
   info.summary = "give every loop variable, let, allocation and buffer declaration its own variable";
-  info.create = [](const PassOptions &) { return std::make_unique<ConvertSSAPass>(); };
+  info.create = [](const PassOptions &) {
+    return std::make_unique<BodyPass>(
+        [](const PrimFunc &func, PassContext &) { return SSAConverter(*func).mutate(func->body); });
+  };
   return info;
 }
 

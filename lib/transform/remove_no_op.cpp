@@ -4,6 +4,7 @@
 //
 //   for i in range(16):                  T.evaluate(0)
 //       A[i] = A[i]               ->
+#include "transform/body_pass.h"
 #include "transform/passes.h"
 
 #include "ir/equality.h"
@@ -96,29 +97,16 @@ private:
   }
 };
 
-class RemoveNoOpPass : public Pass {
-public:
-  std::optional<Module> run(const Module &module, PassContext &) override {
-    Module result = module;
-    for (PrimFunc &func : result.functions) {
-      Stmt body = NoOpRemover().mutate(func->body);
-      if (body == func->body)
-        continue;
-      PrimFuncNode::Fields f = func->fields();
-      f.body = body;
-      func = PrimFuncNode::make(std::move(f));
-    }
-    return result;
-  }
-};
-
 } // namespace
 
 PassInfo removeNoOpPassInfo() {
   PassInfo info;
   info.name = "remove-no-op";
   info.summary = "delete stores of a value to itself, empty loops and branches, and unused scopes";
-  info.create = [](const PassOptions &) { return std::make_unique<RemoveNoOpPass>(); };
+  info.create = [](const PassOptions &) {
+    return std::make_unique<BodyPass>(
+        [](const PrimFunc &func, PassContext &) { return NoOpRemover().mutate(func->body); });
+  };
   return info;
 }
 

@@ -8,6 +8,7 @@
 //       B[c // 4 * 4 + c % 4] = A[c]      ->        B[c] = A[c]
 //   if 0 < 1:                                   T.evaluate(0)
 //       T.evaluate(0)
+#include "transform/body_pass.h"
 #include "transform/passes.h"
 
 #include "transform/bound_mutator.h"
@@ -86,29 +87,16 @@ private:
   int depth_ = 0;
 };
 
-class SimplifyPass : public Pass {
-public:
-  std::optional<Module> run(const Module &module, PassContext &) override {
-    Module result = module;
-    for (PrimFunc &func : result.functions) {
-      Stmt body = Simplifier().mutate(func->body);
-      if (body == func->body)
-        continue;
-      PrimFuncNode::Fields f = func->fields();
-      f.body = body;
-      func = PrimFuncNode::make(std::move(f));
-    }
-    return result;
-  }
-};
-
 } // namespace
 
 PassInfo simplifyPassInfo() {
   PassInfo info;
   info.name = "simplify";
   info.summary = "simplify expressions with loop bounds; drop branches and loops proven dead";
-  info.create = [](const PassOptions &) { return std::make_unique<SimplifyPass>(); };
+  info.create = [](const PassOptions &) {
+    return std::make_unique<BodyPass>(
+        [](const PrimFunc &func, PassContext &) { return Simplifier().mutate(func->body); });
+  };
   return info;
 }
 

@@ -10,6 +10,7 @@
 //
 //   for i in T.vectorized(4):            B[T.Ramp(0, 1, 4)] = A[T.Ramp(0, 1, 4)] +
 //       B[i] = A[i] + T.float32(1)  ->                         T.Broadcast(T.float32(1), 4)
+#include "transform/body_pass.h"
 #include "transform/passes.h"
 
 #include "arith/analyzer.h"
@@ -288,29 +289,16 @@ private:
   PassContext &ctx_;
 };
 
-class VectorizePass : public Pass {
-public:
-  std::optional<Module> run(const Module &module, PassContext &ctx) override {
-    Module result = module;
-    for (PrimFunc &func : result.functions) {
-      Stmt body = LoopVectorizer(ctx).mutate(func->body);
-      if (body == func->body)
-        continue;
-      PrimFuncNode::Fields f = func->fields();
-      f.body = body;
-      func = PrimFuncNode::make(std::move(f));
-    }
-    return result;
-  }
-};
-
 } // namespace
 
 PassInfo vectorizePassInfo() {
   PassInfo info;
   info.name = "vectorize";
   info.summary = "turn T.vectorized loops into Ramp/Broadcast vector code, or serial loops with a remark";
-  info.create = [](const PassOptions &) { return std::make_unique<VectorizePass>(); };
+  info.create = [](const PassOptions &) {
+    return std::make_unique<BodyPass>(
+        [](const PrimFunc &func, PassContext &ctx) { return LoopVectorizer(ctx).mutate(func->body); });
+  };
   return info;
 }
 
