@@ -7,36 +7,13 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "codegen/c_names.h"
 #include "codegen/c_support.h"
 #include "ir/visitor.h"
 
 namespace tirlower {
 
 namespace {
-
-const std::unordered_set<std::string> &reservedCNames() {
-  static const std::unordered_set<std::string> names = {
-      "auto",     "break",  "case",     "char",    "const",  "continue", "default", "do",     "double",  "else",
-      "enum",     "extern", "float",    "for",     "goto",   "if",       "inline",  "int",    "long",    "register",
-      "restrict", "return", "short",    "signed",  "sizeof", "static",   "struct",  "switch", "typedef", "union",
-      "unsigned", "void",   "volatile", "while",   "bool",   "true",     "false",   "main",   "memcpy",  "malloc",
-      "free",     "exp",    "expf",     "exp2",    "exp2f",  "log",      "logf",    "log2",   "log2f",   "sqrt",
-      "sqrtf",    "sin",    "sinf",     "cos",     "cosf",   "tanh",     "tanhf",   "fabs",   "fabsf",   "floor",
-      "floorf",   "ceil",   "ceilf",    "round",   "roundf", "trunc",    "truncf",  "pow",    "powf",    "fmod",
-      "fmodf",    "abs",    "NAN",      "INFINITY"};
-  return names;
-}
-
-std::string cIdentifier(std::string_view name) {
-  std::string out;
-  for (char c : name)
-    out += (std::isalnum(static_cast<unsigned char>(c)) || c == '_') ? c : '_';
-  if (out.empty() || std::isdigit(static_cast<unsigned char>(out[0])))
-    out = "v_" + out;
-  if (out.rfind("tl_", 0) == 0 || out.rfind("__", 0) == 0)
-    out = "u" + out;
-  return out;
-}
 
 // Data variables that some store writes through (any alias counts).
 class StoreCensus : public IRVisitor {
@@ -149,7 +126,7 @@ private:
   // ---- names -----------------------------------------------------------------------------
   std::string bind(const void *object, std::string_view hint) {
     std::string base = cIdentifier(hint), name = base;
-    for (int n = 1; taken_.count(name) || reservedCNames().count(name); ++n)
+    for (int n = 1; taken_.count(name) || isReservedCName(name); ++n)
       name = base + "_" + std::to_string(n);
     taken_.insert(name);
     names_[object] = name;
@@ -757,13 +734,11 @@ std::string emitC(const Module &module, const CEmitOptions &options, DiagnosticS
   std::string functions;
   std::unordered_set<std::string> symbols;
   for (const PrimFunc &func : module.functions) {
-    std::string symbol = cIdentifier(func->globalSymbol());
-    if (reservedCNames().count(symbol)) {
-      std::string renamed = "tir_" + symbol;
-      diagnostics.warning(func->loc, "C symbol '" + symbol + "' of function '" + func->name.str() + "' is renamed '" +
-                                         renamed + "'; set \"global_symbol\" in T.func_attr to choose the name");
-      symbol = renamed;
-    }
+    std::string symbol = cSymbolName(*func);
+    if (symbol != cIdentifier(func->globalSymbol()))
+      diagnostics.warning(func->loc, "C symbol '" + cIdentifier(func->globalSymbol()) + "' of function '" +
+                                         func->name.str() + "' is renamed '" + symbol +
+                                         "'; set \"global_symbol\" in T.func_attr to choose the name");
     if (!symbols.insert(symbol).second)
       throw CompileError(func->loc, "two functions have the C symbol '" + symbol + "'");
     FunctionEmitter emitter(*func, support, options, externs);
