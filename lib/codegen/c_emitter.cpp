@@ -7,7 +7,7 @@
 #include <unordered_map>
 #include <unordered_set>
 
-#include "codegen/c_names.h"
+#include "codegen/c_family.h"
 #include "codegen/c_support.h"
 #include "ir/visitor.h"
 
@@ -51,25 +51,6 @@ int precedence(BinaryOp op) {
   case BinaryOp::And: return 3;
   case BinaryOp::Or: return 2;
   default: return 20; // emitted as function calls
-  }
-}
-
-const char *infix(BinaryOp op, bool vector) {
-  switch (op) {
-  case BinaryOp::Add: return "+";
-  case BinaryOp::Sub: return "-";
-  case BinaryOp::Mul: return "*";
-  case BinaryOp::Div: return "/";
-  case BinaryOp::Mod: return "%";
-  case BinaryOp::LT: return "<";
-  case BinaryOp::LE: return "<=";
-  case BinaryOp::GT: return ">";
-  case BinaryOp::GE: return ">=";
-  case BinaryOp::EQ: return "==";
-  case BinaryOp::NE: return "!=";
-  case BinaryOp::And: return vector ? "&" : "&&";
-  case BinaryOp::Or: return vector ? "|" : "||";
-  default: return nullptr;
   }
 }
 
@@ -539,19 +520,20 @@ private:
                          : op->op == BinaryOp::FloorMod ? BinaryOp::Mod
                                                         : op->op;
     if (vector && isComparison(effective))
-      return call2(support_.compare(infix(effective, false), t));
+      return call2(support_.compare(cInfixOperator(effective, false), t));
     if (mayOverflow(op, effective)) {
       // TIR integers wrap around; signed overflow is undefined in C, so compute in unsigned.
       // A vector is reinterpreted as the unsigned vector of the same size.
       std::string u = "(" + support_.typeName(DataType(DataType::Code::UInt, t.bits(), t.lanes())) + ")";
-      return "(" + support_.typeName(t) + ")(" + u + expr(op->a, 11) + " " + infix(effective, false) + " " + u +
-             expr(op->b, 11) + ")";
+      return "(" + support_.typeName(t) + ")(" + u + expr(op->a, 11) + " " + cInfixOperator(effective, false) + " " +
+             u + expr(op->b, 11) + ")";
     }
     int p = precedence(effective);
     // Vector and/or are the bitwise & and |: their binary operands get parentheses (the
     // precedence is right without them, but -Wparentheses asks for them).
     int operand = vector && (effective == BinaryOp::And || effective == BinaryOp::Or) ? 11 : p;
-    std::string text = expr(op->a, operand, false) + " " + infix(effective, vector) + " " + expr(op->b, operand, true);
+    std::string text =
+        expr(op->a, operand, false) + " " + cInfixOperator(effective, vector) + " " + expr(op->b, operand, true);
     bool wrap = p < parent || (p == parent && right) || (parent >= 6 && parent <= 7 && p <= 7);
     return wrap ? "(" + text + ")" : text;
   }

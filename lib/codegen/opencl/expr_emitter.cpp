@@ -2,30 +2,12 @@
 // -1 or 0), converted to the width select() needs at the point of use.
 #include <unordered_set>
 
+#include "codegen/c_family.h"
 #include "codegen/opencl/kernel_emitter.h"
 
 namespace tirlower {
 
 namespace {
-
-const char *infix(BinaryOp op, bool vector) {
-  switch (op) {
-  case BinaryOp::Add: return "+";
-  case BinaryOp::Sub: return "-";
-  case BinaryOp::Mul: return "*";
-  case BinaryOp::Div: return "/";
-  case BinaryOp::Mod: return "%";
-  case BinaryOp::LT: return "<";
-  case BinaryOp::LE: return "<=";
-  case BinaryOp::GT: return ">";
-  case BinaryOp::GE: return ">=";
-  case BinaryOp::EQ: return "==";
-  case BinaryOp::NE: return "!=";
-  case BinaryOp::And: return vector ? "&" : "&&";
-  case BinaryOp::Or: return vector ? "|" : "||";
-  default: return nullptr;
-  }
-}
 
 // The integer type of a select() mask for values of `type` (same lane width).
 DataType maskType(DataType type) {
@@ -131,7 +113,7 @@ std::string KernelEmitter::binary(const BinaryNode *op) {
     break;
   default: break;
   }
-  std::string text = "(" + expr(op->a) + " " + infix(kind, vector) + " " + expr(op->b) + ")";
+  std::string text = "(" + expr(op->a) + " " + cInfixOperator(kind, vector) + " " + expr(op->b) + ")";
   // Vector comparisons give masks as wide as their operands; keep int masks throughout.
   if (vector && isComparison(kind) && maskType(t).bits() != 32)
     return "convert_int" + std::to_string(t.lanes()) + text;

@@ -28,7 +28,7 @@ std::string KernelEmitter::emit(const std::string &symbol, KernelLaunch &launch)
 // ---- names and lines --------------------------------------------------------------------------
 
 std::string KernelEmitter::bind(const void *object, std::string_view hint) {
-  std::string base = openclIdentifier(hint), name = base;
+  std::string base = cIdentifier(hint), name = base;
   for (int n = 1; taken_.count(name) || isReservedOpenCLName(name); ++n)
     name = base + "_" + std::to_string(n);
   taken_.insert(name);

@@ -15,7 +15,7 @@ std::vector<std::string> kernelSymbols(const Module &module, DiagnosticSink *dia
   std::vector<std::string> symbols;
   std::unordered_set<std::string> seen;
   for (const PrimFunc &func : module.functions) {
-    std::string symbol = openclIdentifier(func->globalSymbol());
+    std::string symbol = cIdentifier(func->globalSymbol());
     if (isReservedOpenCLName(symbol)) {
       std::string renamed = "tir_" + symbol;
       if (diagnostics)

@@ -136,17 +136,6 @@ bool isReservedOpenCLName(const std::string &name) {
   return false;
 }
 
-std::string openclIdentifier(std::string_view name) {
-  std::string out;
-  for (char c : name)
-    out += (std::isalnum(static_cast<unsigned char>(c)) || c == '_') ? c : '_';
-  if (out.empty() || std::isdigit(static_cast<unsigned char>(out[0])))
-    out = "v_" + out;
-  if (out.rfind("tl_", 0) == 0 || out.rfind("__", 0) == 0)
-    out = "u" + out;
-  return out;
-}
-
 std::string OpenCLSupport::floorDiv(DataType type, SourceRange where) {
   std::string t = openclTypeName(type, where), name = "tl_floordiv_" + t;
   if (type.isFloat()) {

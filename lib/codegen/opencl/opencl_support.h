@@ -6,6 +6,7 @@
 #include <string>
 #include <string_view>
 
+#include "codegen/c_family.h"
 #include "ir/data_type.h"
 #include "ir/source_range.h"
 
@@ -25,9 +26,6 @@ std::string openclStorageTypeName(DataType type, SourceRange where);
 std::string openclIntLiteral(DataType type, int64_t value);
 std::string openclFloatLiteral(DataType type, double value);
 
-// A valid OpenCL C identifier for an IR name; names that OpenCL reserves (keywords, built-in
-// functions and types) and the emitter's own "tl_" prefix are made distinct.
-std::string openclIdentifier(std::string_view name);
 bool isReservedOpenCLName(const std::string &name);
 
 class OpenCLSupport {

@@ -1,4 +1,4 @@
-#include "codegen/c_names.h"
+#include "codegen/c_family.h"
 
 #include <cctype>
 #include <unordered_set>
@@ -32,6 +32,25 @@ std::string cIdentifier(std::string_view name) {
 std::string cSymbolName(const PrimFuncNode &func) {
   std::string symbol = cIdentifier(func.globalSymbol());
   return isReservedCName(symbol) ? "tir_" + symbol : symbol;
+}
+
+const char *cInfixOperator(BinaryOp op, bool vector) {
+  switch (op) {
+  case BinaryOp::Add: return "+";
+  case BinaryOp::Sub: return "-";
+  case BinaryOp::Mul: return "*";
+  case BinaryOp::Div: return "/";
+  case BinaryOp::Mod: return "%";
+  case BinaryOp::LT: return "<";
+  case BinaryOp::LE: return "<=";
+  case BinaryOp::GT: return ">";
+  case BinaryOp::GE: return ">=";
+  case BinaryOp::EQ: return "==";
+  case BinaryOp::NE: return "!=";
+  case BinaryOp::And: return vector ? "&" : "&&";
+  case BinaryOp::Or: return vector ? "|" : "||";
+  default: return nullptr;
+  }
 }
 
 } // namespace tirlower

@@ -1,5 +1,6 @@
-// C naming rules shared by the C and LLVM emitters, so an object from either backend links
-// into the same program under the same symbols.
+// Spellings shared by the C-family emitters (C, OpenCL C) and the LLVM emitter's symbols: one
+// identifier rule and one symbol rule, so objects from either backend link into one program,
+// and one table of C infix operators.
 #pragma once
 
 #include <string>
@@ -17,5 +18,8 @@ bool isReservedCName(const std::string &name);
 // The C symbol of a function: its global symbol as an identifier, with "tir_" in front when it
 // clashes with a reserved name (`main` becomes `tir_main`).
 std::string cSymbolName(const PrimFuncNode &func);
+// The C operator of an infix BinaryOp ("+", "<=", "&&"); vector and/or use "&" and "|". Null
+// for the ops C spells as calls (floordiv, min, ...).
+const char *cInfixOperator(BinaryOp op, bool vector);
 
 } // namespace tirlower
