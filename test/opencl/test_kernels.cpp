@@ -62,7 +62,8 @@ Stmt serialLoop(const Var &v, int64_t extent, Stmt body) {
   return ForNode::make(v, c(0), c(extent), ForKind::Serial, std::move(body));
 }
 
-PrimFunc function(const char *name, const std::vector<Param> &params, Stmt body) {
+// `scalars` come after the buffer parameters.
+PrimFunc function(const char *name, const std::vector<Param> &params, Stmt body, const std::vector<Var> &scalars = {}) {
   PrimFuncNode::Fields f;
   f.name = Symbol(name);
   for (auto it = params.rbegin(); it != params.rend(); ++it)
@@ -71,6 +72,7 @@ PrimFunc function(const char *name, const std::vector<Param> &params, Stmt body)
     f.params.push_back(p.data);
     f.bufferMap.push_back({p.data, p.declared});
   }
+  f.params.insert(f.params.end(), scalars.begin(), scalars.end());
   f.attrs = AttrValue::dict({{"global_symbol", AttrValue::string(name)}, {"tir.noalias", AttrValue::boolean(true)}});
   f.body = std::move(body);
   return PrimFuncNode::make(std::move(f));
@@ -259,9 +261,11 @@ PrimFunc textureReadWrite() {
 
 PrimFunc kernelWithAssert() {
   Param a = param("A", f32, {c(8)}, {c(8)});
-  Var i = var("i");
-  Stmt check = AssertStmtNode::make(bin(BinaryOp::LT, i, c(8)), "index in range");
-  return function("asserting", {a}, serialLoop(i, 8, SeqStmtNode::make({check, storeTo(a.flat, fc(0), {i})})));
+  Var n = var("n"), i = var("i");
+  Stmt positive = AssertStmtNode::make(bin(BinaryOp::GT, n, c(0)), "n is positive");
+  Stmt inRange = AssertStmtNode::make(bin(BinaryOp::LT, i, n), "index below n");
+  Stmt body = threadLoop(i, 8, "threadIdx.x", SeqStmtNode::make({inRange, storeTo(a.flat, fc(1), {i})}));
+  return function("asserting", {a}, SeqStmtNode::make({positive, body}), {n});
 }
 
 PrimFunc fiveLaneVector() {

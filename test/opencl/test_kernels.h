@@ -36,10 +36,13 @@ PrimFunc packTexture();
 // Unpacks Y (read-only texture) into Z (NHWC buffer) one scalar lane at a time.
 PrimFunc unpackTexture();
 
+// Sets A[i] = 1 for 8 work-items i after two asserts: `n > 0` (assert 1, before the thread
+// loop) and `i < n` (assert 2, in each work-item); A: float32[8], n: int32.
+PrimFunc kernelWithAssert();
+
 // Expected errors.
 PrimFunc rank2GlobalBuffer(); // a 2-d alias in "global" scope
 PrimFunc textureReadWrite();  // one kernel reads and writes the same image
-PrimFunc kernelWithAssert();  // an assert in the body
 PrimFunc fiveLaneVector();    // a float32x5 value
 
 } // namespace tirlower::opencl_test

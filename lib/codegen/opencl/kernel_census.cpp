@@ -59,6 +59,10 @@ protected:
       bind(var->name.view(), op->value, op->loc);
     IRVisitor::visit(op);
   }
+  void visit(const AssertStmtNode *op) override {
+    census_.assertMessages.push_back(op->message);
+    IRVisitor::visit(op);
+  }
 
 private:
   void bind(std::string_view tag, const Expr &extent, SourceRange where) {

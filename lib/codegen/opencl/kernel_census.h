@@ -5,8 +5,10 @@
 
 #include <array>
 #include <optional>
+#include <string>
 #include <string_view>
 #include <unordered_set>
+#include <vector>
 
 #include "ir/function.h"
 
@@ -33,6 +35,7 @@ struct KernelCensus {
   std::unordered_set<const VarNode *> used;          // every variable mentioned
   std::array<int64_t, 3> groups{1, 1, 1}, local{1, 1, 1};
   bool hasTexture = false;
+  std::vector<std::string> assertMessages; // in program order; non-empty adds the tl_error argument
 };
 
 // Throws CompileError for a thread binding it cannot launch (unknown tag, non-constant extent).

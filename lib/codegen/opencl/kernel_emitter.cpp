@@ -6,6 +6,10 @@
 
 namespace tirlower {
 
+namespace {
+constexpr const char *kErrorFlag = "tl_error";
+} // namespace
+
 KernelEmitter::KernelEmitter(const PrimFuncNode &func, OpenCLSupport &support)
     : func_(func), support_(support), census_(takeCensus(func)) {}
 
@@ -100,6 +104,13 @@ std::string KernelEmitter::signature(const std::string &symbol, KernelLaunch &la
     // bool is not a valid kernel argument type: it travels as an int (0 or 1).
     params += (param->type.isBool() ? std::string("int") : typeName(param->type, param->loc)) + " " + name;
   }
+  if (!census_.assertMessages.empty()) {
+    // IR names never take the emitter's tl_ prefix (they are renamed), so this one is free.
+    taken_.insert(kErrorFlag);
+    launch.args.push_back(kErrorFlag);
+    launch.assertMessages = census_.assertMessages;
+    params += std::string(params.empty() ? "" : ", ") + "__global int* " + kErrorFlag;
+  }
   return "__kernel void " + symbol + "(" + params + ")";
 }
 
@@ -178,9 +189,20 @@ void KernelEmitter::emitStmt(const Stmt &s) {
     line("/* attr \"" + op->key.str() + "\" */");
     return emitStmt(op->body);
   }
-  case StmtKind::AssertStmt:
-    fail(s->loc, "an assert cannot be checked in a kernel, which has no way to report failure; "
-                 "check it on the host or remove it before --emit=opencl");
+  case StmtKind::AssertStmt: {
+    // A kernel returns nothing: the first failed assert's number goes to the error flag, and
+    // the work-item ends (as the C function returns 1). Other work-items run on.
+    const auto *op = s.as<AssertStmtNode>();
+    std::string number = std::to_string(++asserts_);
+    std::string message;
+    for (char c : op->message)
+      message += c == '\\' || static_cast<unsigned char>(c) < 0x20 ? ' ' : c; // no line continuation
+    line("if (!(" + bare(op->condition) + ")) { // assert " + number + ": " + message);
+    line("  atomic_cmpxchg(" + std::string(kErrorFlag) + ", 0, " + number + ");");
+    line("  return;");
+    line("}");
+    return;
+  }
   case StmtKind::Evaluate: {
     const auto *op = s.as<EvaluateNode>();
     if (op->value->kind() == ExprKind::IntImm || op->value->kind() == ExprKind::FloatImm)

@@ -80,6 +80,7 @@ private:
   std::string body_, localDecls_, prologue_;
   int indent_ = 1;
   int temps_ = 0;
+  int asserts_ = 0;
 };
 
 } // namespace tirlower

@@ -15,18 +15,26 @@
 namespace tirlower {
 
 // Throws CompileError for IR that OpenCL C 1.2 cannot express: a buffer of physical rank > 1
-// that is not a float32 RGBA texture, an image both read and written in one kernel, an assert,
-// a non-constant thread extent, an unsupported vector width. Warnings (a renamed kernel) go to
+// that is not a float32 RGBA texture, an image both read and written in one kernel, a
+// non-constant thread extent, an unsupported vector width. A kernel with asserts reports a
+// failure through an extra last argument (see KernelLaunch::assertMessages). Warnings (a renamed kernel) go to
 // `diagnostics`.
 std::string emitOpenCL(const Module &module, DiagnosticSink &diagnostics);
 
 // How to launch one kernel: work sizes per dimension (global = groups x local) and the
 // parameter names in signature order, as emitted.
+//
+// A kernel with asserts has one more argument after the PrimFunc's parameters, `tl_error`: a
+// `__global int*` to one int that the host sets to 0 before the launch. A work-item whose assert
+// K (1-based, in program order) fails stores K there unless another failure came first, and
+// ends; after the run, a non-zero value K means the function failed with assertMessages[K - 1]
+// (the C ABI's return value 1).
 struct KernelLaunch {
   std::string kernel;
   std::array<int64_t, 3> globalSize{1, 1, 1};
   std::array<int64_t, 3> localSize{1, 1, 1};
   std::vector<std::string> args;
+  std::vector<std::string> assertMessages;
 };
 
 // One entry per PrimFunc, in module order. Throws CompileError as emitOpenCL does for thread
