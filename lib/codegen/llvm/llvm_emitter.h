@@ -47,7 +47,9 @@ std::string llvmSymbolName(const PrimFuncNode &func);
 // the JitModule's lifetime.
 class JitModule {
 public:
-  explicit JitModule(const Module &module, const LLVMEmitOptions &options = {});
+  // With `packedEntryPoints`, each function also gets an entry point that takes its arguments
+  // as one array, for callers that do not know the signature at compile time (callPacked).
+  explicit JitModule(const Module &module, const LLVMEmitOptions &options = {}, bool packedEntryPoints = false);
   ~JitModule();
   JitModule(const JitModule &) = delete;
   JitModule &operator=(const JitModule &) = delete;
@@ -57,7 +59,12 @@ public:
   template <typename FunctionPointer> FunctionPointer function(const std::string &symbol) const {
     return reinterpret_cast<FunctionPointer>(lookup(symbol));
   }
-  // The optimised module's text, as JIT-compiled.
+  // Calls the function with this C symbol through its packed entry point (the module was
+  // built with packedEntryPoints): args[p] is parameter p's value for a buffer (its storage
+  // pointer), and points to the value in its C type for a scalar (bool: one byte, 0 or 1).
+  // Returns the function's result.
+  int32_t callPacked(const std::string &symbol, void *const *args) const;
+  // The optimised module's text, as JIT-compiled (with the packed entry points, if any).
   const std::string &irText() const;
 
 private:

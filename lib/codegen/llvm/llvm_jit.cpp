@@ -3,6 +3,8 @@
 #include <llvm/ExecutionEngine/Orc/ExecutionUtils.h>
 #include <llvm/ExecutionEngine/Orc/LLJIT.h>
 #include <llvm/ExecutionEngine/Orc/ThreadSafeModule.h>
+#include <llvm/IR/IRBuilder.h>
+#include <llvm/IR/Verifier.h>
 #include <llvm/Support/raw_ostream.h>
 
 #include "codegen/llvm/llvm_emitter.h"
@@ -21,9 +23,40 @@ namespace {
   throw CompileError(SourceRange{}, "LLVM JIT: " + what + ": " + llvm::toString(std::move(error)));
 }
 
+// The packed entry point's symbol; tl_ names are the emitters' own (IR names never get them).
+std::string packedSymbol(const std::string &symbol) {
+  return "tl_packed_" + symbol;
+}
+
+// `i32 tl_packed_F(ptr %args)`: loads each argument from the array (a buffer's pointer itself, a
+// scalar through its pointer) and calls F with F's own parameter attributes (zeroext, ...).
+void addPackedEntryPoint(llvm::Module &module, llvm::Function &callee) {
+  llvm::LLVMContext &context = module.getContext();
+  llvm::Type *ptr = llvm::PointerType::get(context, 0);
+  auto *type = llvm::FunctionType::get(llvm::Type::getInt32Ty(context), {ptr}, false);
+  auto *entry =
+      llvm::Function::Create(type, llvm::Function::ExternalLinkage, packedSymbol(callee.getName().str()), module);
+  llvm::IRBuilder<> b(llvm::BasicBlock::Create(context, "entry", entry));
+  std::vector<llvm::Value *> args;
+  for (llvm::Argument &param : callee.args()) {
+    llvm::Value *slot = b.CreateLoad(ptr, b.CreateConstGEP1_64(ptr, entry->getArg(0), param.getArgNo()));
+    llvm::Type *t = param.getType();
+    if (t->isPointerTy())
+      args.push_back(slot);
+    else if (t->isIntegerTy(1)) // a C bool: one byte
+      args.push_back(b.CreateTrunc(b.CreateLoad(b.getInt8Ty(), slot), t));
+    else
+      args.push_back(b.CreateLoad(t, slot));
+  }
+  llvm::CallInst *call = b.CreateCall(&callee, args);
+  call->setAttributes(callee.getAttributes());
+  b.CreateRet(call);
+}
+
 } // namespace
 
-JitModule::JitModule(const Module &module, const LLVMEmitOptions &options) : impl_(std::make_unique<Impl>()) {
+JitModule::JitModule(const Module &module, const LLVMEmitOptions &options, bool packedEntryPoints)
+    : impl_(std::make_unique<Impl>()) {
   initializeLLVMTargets();
   LLVMEmitOptions hostOptions = options;
   hostOptions.targetTriple.clear(); // the JIT runs here
@@ -40,6 +73,19 @@ JitModule::JitModule(const Module &module, const LLVMEmitOptions &options) : imp
   auto context = std::make_unique<llvm::LLVMContext>();
   std::unique_ptr<llvm::Module> llvmModule = buildLLVMModule(module, *context, hostOptions);
   llvmModule->setDataLayout(layout);
+  if (packedEntryPoints) {
+    std::vector<llvm::Function *> defined;
+    for (llvm::Function &f : *llvmModule)
+      if (!f.isDeclaration())
+        defined.push_back(&f);
+    for (llvm::Function *f : defined)
+      addPackedEntryPoint(*llvmModule, *f);
+    std::string problems;
+    llvm::raw_string_ostream problemStream(problems);
+    if (llvm::verifyModule(*llvmModule, &problemStream))
+      throw CompileError(SourceRange{},
+                         "internal error: LLVM JIT: packed entry points fail verification: " + problemStream.str());
+  }
   llvm::raw_string_ostream stream(impl_->text);
   llvmModule->print(stream, nullptr);
   stream.flush();
@@ -54,6 +100,11 @@ void *JitModule::lookup(const std::string &symbol) const {
   if (!address)
     fail("no function '" + symbol + "'", address.takeError());
   return address->toPtr<void *>();
+}
+
+int32_t JitModule::callPacked(const std::string &symbol, void *const *args) const {
+  using Entry = int32_t (*)(void *const *);
+  return reinterpret_cast<Entry>(lookup(packedSymbol(symbol)))(args);
 }
 
 const std::string &JitModule::irText() const {

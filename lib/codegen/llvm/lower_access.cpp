@@ -20,8 +20,14 @@ void FunctionLowering::checkRank(const BufferNode &buffer, SourceRange where) co
   if (buffer.shape.size() == 1 && buffer.axisSeparators.empty())
     return;
   size_t physical = buffer.axisSeparators.empty() ? buffer.shape.size() : buffer.physicalRank();
+  // Already flattened to the rank its axis separators ask for: flattening again cannot help.
+  bool flat = !buffer.axisSeparators.empty() && buffer.axisSeparators.size() + 1 == buffer.shape.size();
+  std::string advice = !flat ? " (run the flatten pass first)"
+                       : buffer.scope.view().find("texture") != std::string_view::npos
+                           ? " (from its axis separators; a texture buffer needs --emit=opencl)"
+                           : " (from its axis separators)";
   throw CompileError(where, "buffer '" + buffer.name.str() + "' has physical rank " + std::to_string(physical) +
-                                "; the LLVM emitter takes 1-d buffers only (run the flatten pass first)");
+                                "; the LLVM emitter takes 1-d buffers only" + advice);
 }
 
 llvm::Value *FunctionLowering::basePointer(const BufferNode &buffer, SourceRange where) {
