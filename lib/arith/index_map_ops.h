@@ -12,6 +12,7 @@
 #include "arith/analyzer.h"
 #include "ir/diagnostic.h"
 #include "ir/index_map.h"
+#include "ir/layout.h"
 
 namespace tirlower {
 
@@ -48,5 +49,14 @@ IndexMap composeMaps(const IndexMap &first, const IndexMap &second);
 // `where` for malformed or incompatible layouts.
 IndexMap indexMapFromLayouts(const std::string &from, const std::string &to, SourceRange where = {},
                              DataType indexType = DataType::int32());
+// The same from parsed layouts (ir/layout.h); wildcard axes have no index map (CompileError).
+IndexMap indexMapFromLayouts(const Layout &from, const Layout &to, SourceRange where = {},
+                             DataType indexType = DataType::int32());
+
+// The layout a buffer of layout `from` and `shape` has after `map`: the layout string whose own
+// map (indexMapFromLayouts) computes the same indices over the shape, so that
+// lambda n, h, w, c: [n, c // 4, h, w, c % 4] turns "NHWC" into "NCHW4c". nullopt when no
+// layout string describes the map (a general map leaves the layout unnamed).
+std::optional<Layout> layoutAfterMap(const Layout &from, const IndexMap &map, const std::vector<Expr> &shape);
 
 } // namespace tirlower

@@ -4,11 +4,11 @@
 // and split again for the target layout.
 #include <cctype>
 #include <map>
+#include <optional>
 #include <string>
 
 #include "arith/expr_util.h"
 #include "arith/index_map_ops.h"
-#include "arith/int_ops.h"
 
 namespace tirlower {
 
@@ -19,8 +19,7 @@ struct Axis {
   int64_t factor = 0; // split factor (lowercase only)
 };
 
-struct Layout {
-  std::string text;
+struct AxisPlan {
   std::vector<Axis> axes;
   std::map<char, size_t> primal; // uppercase letter -> position
   std::map<char, size_t> inner;  // uppercase letter -> position of its split
@@ -30,59 +29,39 @@ struct Layout {
   throw CompileError(where, "cannot build an index map from layout \"" + from + "\" to \"" + to + "\": " + why);
 }
 
-Layout parse(const std::string &text, SourceRange where, const std::string &from, const std::string &to) {
-  Layout layout{text, {}, {}, {}};
-  if (text.empty())
-    fail(where, from, to, "empty layout");
-  for (size_t k = 0; k < text.size();) {
-    char ch = text[k];
-    if (std::isdigit(static_cast<unsigned char>(ch))) {
-      int64_t factor = 0;
-      size_t start = k;
-      for (; k < text.size() && std::isdigit(static_cast<unsigned char>(text[k])); ++k) {
-        auto next = checkedMul(factor, 10);
-        next = next ? checkedAdd(*next, text[k] - '0') : std::nullopt;
-        if (!next || *next > INT32_MAX)
-          fail(where, from, to,
-               "split factor '" + text.substr(start, k - start + 1) + "...' in \"" + text + "\" is too large");
-        factor = *next;
-      }
-      if (factor <= 0)
-        fail(where, from, to, "split factor in \"" + text + "\" must be positive");
-      if (k == text.size() || !std::islower(static_cast<unsigned char>(text[k])))
-        fail(where, from, to,
-             "number " + std::to_string(factor) + " in \"" + text + "\" must be followed by a lowercase axis");
-      char upper = static_cast<char>(std::toupper(static_cast<unsigned char>(text[k])));
-      if (layout.inner.count(upper))
-        fail(where, from, to, "axis '" + std::string(1, text[k]) + "' is repeated in \"" + text + "\"");
-      layout.inner[upper] = layout.axes.size();
-      layout.axes.push_back({text[k], factor});
-      ++k;
-      continue;
-    }
-    if (std::islower(static_cast<unsigned char>(ch)))
-      fail(where, from, to,
-           "split axis '" + std::string(1, ch) + "' in \"" + text + "\" needs a factor (e.g. 4" + ch + ")");
-    if (!std::isupper(static_cast<unsigned char>(ch)))
-      fail(where, from, to, "unknown axis '" + std::string(1, ch) + "' in \"" + text + "\"");
-    if (layout.primal.count(ch))
-      fail(where, from, to, "axis '" + std::string(1, ch) + "' is repeated in \"" + text + "\"");
-    layout.primal[ch] = layout.axes.size();
-    layout.axes.push_back({ch, 0});
-    ++k;
+// The layout grammar is Layout's (ir/layout.h); an index map needs every axis named.
+AxisPlan plan(const Layout &layout, SourceRange where, const std::string &from, const std::string &to) {
+  std::string text = layout.name();
+  if (layout.isAnyRank())
+    fail(where, from, to, "the wildcard layout \"*\" has no index map");
+  AxisPlan result;
+  for (const DimDescription &dim : layout.dims()) {
+    if (dim.isAny())
+      fail(where, from, to, "wildcard axis '*' in \"" + text + "\" has no index map");
+    char upper = static_cast<char>(std::toupper(static_cast<unsigned char>(dim.name)));
+    (dim.isSplit() ? result.inner : result.primal)[upper] = result.axes.size();
+    result.axes.push_back({dim.name, dim.factor});
   }
-  for (const auto &[upper, position] : layout.inner)
-    if (!layout.primal.count(upper))
-      fail(where, from, to,
-           "split axis '" + std::string(1, layout.axes[position].letter) + "' in \"" + text +
-               "\" has no primal axis '" + std::string(1, upper) + "'");
-  return layout;
+  return result;
+}
+
+Layout parse(const std::string &text, SourceRange where, const std::string &from, const std::string &to) {
+  LayoutParseError error;
+  std::optional<Layout> layout = Layout::parse(text, &error);
+  if (!layout)
+    fail(where, from, to, error.message + " in \"" + text + "\"");
+  return *layout;
 }
 
 } // namespace
 
 IndexMap indexMapFromLayouts(const std::string &from, const std::string &to, SourceRange where, DataType indexType) {
-  Layout source = parse(from, where, from, to), target = parse(to, where, from, to);
+  return indexMapFromLayouts(parse(from, where, from, to), parse(to, where, from, to), where, indexType);
+}
+
+IndexMap indexMapFromLayouts(const Layout &fromLayout, const Layout &toLayout, SourceRange where, DataType indexType) {
+  std::string from = fromLayout.name(), to = toLayout.name();
+  AxisPlan source = plan(fromLayout, where, from, to), target = plan(toLayout, where, from, to);
   for (const auto &[letter, position] : source.primal)
     if (!target.primal.count(letter))
       fail(where, from, to, "axis '" + std::string(1, letter) + "' is missing from \"" + to + "\"");
@@ -121,6 +100,68 @@ IndexMap indexMapFromLayouts(const std::string &from, const std::string &to, Sou
     results.push_back(analyzer.simplify(value));
   }
   return IndexMapNode::make(inputs, results, {}, where);
+}
+
+std::optional<Layout> layoutAfterMap(const Layout &from, const IndexMap &map, const std::vector<Expr> &shape) {
+  const std::vector<Var> &inputs = map->initialIndices;
+  if (from.isAnyRank() || from.numDims() != inputs.size() || shape.size() != inputs.size())
+    return std::nullopt;
+  for (const DimDescription &dim : from.dims())
+    if (dim.isAny())
+      return std::nullopt;
+  MappedShape mapped;
+  try {
+    mapped = mapShape(map, shape);
+  } catch (const CompileError &) {
+    return std::nullopt;
+  }
+  // Each final index must use the axes of one primal letter: its first use names the primal
+  // axis, a second one its split (the factor is that index's extent).
+  std::string candidate;
+  std::map<char, int> uses;
+  for (size_t k = 0; k < map->finalIndices.size(); ++k) {
+    char letter = 0;
+    for (size_t j = 0; j < inputs.size(); ++j) {
+      if (!usesAnyVar(map->finalIndices[k], {inputs[j]}))
+        continue;
+      char upper = static_cast<char>(std::toupper(static_cast<unsigned char>(from.dims()[j].name)));
+      if (letter && letter != upper)
+        return std::nullopt;
+      letter = upper;
+    }
+    if (!letter)
+      return std::nullopt;
+    int use = uses[letter]++;
+    if (use == 0) {
+      candidate += letter;
+      continue;
+    }
+    const int64_t *factor = asConstInt(mapped.shape[k]);
+    if (use > 1 || !factor || *factor <= 0)
+      return std::nullopt;
+    candidate += std::to_string(*factor) + static_cast<char>(std::tolower(static_cast<unsigned char>(letter)));
+  }
+  std::optional<Layout> target = Layout::parse(candidate);
+  if (!target)
+    return std::nullopt;
+  // The candidate names the map only when the layouts' own map computes the same indices.
+  IndexMap expected;
+  try {
+    expected = indexMapFromLayouts(from, *target, {}, inputs.front()->type);
+  } catch (const CompileError &) {
+    return std::nullopt;
+  }
+  if (expected->finalIndices.size() != map->finalIndices.size())
+    return std::nullopt;
+  Analyzer analyzer;
+  for (size_t k = 0; k < inputs.size(); ++k)
+    analyzer.bindRange(inputs[k], IntImmNode::make(shape[k]->type, 0), shape[k]);
+  std::vector<Expr> indices(inputs.begin(), inputs.end());
+  std::vector<Expr> computed = mapIndices(expected, indices, analyzer);
+  for (size_t k = 0; k < computed.size(); ++k)
+    if (!analyzer.canProveEqual(computed[k], map->finalIndices[k]))
+      return std::nullopt;
+  return target;
 }
 
 } // namespace tirlower

@@ -14,11 +14,12 @@ PrimFunc PrimFuncNode::make(Fields f) {
   node->body = std::move(f.body);
   node->isPrivate = f.isPrivate;
   node->loc = f.loc;
+  node->layoutRequirements = std::move(f.layoutRequirements);
   return PrimFunc(node);
 }
 
 PrimFuncNode::Fields PrimFuncNode::fields() const {
-  return {name, params, bufferMap, attrs, layoutTransforms, body, isPrivate, loc};
+  return {name, params, bufferMap, attrs, layoutTransforms, body, isPrivate, loc, layoutRequirements};
 }
 
 Buffer PrimFuncNode::bufferFor(const Var &param) const {

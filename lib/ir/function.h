@@ -6,6 +6,7 @@
 
 #include "ir/attr_value.h"
 #include "ir/index_map.h"
+#include "ir/layout.h"
 #include "ir/stmt.h"
 
 namespace tirlower {
@@ -27,12 +28,15 @@ struct BufferBinding {
 class PrimFuncNode : public Node {
 public:
   Symbol name;
-  std::vector<Var> params;             // in signature order: handles and scalars
+  std::vector<Var> params;              // in signature order: handles and scalars
   std::vector<BufferBinding> bufferMap; // in parameter order
   AttrValue attrs;                      // dict from T.func_attr, minus layout_transform_map
   std::vector<LayoutTransform> layoutTransforms;
   Stmt body;
   bool isPrivate = false;
+  // Layout requirements on its buffers: T.func_attr({"layout_requirements": {"B": "NCHW4c"}})
+  // (also kept in attrs, so printing round-trips) and --require-layout, with their locations.
+  std::vector<LayoutRequirement> layoutRequirements;
 
   struct Fields {
     Symbol name;
@@ -43,6 +47,7 @@ public:
     Stmt body;
     bool isPrivate = false;
     SourceRange loc;
+    std::vector<LayoutRequirement> layoutRequirements;
   };
   static Ref<PrimFuncNode> make(Fields fields);
   Fields fields() const;
@@ -58,8 +63,8 @@ private:
 using PrimFunc = Ref<PrimFuncNode>;
 
 struct Module {
-  std::string name;           // the @I.ir_module class name, empty for loose functions
-  bool isIRModule = false;    // printed as a class
+  std::string name;        // the @I.ir_module class name, empty for loose functions
+  bool isIRModule = false; // printed as a class
   std::vector<PrimFunc> functions;
   uint32_t fileId = 0;
 

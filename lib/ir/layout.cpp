@@ -264,4 +264,45 @@ std::string Layout::unsatisfiedReason(size_t rank, const std::vector<std::option
   return "";
 }
 
+std::string LayoutRequirement::originText() const {
+  switch (origin) {
+  case Origin::FuncAttr: return "T.func_attr";
+  case Origin::CommandLine: return "--require-layout";
+  case Origin::PassOption: return "the pass option require";
+  case Origin::Target: return "the target";
+  }
+  return "";
+}
+
+bool parseRequirementSpec(std::string_view text, LayoutRequirement &requirement, LayoutParseError *error) {
+  LayoutParseError local;
+  LayoutParseError &e = error ? *error : local;
+  std::string_view layoutText = text;
+  bool texture = false;
+  if (size_t colon = text.find(':'); colon != std::string_view::npos) {
+    if (text.substr(colon + 1) != "texture") {
+      e = {colon, text.size() - colon,
+           "unknown layout requirement kind '" + std::string(text.substr(colon + 1)) +
+               "'; the only kind is ':texture'"};
+      return false;
+    }
+    layoutText = text.substr(0, colon);
+    texture = true;
+  }
+  std::optional<Layout> layout = Layout::parse(layoutText, &e);
+  if (!layout)
+    return false;
+  if (texture) {
+    size_t rank = layout->numDims();
+    if (rank < 2 || !layout->dims().back().isSplit() || layout->dims().back().factor != 4) {
+      e = {0, layoutText.empty() ? 1 : layoutText.size(),
+           "a texture layout must end in a split of 4 (one RGBA texel), such as NCHW4c:texture"};
+      return false;
+    }
+  }
+  requirement.layout = std::move(*layout);
+  requirement.texture = texture;
+  return true;
+}
+
 } // namespace tirlower

@@ -20,6 +20,8 @@
 #include <string_view>
 #include <vector>
 
+#include "ir/source_range.h"
+
 namespace tirlower {
 
 struct DimDescription {
@@ -85,5 +87,26 @@ private:
   bool anyRank_ = true;
   std::vector<DimDescription> dims_;
 };
+
+// A layout requirement on a buffer: "NCHW4c", or "NCHW4c:texture" to also require OpenCL image
+// storage (scope "global.texture", the last two dimensions forming a row of float32 RGBA
+// texels: an axis separator before them and a last dimension that is a split of 4).
+struct LayoutRequirement {
+  enum class Origin { FuncAttr, CommandLine, PassOption, Target };
+  std::string buffer;
+  Layout layout;
+  bool texture = false;
+  Origin origin = Origin::CommandLine;
+  SourceRange loc; // the requirement's text, where it was written
+
+  // "NCHW4c:texture" (the spelling it was parsed from, canonical).
+  std::string spec() const { return layout.name() + (texture ? ":texture" : ""); }
+  // "T.func_attr", "--require-layout", ...
+  std::string originText() const;
+};
+
+// Parses "LAYOUT" or "LAYOUT:texture" into `requirement` (layout and texture); offsets of
+// errors are inside `text`.
+bool parseRequirementSpec(std::string_view text, LayoutRequirement &requirement, LayoutParseError *error = nullptr);
 
 } // namespace tirlower

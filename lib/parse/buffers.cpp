@@ -80,12 +80,8 @@ Buffer Parser::buildBuffer(uint32_t nameNode, const CallArgs &args, size_t first
       f.axisSeparators.push_back(previous);
     }
   }
-  if (uint32_t l = args.find("layout"); l != UINT32_MAX) {
-    std::string layout = stringLiteral(l);
-    if (layout.empty())
-      fail(nodeRange(l), "the layout must not be empty");
-    f.layout = Symbol(layout);
-  }
+  if (uint32_t l = args.find("layout"); l != UINT32_MAX)
+    f.layout = Symbol(layoutArgument(l, f.name.str(), f.shape.size()).name());
   for (std::string_view hint : {"align", "offset_factor"})
     if (uint32_t h = args.find(hint); h != UINT32_MAX && constantInt(h, hint.data()) < 0)
       fail(nodeRange(h), std::string(hint) + " must not be negative");
@@ -168,11 +164,61 @@ void Parser::parseFuncAttr(uint32_t call) {
   if (node(dict).kind != Ast::Dict)
     fail(nodeRange(dict), "T.func_attr takes a dict");
   AttrValue value = attrValue(dict);
+  for (uint32_t k = 0; k + 1 < node(dict).count; k += 2)
+    if (stringLiteral(child(dict, k)) == "layout_requirements") {
+      func_.fields->layoutRequirements.clear(); // a later T.func_attr replaces the entry
+      parseLayoutRequirements(child(dict, k + 1));
+    }
   AttrValue &attrs = func_.fields->attrs;
   if (attrs.isNone())
     attrs = AttrValue::dict();
   for (const AttrValue::Entry &e : value.entries())
     attrs.set(e.first, e.second);
+}
+
+SourceRange Parser::insideString(uint32_t id, size_t offset, size_t length) {
+  SourceRange whole = nodeRange(id);
+  std::string_view raw = nodeText(id);
+  // Point inside the quotes when the literal has no escapes (its text is the value).
+  if (raw.size() < 2 || raw.find('\\') != std::string_view::npos || offset + length + 2 > raw.size())
+    return whole;
+  uint32_t begin = whole.begin + 1 + static_cast<uint32_t>(offset);
+  return {whole.fileId, begin, begin + static_cast<uint32_t>(length)};
+}
+
+Layout Parser::layoutArgument(uint32_t id, const std::string &bufferName, size_t rank) {
+  std::string text = stringLiteral(id);
+  LayoutParseError error;
+  std::optional<Layout> layout = Layout::parse(text, &error);
+  if (!layout)
+    fail(insideString(id, error.offset, error.length), "malformed layout \"" + text + "\": " + error.message);
+  if (!layout->isAnyRank() && layout->numDims() != rank)
+    fail(nodeRange(id), "layout \"" + text + "\" has " + std::to_string(layout->numDims()) +
+                            " dimensions but buffer '" + bufferName + "' has " + std::to_string(rank));
+  return *layout;
+}
+
+// {"B": "NCHW4c", "A": "NCHW4c:texture"}: kept in attrs for printing, and recorded with the
+// location of each requirement for verify-layouts and legalize-layouts.
+void Parser::parseLayoutRequirements(uint32_t dict) {
+  if (node(dict).kind != Ast::Dict)
+    fail(nodeRange(dict), "layout_requirements must be a dict from buffer names to layout strings");
+  for (uint32_t k = 0; k + 1 < node(dict).count; k += 2) {
+    uint32_t key = child(dict, k), value = child(dict, k + 1);
+    LayoutRequirement requirement;
+    requirement.buffer = stringLiteral(key);
+    if (node(value).kind != Ast::String)
+      fail(nodeRange(value),
+           "the layout requirement of '" + requirement.buffer + "' must be a string such as \"NCHW4c\"");
+    std::string text = stringLiteral(value);
+    LayoutParseError error;
+    if (!parseRequirementSpec(text, requirement, &error))
+      fail(insideString(value, error.offset, error.length),
+           "malformed layout requirement \"" + text + "\": " + error.message);
+    requirement.origin = LayoutRequirement::Origin::FuncAttr;
+    requirement.loc = nodeRange(value);
+    func_.fields->layoutRequirements.push_back(std::move(requirement));
+  }
 }
 
 void Parser::parseTransformLayout(uint32_t call) {

@@ -235,6 +235,10 @@ private:
   Buffer buildBuffer(uint32_t nameNode, const CallArgs &args, size_t first, Var data, SourceRange loc);
   std::vector<Expr> lowerShape(uint32_t id);
   void parseFuncAttr(uint32_t call);
+  // Layouts (ir/layout.h): "layout=" of buffers and T.func_attr's "layout_requirements".
+  SourceRange insideString(uint32_t id, size_t offset, size_t length);
+  Layout layoutArgument(uint32_t id, const std::string &bufferName, size_t rank);
+  void parseLayoutRequirements(uint32_t dict);
   void parseTransformLayout(uint32_t call);
   void parseMatchBuffer(uint32_t target, uint32_t call);
   void defineBuffer(uint32_t nameNode, const Buffer &buffer);

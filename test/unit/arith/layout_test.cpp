@@ -1,5 +1,7 @@
 #include <catch2/catch.hpp>
 
+#include <functional>
+
 #include "arith/expr_util.h"
 #include "arith/index_map_ops.h"
 #include "map_check.h"
@@ -48,6 +50,56 @@ TEST_CASE("malformed layouts", "[layout]") {
   CHECK(layoutError("NCHW", "NCHW4C").find("followed by a lowercase axis") != std::string::npos);
   CHECK(layoutError("NCHW", "NCHW99999999999999999999c").find("too large") != std::string::npos);
   CHECK(layoutError("NCHW", "NCHWc").find("needs a factor") != std::string::npos);
-  CHECK(layoutError("NC*W", "NCHW").find("unknown axis '*'") != std::string::npos);
+  CHECK(layoutError("NC*W", "NCHW").find("wildcard axis '*' in \"NC*W\" has no index map") != std::string::npos);
+  CHECK(layoutError("*", "NCHW").find("the wildcard layout \"*\" has no index map") != std::string::npos);
+  CHECK(layoutError("NC-W", "NCHW").find("unknown axis '-' in \"NC-W\"") != std::string::npos);
+  CHECK(layoutMap("N[a=16]HWC", "NCHW4c") == "lambda n, h, w, c: [n, c // 4, h, w, c % 4]");
   CHECK(layoutError("", "NCHW").find("empty") != std::string::npos);
+}
+
+namespace {
+std::string layoutAfter(const std::string &from, const IndexMap &map, std::vector<int64_t> shape) {
+  std::vector<Expr> extents;
+  for (int64_t e : shape)
+    extents.push_back(IntImmNode::make(DataType::int32(), e));
+  std::optional<Layout> layout = layoutAfterMap(*Layout::parse(from), map, extents);
+  return layout ? layout->name() : "<unnamed>";
+}
+IndexMap lambdaMap(const std::vector<std::string> &names, std::function<std::vector<Expr>(std::vector<Var> &)> body) {
+  std::vector<Var> vars;
+  for (const std::string &n : names)
+    vars.push_back(VarNode::make(Symbol(n), DataType::int32()));
+  std::vector<Expr> results = body(vars);
+  return IndexMapNode::make(vars, results, {});
+}
+Expr c32(int64_t v) {
+  return IntImmNode::make(DataType::int32(), v);
+}
+} // namespace
+
+TEST_CASE("layouts follow index maps", "[layout]") {
+  // The layouts' own maps name their target layout.
+  CHECK(layoutAfter("NHWC", indexMapFromLayouts("NHWC", "NCHW4c"), {1, 8, 8, 16}) == "NCHW4c");
+  CHECK(layoutAfter("NCHW4c", indexMapFromLayouts("NCHW4c", "NHWC"), {1, 4, 8, 8, 4}) == "NHWC");
+  CHECK(layoutAfter("NCHW", indexMapFromLayouts("NCHW", "NHWC"), {2, 3, 4, 5}) == "NHWC");
+  // An equivalent lambda with other names and forms.
+  IndexMap lambda = lambdaMap({"a", "b", "x", "y"}, [](std::vector<Var> &v) {
+    return std::vector<Expr>{v[0], BinaryNode::make(BinaryOp::FloorDiv, v[3], c32(4)), v[1], v[2],
+                             BinaryNode::make(BinaryOp::FloorMod, v[3], c32(4))};
+  });
+  CHECK(layoutAfter("NHWC", lambda, {1, 8, 8, 16}) == "NCHW4c");
+  // General maps: mixing axes, reversing, or a split that is not a layout split.
+  IndexMap mixed = lambdaMap({"i", "j"}, [](std::vector<Var> &v) { return std::vector<Expr>{v[0] + v[1], v[1]}; });
+  CHECK(layoutAfter("HW", mixed, {4, 4}) == "<unnamed>");
+  IndexMap reversed = lambdaMap({"i", "j"}, [](std::vector<Var> &v) { return std::vector<Expr>{c32(3) - v[0], v[1]}; });
+  CHECK(layoutAfter("HW", reversed, {4, 4}) == "<unnamed>");
+  IndexMap swapSplit = lambdaMap({"i", "j"}, [](std::vector<Var> &v) {
+    return std::vector<Expr>{BinaryNode::make(BinaryOp::FloorMod, v[1], c32(4)), v[0],
+                             BinaryNode::make(BinaryOp::FloorDiv, v[1], c32(4))};
+  });
+  CHECK(layoutAfter("HW", swapSplit, {4, 16}) == "<unnamed>");
+  IndexMap transpose = lambdaMap({"i", "j"}, [](std::vector<Var> &v) { return std::vector<Expr>{v[1], v[0]}; });
+  CHECK(layoutAfter("HW", transpose, {4, 16}) == "WH");
+  CHECK(layoutAfter("*", transpose, {4, 16}) == "<unnamed>");
+  CHECK(layoutAfter("H*", transpose, {4, 16}) == "<unnamed>");
 }
