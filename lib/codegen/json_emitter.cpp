@@ -8,6 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "codegen/launch_geometry.h"
 #include "codegen/tir_names.h"
 #include "codegen/tir_script_printer.h"
 
@@ -130,7 +131,22 @@ public:
     out["buffers"] = std::move(buffers_);
     out["attrs"] = function.attrs.isNone() ? Json::object() : attrJson(function.attrs);
     out["layout_transforms"] = std::move(transforms);
+    if (LaunchGeometry geometry = launchGeometryOf(function); geometry.bound)
+      out["launch"] = launch(geometry);
     out["body"] = std::move(body);
+    return out;
+  }
+
+  Json launch(const LaunchGeometry &geometry) {
+    Json out = Json::object();
+    if (!geometry.error.empty()) {
+      out["error"] = geometry.error;
+      addLoc(out, geometry.errorLoc);
+      return out;
+    }
+    out["global"] = geometry.global();
+    out["local"] = geometry.local;
+    out["groups"] = geometry.groups;
     return out;
   }
 

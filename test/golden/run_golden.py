@@ -6,7 +6,8 @@ Each test/golden/**/*.tir file states its command lines:
     # EXIT: 1            (optional: expected exit status of every RUN, default 0)
 `%s` is the test file; `tirlower` is the binary under test. The stdout of the RUN lines
 without --verify-diagnostics, concatenated, must equal the sibling file NAME.expected byte
-for byte. A RUN with --verify-diagnostics passes when it exits with the expected status.
+for byte, after each occurrence of the test file's absolute path (JSON locations) is written
+as `%s`, so that the expected output does not depend on where the checkout is. A RUN with --verify-diagnostics passes when it exits with the expected status.
 
     run_golden.py --tirlower BIN [--update] FILE...
 --update rewrites the .expected files instead of comparing.
@@ -74,7 +75,7 @@ def check_file(tirlower, path, update):
                 ok = False
             if not verify:
                 compares = True
-                output += result.stdout
+                output += result.stdout.replace(os.path.abspath(path).encode("utf-8"), b"%s")
     if not compares:
         return ok
     expected_file = expected_path(path)

@@ -7,17 +7,6 @@
 
 namespace tirlower {
 
-std::optional<ThreadAxis> parseThreadTag(std::string_view tag) {
-  bool block = tag.rfind("blockIdx.", 0) == 0;
-  bool thread = tag.rfind("threadIdx.", 0) == 0;
-  if (!block && !thread)
-    return std::nullopt;
-  std::string_view axis = tag.substr(block ? 9 : 10);
-  if (axis.size() != 1 || axis[0] < 'x' || axis[0] > 'z')
-    return std::nullopt;
-  return ThreadAxis{block, axis[0] - 'x'};
-}
-
 namespace {
 
 bool isTextureScope(const BufferNode &buffer) {
@@ -66,16 +55,14 @@ protected:
 
 private:
   void bind(std::string_view tag, const Expr &extent, SourceRange where) {
-    std::optional<ThreadAxis> axis = parseThreadTag(tag);
-    if (!axis)
-      throw CompileError(where, "OpenCL emitter: unknown thread tag '" + std::string(tag) +
-                                    "' (expected blockIdx.x|y|z or threadIdx.x|y|z)");
-    const int64_t *value = asConstInt(extent);
-    if (!value || *value < 1)
-      throw CompileError(where, "OpenCL emitter: the extent of the loop bound to '" + std::string(tag) +
-                                    "' must be a positive constant to give a launch geometry");
-    int64_t &slot = axis->isBlock ? census_.groups[axis->dim] : census_.local[axis->dim];
-    slot = std::max(slot, *value);
+    LaunchGeometry geometry;
+    geometry.groups = census_.groups;
+    geometry.local = census_.local;
+    addThreadBinding(geometry, tag, extent, where);
+    if (!geometry.error.empty())
+      throw CompileError(where, "OpenCL emitter: " + geometry.error);
+    census_.groups = geometry.groups;
+    census_.local = geometry.local;
   }
 
   KernelCensus &census_;

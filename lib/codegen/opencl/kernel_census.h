@@ -10,16 +10,10 @@
 #include <unordered_set>
 #include <vector>
 
+#include "codegen/launch_geometry.h"
 #include "ir/function.h"
 
 namespace tirlower {
-
-// "blockIdx.y" -> {block, 1}; "threadIdx.z" -> {thread, 2}; anything else -> nullopt.
-struct ThreadAxis {
-  bool isBlock = false;
-  int dim = 0;
-};
-std::optional<ThreadAxis> parseThreadTag(std::string_view tag);
 
 // A flattened buffer that OpenCL holds in an image2d_t of float4 texels: scope "global.texture",
 // physical rank 2 (shape of size 2, axis_separators [1]), float32 elements with an innermost
