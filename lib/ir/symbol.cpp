@@ -1,14 +1,20 @@
 #include "ir/symbol.h"
 
-#include <memory>
 #include <unordered_set>
 
 namespace tirlower {
 
 namespace {
+// Transparent hashing: a lookup by string_view builds no std::string (one per name reference
+// in the parser otherwise).
+struct NameHash {
+  using is_transparent = void;
+  size_t operator()(std::string_view text) const noexcept { return std::hash<std::string_view>()(text); }
+};
+
 struct InternTable {
   // Strings live in nodes of the set; node-based containers never move their elements.
-  std::unordered_set<std::string> strings;
+  std::unordered_set<std::string, NameHash, std::equal_to<>> strings;
   InternTable() { strings.reserve(4096); }
 };
 
@@ -25,12 +31,14 @@ const std::string &emptyString() {
 
 Symbol::Symbol(std::string_view text) {
   auto &strings = table().strings;
-  auto it = strings.find(std::string(text));
+  auto it = strings.find(text);
   if (it == strings.end())
     it = strings.emplace(text).first;
   text_ = &*it;
 }
 
-const std::string &Symbol::str() const { return text_ ? *text_ : emptyString(); }
+const std::string &Symbol::str() const {
+  return text_ ? *text_ : emptyString();
+}
 
 } // namespace tirlower

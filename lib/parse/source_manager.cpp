@@ -1,6 +1,7 @@
 #include "parse/source_manager.h"
 
 #include <algorithm>
+#include <cstring>
 #include <stdexcept>
 
 namespace tirlower {
@@ -12,10 +13,11 @@ uint32_t SourceManager::addFile(std::string name, std::string text) {
   file->name = std::move(name);
   file->text = std::move(text);
   file->lineStarts.push_back(0);
-  const std::string &t = file->text;
-  for (size_t i = 0; i < t.size(); ++i)
-    if (t[i] == '\n')
-      file->lineStarts.push_back(static_cast<uint32_t>(i + 1));
+  // memchr scans a word at a time; the byte loop was a visible share of parsing big inputs.
+  const char *begin = file->text.data(), *end = begin + file->text.size();
+  for (const char *p = begin;
+       (p = static_cast<const char *>(std::memchr(p, '\n', static_cast<size_t>(end - p)))) != nullptr;)
+    file->lineStarts.push_back(static_cast<uint32_t>(++p - begin));
   files_.push_back(std::move(file));
   return static_cast<uint32_t>(files_.size());
 }
