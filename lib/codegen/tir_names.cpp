@@ -38,6 +38,9 @@ std::string sanitizeIdentifier(std::string_view name) {
 }
 
 bool isReservedName(std::string_view name) {
+  // Every reserved word has 1 to 8 characters: longer names skip the 37 comparisons.
+  if (name.empty() || name.size() > 8)
+    return false;
   return std::find(kReserved.begin(), kReserved.end(), name) != kReserved.end();
 }
 
@@ -60,9 +63,27 @@ int64_t NameTable::find(std::string_view name, uint64_t hash) const {
   }
 }
 
+namespace {
+// Tables start small: the printer makes one per function and one per index-map lambda, most
+// holding a handful of names.
+constexpr size_t kInitialSlots = 32;
+// clear() keeps tables up to this size and releases bigger ones, so that one huge function
+// does not make clearing cost its size for every later function.
+constexpr size_t kKeptSlots = 1024;
+} // namespace
+
+void NameTable::clear() {
+  names_.clear();
+  nextSuffix_.clear();
+  if (slots_.size() > kKeptSlots)
+    slots_ = {};
+  else
+    std::fill(slots_.begin(), slots_.end(), Slot{});
+}
+
 void NameTable::grow() {
   std::vector<Slot> old = std::move(slots_);
-  slots_.assign(old.empty() ? 256 : old.size() * 2, Slot{});
+  slots_.assign(old.empty() ? kInitialSlots : old.size() * 2, Slot{});
   size_t mask = slots_.size() - 1;
   for (const Slot &entry : old) {
     if (entry.index == 0)
@@ -135,10 +156,20 @@ const std::string *IdentityNames::find(const void *object) const {
   return keys_[slot] ? &names_[values_[slot]] : nullptr;
 }
 
+void IdentityNames::clear() {
+  names_.clear();
+  if (keys_.size() > kKeptSlots) {
+    keys_ = {};
+    values_ = {};
+  } else {
+    std::fill(keys_.begin(), keys_.end(), nullptr);
+  }
+}
+
 void IdentityNames::grow() {
   std::vector<const void *> oldKeys = std::move(keys_);
   std::vector<uint32_t> oldValues = std::move(values_);
-  size_t capacity = oldKeys.empty() ? 256 : oldKeys.size() * 2;
+  size_t capacity = oldKeys.empty() ? kInitialSlots : oldKeys.size() * 2;
   keys_.assign(capacity, nullptr);
   values_.assign(capacity, 0);
   for (size_t k = 0; k < oldKeys.size(); ++k) {

@@ -23,6 +23,8 @@ class NameTable {
 public:
   // A name not handed out before: the sanitized hint itself when free, else hint_1, hint_2, ...
   std::string fresh(std::string_view hint);
+  // Forgets every name; keeps the memory of a small table for the next function.
+  void clear();
 
 private:
   struct Slot {
@@ -36,7 +38,7 @@ private:
 
   std::vector<Slot> slots_;
   // Every name handed out (and every reserved base asked for), with the next suffix to try.
-  std::deque<std::string> names_;
+  std::vector<std::string> names_;
   std::vector<int> nextSuffix_;
 };
 
@@ -49,6 +51,8 @@ public:
   const std::string &insert(const void *object, std::string name);
   // Gives `object` the name `name`, replacing any name it had (a redefinition).
   const std::string &assign(const void *object, std::string name);
+  // Forgets every name; keeps the memory of a small table for the next function.
+  void clear();
 
 private:
   size_t slotOf(const void *object) const;

@@ -49,8 +49,8 @@ const char *loopIterator(ForKind kind) {
 // ---- names -----------------------------------------------------------------------------------
 
 void ScriptPrinter::resetNames() {
-  names_ = NameTable();
-  printed_ = IdentityNames();
+  names_.clear();
+  printed_.clear();
 }
 
 const std::string &ScriptPrinter::defineVar(const VarNode *var) {
