@@ -1,6 +1,7 @@
 #include "interp/semantic_check.h"
 
 #include <charconv>
+#include <cmath>
 #include <cstring>
 #include <unordered_map>
 
@@ -102,6 +103,18 @@ bool sameScalar(const BufferData &a, size_t sa, const BufferData &b, size_t sb) 
   return !initA || std::memcmp(a.bytes() + sa * bytes, b.bytes() + sb * bytes, bytes) == 0;
 }
 
+// Both initialised floats within `tolerance` of each other (see reassociationTolerance).
+bool closeScalar(const BufferData &expected, size_t se, const BufferData &actual, size_t sa, FloatTolerance tolerance) {
+  if (!expected.elementType().isFloat() || !expected.isInitialized(se) || !actual.isInitialized(sa))
+    return false;
+  double e = expected.getFloat(se), a = actual.getFloat(sa);
+  if (std::isnan(e) || std::isnan(a))
+    return std::isnan(e) && std::isnan(a);
+  if (std::isinf(e) || std::isinf(a))
+    return e == a;
+  return std::fabs(a - e) <= tolerance.relative * std::fabs(e) + tolerance.absolute;
+}
+
 void copyScalar(const BufferData &from, size_t sf, BufferData &to, size_t st) {
   size_t bytes = static_cast<size_t>(from.elementType().laneBytes());
   std::memcpy(to.bytes() + st * bytes, from.bytes() + sf * bytes, bytes);
@@ -120,6 +133,16 @@ void setConstant(BufferData &data, size_t scalar, const Expr &value) {
 }
 
 } // namespace
+
+FloatTolerance reassociationTolerance(DataType type) {
+  if (!type.isFloat())
+    return {};
+  if (type.bits() == 64)
+    return {0x1p-40, 0x1p-44};
+  if (type.bits() == 32)
+    return {0x1p-12, 0x1p-16};
+  return {0x1p-6, 0x1p-8};
+}
 
 // How one parameter's logical elements lie in storage, before and after its layout changes.
 struct ParamLayout {
@@ -263,7 +286,8 @@ SemanticChecker::SemanticChecker(const Module &original, SemanticCheckOptions op
 
 SemanticChecker::~SemanticChecker() = default;
 
-std::optional<Diagnostic> SemanticChecker::check(const Module &after, const std::string &passName) const {
+std::optional<Diagnostic> SemanticChecker::check(const Module &after, const std::string &passName,
+                                                 bool reassociated) const {
   for (const auto &refPtr : functions_) {
     const Reference &ref = *refPtr;
     const std::string funcName(ref.func->name.str());
@@ -328,11 +352,13 @@ std::optional<Diagnostic> SemanticChecker::check(const Module &after, const std:
       const BufferData &expected = *ref.outputs[k].buffer;
       const BufferData &actual = *args[k].buffer;
       const std::string bufferName(layout.buffer->name.str());
+      const FloatTolerance tolerance = reassociationTolerance(layout.element);
+      const bool tolerant = reassociated && layout.element.isFloat();
       for (size_t e = 0; e < layout.offsets.size(); ++e) {
         size_t actualOffset = converted[k] ? layout.physicalOffsets[e] : layout.offsets[e];
         for (size_t l = 0; l < layout.lanes; ++l) {
           size_t se = layout.offsets[e] * layout.lanes + l, sa = actualOffset * layout.lanes + l;
-          if (sameScalar(expected, se, actual, sa))
+          if (sameScalar(expected, se, actual, sa) || (tolerant && closeScalar(expected, se, actual, sa, tolerance)))
             continue;
           std::string lane = layout.lanes > 1 ? " lane " + std::to_string(l) : "";
           return fail("buffer '" + bufferName + "' differs at logical index " + formatIndex(unravel(e, layout.shape)) +

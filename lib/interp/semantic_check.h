@@ -19,6 +19,15 @@
 
 namespace tirlower {
 
+// How far a float result may move when a pass reassociates arithmetic: `actual` matches
+// `expected` when |actual - expected| <= relative * |expected| + absolute (relative 2^-12 and
+// absolute 2^-16 for float32; 2^-40 and 2^-44 for float64; 2^-6 and 2^-8 for float16 and
+// bfloat16). NaN matches NaN; an infinity only the same infinity. Integers stay exact.
+struct FloatTolerance {
+  double relative = 0, absolute = 0;
+};
+FloatTolerance reassociationTolerance(DataType type);
+
 struct SemanticCheckOptions {
   uint64_t seed = 1;
   RunOptions run;
@@ -43,7 +52,9 @@ public:
   // Runs the functions of `after` (the module after the pass named `passName`) and compares
   // them with the original runs. Returns the first difference as an error naming the pass, the
   // function and the first differing element (buffer, logical index, expected, actual).
-  std::optional<Diagnostic> check(const Module &after, const std::string &passName) const;
+  // `reassociated`: a pass so far may reassociate float arithmetic (PassInfo::reassociates), so
+  // floats are compared within reassociationTolerance.
+  std::optional<Diagnostic> check(const Module &after, const std::string &passName, bool reassociated = false) const;
 
   struct Reference;
 

@@ -46,6 +46,11 @@ struct PassInfo {
   std::string summary; // one line, shown by --list-passes
   std::vector<PassOptionInfo> options;
   std::vector<IRProperty> establishes;
+  // The pass may reassociate floating-point arithmetic ((a + b) + c -> a + (b + c)), so its
+  // float results can differ in the last bits: --verify-semantics then compares floats with
+  // reassociationTolerance (interp/semantic_check.h) instead of bit for bit, for this pass and
+  // every later one.
+  bool reassociates = false;
   // Builds the pass; throws std::invalid_argument with a message for bad option values.
   std::function<std::unique_ptr<Pass>(const PassOptions &)> create;
 };

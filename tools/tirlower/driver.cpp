@@ -147,8 +147,9 @@ public:
   void afterPass(const PassInstance &instance, const Module &before, const Module &after, bool identical) override {
     if (next_)
       next_->afterPass(instance, before, after, identical);
+    reassociated_ |= instance.info->reassociates; // floats compared with tolerance from here on
     if (!failure && !identical)
-      failure = checker_.check(after, instance.info->name);
+      failure = checker_.check(after, instance.info->name, reassociated_);
   }
 
   std::optional<Diagnostic> failure;
@@ -156,6 +157,7 @@ public:
 private:
   const SemanticChecker &checker_;
   PassInstrumentation *next_;
+  bool reassociated_ = false;
 };
 
 class Driver {

@@ -1,6 +1,7 @@
 // --verify-semantics' checker: a deliberately broken flatten (wrong row stride) and a layout
 // pass that leaves padding unfilled, both built only here, are caught and named; a correct
-// flatten and the real apply-layout-transforms pass (with padding) pass.
+// flatten and the real apply-layout-transforms pass (with padding) pass. A pass declared to
+// reassociate float addition is checked within the tolerance, and still caught when wrong.
 #include <catch2/catch.hpp>
 
 #include "builders.h"
@@ -59,13 +60,15 @@ class CheckEachPass : public PassInstrumentation {
 public:
   explicit CheckEachPass(const SemanticChecker &checker) : checker_(checker) {}
   void afterPass(const PassInstance &instance, const Module &, const Module &after, bool identical) override {
+    reassociated_ |= instance.info->reassociates;
     if (!failure && !identical)
-      failure = checker_.check(after, instance.info->name);
+      failure = checker_.check(after, instance.info->name, reassociated_);
   }
   std::optional<Diagnostic> failure;
 
 private:
   const SemanticChecker &checker_;
+  bool reassociated_ = false;
 };
 
 class Collector : public DiagnosticSink {
@@ -180,4 +183,89 @@ TEST_CASE("apply-layout-transforms with padding keeps the semantics", "[semantic
   REQUIRE(apply);
   REQUIRE(flatten);
   CHECK_FALSE(verify(module, {apply, flatten}));
+}
+
+namespace {
+
+constexpr int64_t SumRows = 64, SumTerms = 6;
+
+// S[i] = sum of A[i, k], k = 0..5, added left to right, or right to left (reassociated), or
+// right to left without the last term (a broken pass).
+enum class SumOrder { LeftToRight, RightToLeft, RightToLeftDropLast };
+
+Stmt sumRows(const Buffer &a, const Buffer &s, SumOrder order) {
+  Var i = var("i");
+  int64_t terms = order == SumOrder::RightToLeftDropLast ? SumTerms - 1 : SumTerms;
+  Expr sum;
+  for (int64_t k = 0; k < terms; ++k) {
+    Expr term = load(a, {i, c(order == SumOrder::LeftToRight ? k : terms - 1 - k)});
+    sum = !sum ? term : order == SumOrder::LeftToRight ? sum + term : term + sum;
+  }
+  return loop(i, SumRows, store(s, sum, {i}));
+}
+
+Module rowSums() {
+  Buffer a = buffer("A", dims({SumRows, SumTerms})), s = buffer("S", dims({SumRows}));
+  Module module;
+  module.functions.push_back(func("row_sums", {a, s}, sumRows(a, s, SumOrder::LeftToRight)));
+  return module;
+}
+
+class Reassociate : public Pass {
+public:
+  explicit Reassociate(SumOrder order) : order_(order) {}
+  std::optional<Module> run(const Module &module, PassContext &) override {
+    Module out = module;
+    for (PrimFunc &f : out.functions) {
+      PrimFuncNode::Fields fields = f->fields();
+      fields.body = sumRows(f->bufferMap[0].buffer, f->bufferMap[1].buffer, order_);
+      f = PrimFuncNode::make(std::move(fields));
+    }
+    return out;
+  }
+
+private:
+  SumOrder order_;
+};
+
+PassInfo reassociateInfo(const std::string &name, SumOrder order, bool declared) {
+  PassInfo info;
+  info.name = name;
+  info.reassociates = declared;
+  info.create = [order](const PassOptions &) { return std::make_unique<Reassociate>(order); };
+  return info;
+}
+
+} // namespace
+
+TEST_CASE("reassociating float addition changes bits: caught unless the pass declares it", "[semantic-check]") {
+  PassInfo undeclared = reassociateInfo("sum-right-to-left", SumOrder::RightToLeft, false);
+  std::optional<Diagnostic> failure = verify(rowSums(), {&undeclared});
+  REQUIRE(failure); // some of the 64 sums round differently
+  INFO(failure->message);
+  CHECK(failure->message.find("pass 'sum-right-to-left' changed the behaviour of function 'row_sums': buffer 'S' "
+                              "differs at logical index") != std::string::npos);
+
+  PassInfo declared = reassociateInfo("sum-right-to-left", SumOrder::RightToLeft, true);
+  CHECK_FALSE(verify(rowSums(), {&declared}));
+}
+
+TEST_CASE("a reassociating pass is still caught when it computes something else", "[semantic-check]") {
+  PassInfo broken = reassociateInfo("sum-drop-last", SumOrder::RightToLeftDropLast, true);
+  std::optional<Diagnostic> failure = verify(rowSums(), {&broken});
+  REQUIRE(failure);
+  CHECK(failure->message.find("pass 'sum-drop-last' changed the behaviour") != std::string::npos);
+  // The tolerance also covers the passes after a reassociating one: the sum stays reassociated.
+  PassInfo declared = reassociateInfo("sum-right-to-left", SumOrder::RightToLeft, true);
+  PassInfo again = reassociateInfo("sum-right-to-left-again", SumOrder::RightToLeft, false);
+  CHECK_FALSE(verify(rowSums(), {&declared, &again}));
+}
+
+TEST_CASE("the reassociation tolerance per type", "[semantic-check]") {
+  CHECK(reassociationTolerance(DataType::float32()).relative == 0x1p-12);
+  CHECK(reassociationTolerance(DataType::float32()).absolute == 0x1p-16);
+  CHECK(reassociationTolerance(DataType::float64()).relative == 0x1p-40);
+  CHECK(reassociationTolerance(DataType(DataType::Code::Float, 16)).relative == 0x1p-6);
+  CHECK(reassociationTolerance(DataType::int32()).relative == 0);
+  CHECK(reassociationTolerance(DataType::int32()).absolute == 0);
 }
