@@ -6,7 +6,9 @@
 // caller passes data in the new layout. Axis separators come from T.AXIS_SEPARATOR in the map.
 // A map that does not cover the new shape pads the buffer: pad_value is then required, and a
 // buffer the function writes gets its padding filled with it first. The attribute is removed,
-// so a second run changes nothing.
+// so a second run changes nothing. A layout annotation follows the maps: layout="NHWC" with
+// the map of NHWC->NCHW4c (or an equivalent lambda) becomes layout="NCHW4c"; a map that no
+// layout string describes leaves the layout unnamed (the annotation is dropped).
 //
 // Preconditions: accesses of a transformed buffer use scalar indices (run before vectorize);
 // transformed buffers have no strides.
@@ -82,6 +84,22 @@ struct DataPlan {
 bool isZero(const Expr &e) {
   const int64_t *v = e ? asConstInt(e) : nullptr;
   return !e || (v && *v == 0);
+}
+
+// The layout annotation after the maps: named when a layout string describes every map in turn
+// ("NHWC" and NHWC->NCHW4c give "NCHW4c"), else unnamed.
+Symbol layoutAfter(const BufferNode &buffer, const std::vector<const LayoutTransform *> &transforms) {
+  if (buffer.layout.empty())
+    return Symbol();
+  std::optional<Layout> layout = Layout::parse(buffer.layout.view());
+  std::vector<Expr> shape = buffer.shape;
+  for (const LayoutTransform *t : transforms) {
+    if (!layout)
+      return Symbol();
+    layout = layoutAfterMap(*layout, t->map, shape);
+    shape = mapShape(t->map, shape).shape;
+  }
+  return layout ? Symbol(layout->name()) : Symbol();
 }
 
 bool sameView(const BufferNode &a, const BufferNode &b, Analyzer &analyzer) {
@@ -164,7 +182,7 @@ DataPlan planFor(const Buffer &declared, std::vector<const LayoutTransform *> tr
     BufferNode::Fields f = view->fields();
     f.shape = shape;
     f.axisSeparators = separators;
-    f.layout = Symbol(); // a general index map leaves the layout unnamed
+    f.layout = layoutAfter(*view, plan.transforms);
     plan.replacement.emplace(view.get(), BufferNode::make(std::move(f)));
   }
   plan.transformed = plan.replacement.at(declared.get());

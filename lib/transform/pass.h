@@ -30,6 +30,10 @@ enum class IRProperty {
 struct PassContext {
   DiagnosticSink &diagnostics;
   bool remarks = false; // report per-decision remarks (--remarks)
+  // Layout requirements (verify-layouts, legalize-layouts): --layout-verify=warn makes unmet
+  // ones warnings; the --target preset adds its requirements per buffer role.
+  bool layoutVerifyWarn = false;
+  std::string target = {};
 };
 
 class Pass {

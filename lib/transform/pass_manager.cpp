@@ -60,7 +60,7 @@ void PassManager::add(const PassInfo &info, PassOptions options) {
 
 std::optional<Module> PassManager::run(Module module, PassContext &ctx, PassInstrumentation *instrumentation) {
   CountingSink sink(ctx.diagnostics);
-  PassContext passContext{sink, ctx.remarks};
+  PassContext passContext{sink, ctx.remarks, ctx.layoutVerifyWarn, ctx.target};
   for (size_t k = 0; k < passes_.size(); ++k) {
     const PassInstance &instance = passes_[k];
     const std::string &name = instance.info->name;

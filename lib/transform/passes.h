@@ -15,5 +15,7 @@ PassInfo vectorizePassInfo();             // vectorize.cpp
 PassInfo unrollPassInfo();                // unroll.cpp
 PassInfo vectorTypeRewritePassInfo();     // vector_type_rewrite.cpp
 PassInfo lowerVectorAccessPassInfo();     // lower_vector_access.cpp
+PassInfo verifyLayoutsPassInfo();         // verify_layouts.cpp
+PassInfo legalizeLayoutsPassInfo();       // legalize_layouts.cpp
 
 } // namespace tirlower

@@ -12,7 +12,9 @@ const PassRegistry &PassRegistry::builtin() {
   static const PassRegistry registry = [] {
     PassRegistry r;
     r.add(verifyPassInfo());
+    r.add(legalizeLayoutsPassInfo());
     r.add(applyLayoutTransformsPassInfo());
+    r.add(verifyLayoutsPassInfo());
     r.add(flattenPassInfo());
     r.add(simplifyPassInfo());
     r.add(removeNoOpPassInfo());

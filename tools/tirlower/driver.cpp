@@ -272,7 +272,7 @@ private:
 
   // Runs the pipeline, checking every pass's output with --verify-semantics.
   std::optional<Module> lower(Module module, DiagnosticSink &diagnostics) {
-    PassContext context{diagnostics, options_.remarks};
+    PassContext context{diagnostics, options_.remarks, options_.layoutVerifyWarn, options_.target};
     PassInstrumentation *dumps = dumps_.active() ? &dumps_ : nullptr;
     if (!options_.verifySemantics)
       return manager_.run(std::move(module), context, dumps);

@@ -23,9 +23,8 @@ bool splitFlag(const std::string &flag, const std::string &text, std::string &bu
                DiagnosticSink &diagnostics) {
   size_t equals = text.find('=');
   if (equals == std::string::npos || trim(text.substr(0, equals)).empty()) {
-    diagnostics.error(
-        {}, flag + " expects BUFFER=" + (flag == "--layout" ? std::string("FROM->TO") : std::string("lambda ...")) +
-                ", got '" + text + "'");
+    std::string value = flag == "--layout" ? "FROM->TO" : flag == "--require-layout" ? "LAYOUT" : "lambda ...";
+    diagnostics.error({}, flag + " expects BUFFER=" + value + ", got '" + text + "'");
     return false;
   }
   buffer = trim(text.substr(0, equals));
@@ -75,7 +74,8 @@ bool parseLayoutFlags(const ToolOptions &options, SourceManager &sources, Diagno
       ok = false;
       continue;
     }
-    flags.push_back({"--transform-layout", buffer, *map, {fileId, 0, static_cast<uint32_t>(lambda.size())}});
+    flags.push_back(
+        {"--transform-layout", buffer, *map, std::nullopt, {fileId, 0, static_cast<uint32_t>(lambda.size())}});
   }
   for (const std::string &text : options.layouts) {
     std::string buffer, layouts;
@@ -93,11 +93,33 @@ bool parseLayoutFlags(const ToolOptions &options, SourceManager &sources, Diagno
     }
     try {
       IndexMap map = indexMapFromLayouts(trim(layouts.substr(0, arrow)), trim(layouts.substr(arrow + 2)), where);
-      flags.push_back({"--layout", buffer, map, where});
+      flags.push_back({"--layout", buffer, map, std::nullopt, where});
     } catch (const CompileError &e) {
       diagnostics.report(e.diagnostic());
       ok = false;
     }
+  }
+  for (const std::string &text : options.requiredLayouts) {
+    std::string buffer, spec;
+    if (!splitFlag("--require-layout", text, buffer, spec, diagnostics)) {
+      ok = false;
+      continue;
+    }
+    uint32_t fileId = sources.addFile("<command line>", text);
+    size_t specBegin = text.find(spec, text.find('=') + 1);
+    LayoutRequirement requirement;
+    LayoutParseError error;
+    if (!parseRequirementSpec(spec, requirement, &error)) {
+      uint32_t begin = static_cast<uint32_t>(specBegin + error.offset);
+      diagnostics.error({fileId, begin, begin + static_cast<uint32_t>(error.length)},
+                        "--require-layout: malformed layout requirement \"" + spec + "\": " + error.message);
+      ok = false;
+      continue;
+    }
+    requirement.buffer = buffer;
+    requirement.origin = LayoutRequirement::Origin::CommandLine;
+    requirement.loc = {fileId, static_cast<uint32_t>(specBegin), static_cast<uint32_t>(text.size())};
+    flags.push_back({"--require-layout", buffer, IndexMap(), requirement, requirement.loc});
   }
   return ok;
 }
@@ -111,7 +133,10 @@ std::string applyLayoutFlags(Module &module, const std::vector<LayoutFlag> &flag
       if (!buffer)
         continue;
       PrimFuncNode::Fields fields = function->fields();
-      fields.layoutTransforms.push_back({buffer, flag.map, Expr(), flag.loc});
+      if (flag.requirement)
+        fields.layoutRequirements.push_back(*flag.requirement);
+      else
+        fields.layoutTransforms.push_back({buffer, flag.map, Expr(), flag.loc});
       function = PrimFuncNode::make(std::move(fields));
       found = true;
     }

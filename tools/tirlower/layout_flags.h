@@ -2,8 +2,11 @@
 // given on the command line. Each appends a LayoutTransform for buffer B to every function
 // that has a buffer of that name (a parameter, alloc_buffer or decl_buffer), after those the
 // input states; apply-layout-transforms then applies them.
+// --require-layout='B=NCHW4c' (or 'A=NCHW4c:texture') adds a layout requirement on buffer B to
+// every function that has one, for legalize-layouts and verify-layouts.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -14,10 +17,11 @@
 namespace tirlower {
 
 struct LayoutFlag {
-  std::string flag;   // "--layout" or "--transform-layout"
-  std::string buffer; // the buffer name
-  IndexMap map;
-  SourceRange loc; // the flag's text, kept in the SourceManager as "<command line>"
+  std::string flag;                             // "--layout", "--transform-layout" or "--require-layout"
+  std::string buffer;                           // the buffer name
+  IndexMap map;                                 // null for --require-layout
+  std::optional<LayoutRequirement> requirement; // --require-layout
+  SourceRange loc;                              // the flag's text, kept in the SourceManager as "<command line>"
 };
 
 // Parses every layout flag. Reports errors to `diagnostics` or stderr; returns false on any.

@@ -19,7 +19,8 @@ namespace {
 // CLI11 mangles `--opt=VALUE` of a vector option when VALUE holds braces or commas
 // ("--pass=a{k=v,x=y}"), while `--opt VALUE` is kept verbatim: split the '=' form first.
 std::vector<std::string> normalizeArguments(int argc, char **argv) {
-  static const char *const vectorOptions[] = {"--pass", "--print-ir-after", "--transform-layout", "--layout"};
+  static const char *const vectorOptions[] = {"--pass", "--print-ir-after", "--transform-layout", "--layout",
+                                               "--require-layout"};
   std::vector<std::string> args;
   for (int k = 1; k < argc; ++k) {
     std::string arg = argv[k];
@@ -134,6 +135,14 @@ std::optional<int> parseCommandLine(int argc, char **argv, ToolOptions &options)
   app.add_option("--layout", options.layouts,
                  "add a layout transform from layout strings: 'B=NHWC->NCHW4c'; repeatable")
       ->allow_extra_args(false);
+  app.add_option("--require-layout", options.requiredLayouts,
+                 "require a layout of buffer B: 'B=NCHW4c', 'A=NCHW4c:texture' (an OpenCL image); for "
+                 "legalize-layouts and verify-layouts; repeatable")
+      ->allow_extra_args(false);
+  std::string layoutVerify = "error";
+  app.add_option("--layout-verify", layoutVerify,
+                 "what verify-layouts reports an unmet layout requirement as: error (default) or warn")
+      ->check(CLI::IsMember({"error", "warn"}));
   app.add_flag("--verify-semantics", options.verifySemantics,
                "run every function on random inputs before the first pass and after each pass; report the first "
                "pass that changes the results");
@@ -158,6 +167,7 @@ std::optional<int> parseCommandLine(int argc, char **argv, ToolOptions &options)
   }
 
   options.runMode = runCommand->parsed();
+  options.layoutVerifyWarn = layoutVerify == "warn";
   if (options.runMode && options.verifySemantics) {
     printToolError("--verify-semantics cannot be combined with 'run'");
     return 2;

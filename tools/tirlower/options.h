@@ -32,6 +32,8 @@ struct ToolOptions {
   DiagnosticFormat diagnosticsFormat = DiagnosticFormat::Text;
   std::vector<std::string> transformLayouts; // "B=lambda i, j: [j, i]"
   std::vector<std::string> layouts;          // "B=NHWC->NCHW4c"
+  std::vector<std::string> requiredLayouts;  // --require-layout: "B=NCHW4c", "A=NCHW4c:texture"
+  bool layoutVerifyWarn = false;             // --layout-verify=warn
   EmitSettings emitSettings;                 // --openmp, -O, --target-triple
   std::string target;                        // --target preset (c, llvm, opencl); empty if none
   bool verifySemantics = false;              // --verify-semantics

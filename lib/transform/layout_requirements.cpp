@@ -1,0 +1,201 @@
+#include "transform/layout_requirements.h"
+
+#include <algorithm>
+#include <stdexcept>
+
+#include "ir/visitor.h"
+
+namespace tirlower {
+
+namespace {
+
+std::string trim(std::string_view text) {
+  while (!text.empty() && (text.front() == ' ' || text.front() == '\t'))
+    text.remove_prefix(1);
+  while (!text.empty() && (text.back() == ' ' || text.back() == '\t'))
+    text.remove_suffix(1);
+  return std::string(text);
+}
+
+class FirstBufferNamed : public IRVisitor {
+public:
+  explicit FirstBufferNamed(Symbol name) : name_(name) {}
+  using IRVisitor::visit;
+  Buffer found;
+
+protected:
+  void visitBuffer(const Buffer &buffer) override {
+    if (!found && buffer->name == name_)
+      found = buffer;
+  }
+
+private:
+  Symbol name_;
+};
+
+// The stride of each dimension in elements: explicit strides, else row-major over a constant
+// shape; unknown (nullopt) where not constant.
+std::vector<std::optional<int64_t>> elementStrides(const BufferNode &buffer) {
+  std::vector<std::optional<int64_t>> strides(buffer.rank());
+  if (!buffer.strides.empty()) {
+    for (size_t k = 0; k < buffer.rank(); ++k)
+      if (const int64_t *s = asConstInt(buffer.strides[k]))
+        strides[k] = *s;
+    return strides;
+  }
+  std::optional<int64_t> stride = 1;
+  for (size_t k = buffer.rank(); k-- > 0;) {
+    strides[k] = stride;
+    const int64_t *extent = asConstInt(buffer.shape[k]);
+    stride = stride && extent ? std::optional<int64_t>(*stride * *extent) : std::nullopt;
+  }
+  return strides;
+}
+
+// The OpenCL target's role: a texture parameter with an N, C, H, W layout is packed NCHW4c.
+std::vector<LayoutRequirement> targetRequirements(const PrimFuncNode &func, const std::string &target) {
+  std::vector<LayoutRequirement> result;
+  if (target != "opencl")
+    return result;
+  for (const BufferBinding &binding : func.bufferMap) {
+    const BufferNode &buffer = *binding.buffer;
+    if (buffer.scope.view() != "global.texture" || buffer.layout.empty())
+      continue;
+    std::optional<Layout> layout = Layout::parse(buffer.layout.view());
+    std::string primal;
+    for (const DimDescription &dim : layout ? layout->dims() : std::vector<DimDescription>{})
+      if (!dim.isSplit())
+        primal += dim.name;
+    std::sort(primal.begin(), primal.end());
+    if (primal != "CHNW")
+      continue;
+    LayoutRequirement requirement;
+    requirement.buffer = buffer.name.str();
+    parseRequirementSpec("NCHW4c:texture", requirement);
+    requirement.origin = LayoutRequirement::Origin::Target;
+    requirement.loc = buffer.loc;
+    result.push_back(std::move(requirement));
+  }
+  return result;
+}
+
+} // namespace
+
+std::vector<LayoutRequirement> parseRequireOption(const std::string &value) {
+  std::vector<LayoutRequirement> result;
+  std::string text = value;
+  if (text.size() >= 2 && (text.front() == '\'' || text.front() == '"') && text.back() == text.front())
+    text = text.substr(1, text.size() - 2);
+  size_t start = 0;
+  while (start <= text.size()) {
+    size_t end = text.find(';', start);
+    std::string entry =
+        trim(std::string_view(text).substr(start, end == std::string::npos ? std::string::npos : end - start));
+    start = end == std::string::npos ? text.size() + 1 : end + 1;
+    if (entry.empty())
+      continue;
+    size_t equals = entry.find('=');
+    if (equals == std::string::npos || trim(entry.substr(0, equals)).empty())
+      throw std::invalid_argument("require expects BUFFER=LAYOUT entries separated by ';', got '" + entry + "'");
+    LayoutRequirement requirement;
+    requirement.buffer = trim(entry.substr(0, equals));
+    std::string spec = trim(entry.substr(equals + 1));
+    LayoutParseError error;
+    if (!parseRequirementSpec(spec, requirement, &error))
+      throw std::invalid_argument("malformed layout requirement \"" + spec + "\" for '" + requirement.buffer +
+                                  "': " + error.message + " (at character " + std::to_string(error.offset + 1) + ")");
+    requirement.origin = LayoutRequirement::Origin::PassOption;
+    result.push_back(std::move(requirement));
+  }
+  return result;
+}
+
+Buffer findBufferNamed(const PrimFuncNode &func, const std::string &name) {
+  Symbol symbol(name);
+  for (const BufferBinding &binding : func.bufferMap)
+    if (binding.buffer->name == symbol)
+      return binding.buffer;
+  FirstBufferNamed finder(symbol);
+  finder.visit(func.body);
+  return finder.found;
+}
+
+std::vector<BufferRequirement> requirementsOf(const PrimFuncNode &func, const std::vector<LayoutRequirement> &options,
+                                              const std::string &target) {
+  std::vector<BufferRequirement> result;
+  auto add = [&](const LayoutRequirement &requirement) {
+    Buffer buffer = findBufferNamed(func, requirement.buffer);
+    if (buffer) {
+      result.push_back({requirement, buffer});
+      return;
+    }
+    if (requirement.origin == LayoutRequirement::Origin::FuncAttr)
+      throw CompileError(requirement.loc, "layout requirement for '" + requirement.buffer + "', which function '" +
+                                              func.name.str() + "' does not declare");
+  };
+  for (const LayoutRequirement &requirement : func.layoutRequirements)
+    add(requirement);
+  for (const LayoutRequirement &requirement : options)
+    add(requirement);
+  for (const LayoutRequirement &requirement : targetRequirements(func, target))
+    add(requirement);
+  return result;
+}
+
+void checkRequirementsApply(const Module &module, const std::vector<LayoutRequirement> &options) {
+  for (const LayoutRequirement &requirement : options) {
+    bool found = false;
+    for (const PrimFunc &func : module.functions)
+      found = found || findBufferNamed(*func, requirement.buffer);
+    if (!found)
+      throw CompileError(SourceRange{}, "require: no function has a buffer named '" + requirement.buffer + "'");
+  }
+}
+
+std::vector<std::string> unmetRequirement(const BufferNode &buffer, const LayoutRequirement &requirement) {
+  std::vector<std::string> reasons;
+  const Layout &required = requirement.layout;
+  std::optional<Layout> actual;
+  if (!buffer.layout.empty())
+    actual = Layout::parse(buffer.layout.view());
+  if (!actual && !required.isAnyLayout())
+    reasons.push_back("it has no layout annotation");
+  std::string why = required.unsatisfiedReason(buffer.rank(), elementStrides(buffer), actual ? &*actual : nullptr);
+  if (!why.empty())
+    reasons.push_back(why);
+  if (!requirement.texture)
+    return reasons;
+  if (buffer.scope.view() != "global.texture")
+    reasons.push_back("a texture is in scope \"global.texture\", not \"" + buffer.scope.str() + "\"");
+  if (buffer.dtype != DataType::float32())
+    reasons.push_back("a texture holds float32 elements, not " + buffer.dtype.str());
+  const int64_t *innermost = buffer.rank() ? asConstInt(buffer.shape.back()) : nullptr;
+  if (!innermost || *innermost != 4)
+    reasons.push_back("a texture's innermost extent is 4 (one RGBA texel)");
+  int row = static_cast<int>(required.numDims()) - 2;
+  if (buffer.axisSeparators != std::vector<int>{row})
+    reasons.push_back("a texture has one axis separator, before its last two dimensions (axis_separators=[" +
+                      std::to_string(row) + "])");
+  return reasons;
+}
+
+Diagnostic &noteRequirementSource(Diagnostic &diagnostic, const LayoutRequirement &requirement,
+                                  const PrimFuncNode &func) {
+  std::string spec = "\"" + requirement.spec() + "\"";
+  switch (requirement.origin) {
+  case LayoutRequirement::Origin::FuncAttr:
+    return diagnostic.note(requirement.loc, spec + " required by T.func_attr of function '" + func.name.str() + "'");
+  case LayoutRequirement::Origin::CommandLine:
+    return diagnostic.note(requirement.loc, spec + " required by --require-layout='" + requirement.buffer + "=" +
+                                                requirement.spec() + "'");
+  case LayoutRequirement::Origin::PassOption:
+    return diagnostic.note(SourceRange{}, spec + " required by the pass option require='" + requirement.buffer + "=" +
+                                              requirement.spec() + "'");
+  case LayoutRequirement::Origin::Target:
+    return diagnostic.note(requirement.loc,
+                           spec + " required by the OpenCL target for texture parameter '" + requirement.buffer + "'");
+  }
+  return diagnostic;
+}
+
+} // namespace tirlower

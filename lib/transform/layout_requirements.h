@@ -1,0 +1,48 @@
+// Layout requirements as the passes see them (verify-layouts, legalize-layouts): where they
+// come from, which buffer each names, and whether that buffer satisfies it.
+//
+// A function's requirements are, in order: its T.func_attr "layout_requirements" and the
+// tool's --require-layout flags (PrimFuncNode::layoutRequirements), the passes' option
+// require='B=NCHW4c;A=NCHW4c:texture', and the target's requirements per buffer role:
+// for --target=opencl, a parameter in scope "global.texture" whose layout annotation names
+// the dimensions N, C, H and W must be "NCHW4c:texture".
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "ir/function.h"
+#include "transform/pass.h"
+
+namespace tirlower {
+
+struct BufferRequirement {
+  LayoutRequirement requirement;
+  Buffer buffer; // the buffer of that name in the function (a parameter first)
+};
+
+// Parses the pass option require='B=NCHW4c;A=NCHW4c:texture' (entries separated by ';').
+// Throws std::invalid_argument with a message for a malformed value.
+std::vector<LayoutRequirement> parseRequireOption(const std::string &value);
+
+// The function's buffer named `name`: a parameter, else the first declaration in the body.
+Buffer findBufferNamed(const PrimFuncNode &func, const std::string &name);
+
+// Every requirement on the buffers of `func`. A T.func_attr requirement naming no buffer of
+// the function is an error (CompileError at the requirement); the others apply to the
+// functions that have the buffer (see checkRequirementsApply).
+std::vector<BufferRequirement> requirementsOf(const PrimFuncNode &func, const std::vector<LayoutRequirement> &options,
+                                              const std::string &target);
+
+// Throws CompileError when a pass-option requirement names a buffer no function has.
+void checkRequirementsApply(const Module &module, const std::vector<LayoutRequirement> &options);
+
+// Why `buffer` does not satisfy `requirement`, one reason per unmet property (rank, names,
+// alignment, a missing layout annotation, texture storage); empty when it does.
+std::vector<std::string> unmetRequirement(const BufferNode &buffer, const LayoutRequirement &requirement);
+
+// The note that says where a requirement comes from: "required by T.func_attr here".
+Diagnostic &noteRequirementSource(Diagnostic &diagnostic, const LayoutRequirement &requirement,
+                                  const PrimFuncNode &func);
+
+} // namespace tirlower
