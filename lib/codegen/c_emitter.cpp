@@ -513,6 +513,14 @@ private:
     case BinaryOp::Mod:
       if (t.isFloat())
         return call2(vector ? support_.lanewise(mathName("fmod", t), t, 2) : mathName("fmod", t));
+      [[fallthrough]];
+    case BinaryOp::Div:
+      // MIN / -1 and MIN % -1 are undefined in C (TIR wraps): a helper unless the divisor
+      // cannot be -1. Scalars narrower than int are promoted, where it cannot happen.
+      if (t.isInt() && (vector || t.bits() >= 32) && mayBeMinusOne(op->b)) {
+        std::string fn = op->op == BinaryOp::Div ? support_.truncDiv(t.element()) : support_.truncMod(t.element());
+        return call2(vector ? support_.lanewise(fn, t, 2) : fn);
+      }
       break;
     default: break;
     }
@@ -536,6 +544,13 @@ private:
         expr(op->a, operand, false) + " " + cInfixOperator(effective, vector) + " " + expr(op->b, operand, true);
     bool wrap = p < parent || (p == parent && right) || (parent >= 6 && parent <= 7 && p <= 7);
     return wrap ? "(" + text + ")" : text;
+  }
+
+  bool mayBeMinusOne(const Expr &divisor) {
+    if (const auto *b = divisor.as<BroadcastNode>())
+      return mayBeMinusOne(b->value);
+    std::optional<Range> r = range(divisor);
+    return !r || (r->first <= -1 && r->second >= -1);
   }
 
   // ---- integer ranges (to spell only possibly overflowing signed arithmetic wrap-safely) ------
@@ -651,8 +666,12 @@ private:
     }
     DataType t = op->type;
     if (!t.isFloat()) {
-      if (name == "abs" && t.isIntOrUInt() && t.isScalar())
-        return "(" + expr(op->args[0], 1) + " < 0 ? -" + expr(op->args[0], 11) + " : " + expr(op->args[0], 1) + ")";
+      if (name == "abs" && t.isUInt())
+        return "(" + expr(op->args[0]) + ")";
+      if (name == "abs" && t.isInt()) {
+        std::string fn = support_.integerAbs(t.element());
+        return (t.isVector() ? support_.lanewise(fn, t, 1) : fn) + "(" + expr(op->args[0]) + ")";
+      }
       throw CompileError(op->loc, "C emitter: T." + name + " is not supported on " + t.str());
     }
     std::string scalar;

@@ -43,16 +43,43 @@ std::string CSupport::define(const std::string &name, std::string definition) {
   return name;
 }
 
+namespace {
+// `(T)((U)0 - (U)a)`: -a wrapping at T's width (U is the unsigned type of that width).
+std::string wrappingNegation(const std::string &t, DataType type) {
+  return "(" + t + ")((uint" + std::to_string(type.bits()) + "_t)0 - (uint" + std::to_string(type.bits()) + "_t)a)";
+}
+} // namespace
+
 std::string CSupport::floorDiv(DataType type) {
   std::string t = scalarTypeName(type), name = "tl_floordiv_" + suffix(type);
-  return define(name, "static inline " + t + " " + name + "(" + t + " a, " + t + " b) {\n  " + t +
+  return define(name, "static inline " + t + " " + name + "(" + t + " a, " + t + " b) {\n  if (b == -1)\n    return " +
+                          wrappingNegation(t, type) + ";\n  " + t +
                           " q = a / b;\n  return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;\n}\n");
 }
 
 std::string CSupport::floorMod(DataType type) {
   std::string t = scalarTypeName(type), name = "tl_floormod_" + suffix(type);
-  return define(name, "static inline " + t + " " + name + "(" + t + " a, " + t + " b) {\n  " + t +
+  return define(name, "static inline " + t + " " + name + "(" + t + " a, " + t +
+                          " b) {\n  if (b == -1)\n    return 0;\n  " + t +
                           " r = a % b;\n  return (r != 0 && ((r < 0) != (b < 0))) ? r + b : r;\n}\n");
+}
+
+std::string CSupport::truncDiv(DataType type) {
+  std::string t = scalarTypeName(type), name = "tl_div_" + suffix(type);
+  return define(name, "static inline " + t + " " + name + "(" + t + " a, " + t + " b) { return b == -1 ? " +
+                          wrappingNegation(t, type) + " : a / b; }\n");
+}
+
+std::string CSupport::truncMod(DataType type) {
+  std::string t = scalarTypeName(type), name = "tl_mod_" + suffix(type);
+  return define(name,
+                "static inline " + t + " " + name + "(" + t + " a, " + t + " b) { return b == -1 ? 0 : a % b; }\n");
+}
+
+std::string CSupport::integerAbs(DataType type) {
+  std::string t = scalarTypeName(type), name = "tl_abs_" + suffix(type);
+  return define(name, "static inline " + t + " " + name + "(" + t + " a) { return a < 0 ? " +
+                          wrappingNegation(t, type) + " : a; }\n");
 }
 
 std::string CSupport::floatFloorDiv(DataType type) {

@@ -19,8 +19,13 @@ public:
   std::string scalarTypeName(DataType type) const;
 
   // Helper functions by kind; each returns the function's name and records its definition.
+  // Signed integer helpers are defined for every operand pair the interpreter accepts: MIN / -1
+  // wraps to MIN with remainder 0, abs(MIN) is MIN (C's operators are undefined there).
   std::string floorDiv(DataType type);
   std::string floorMod(DataType type);
+  std::string truncDiv(DataType type);   // signed a / b
+  std::string truncMod(DataType type);   // signed a % b
+  std::string integerAbs(DataType type); // a < 0 ? -a : a, wrapping
   std::string minMax(bool isMax, DataType type);
   std::string floatFloorDiv(DataType type);                  // scalar float floor(a / b)
   std::string floatFloorMod(DataType type);                  // scalar float a - floor(a / b) * b

@@ -48,6 +48,7 @@ private:
   llvm::Value *lowerExpr(const Expr &expr);
   llvm::Value *lowerBinary(const BinaryNode *op);
   llvm::Value *lowerArithmetic(BinaryOp op, DataType type, llvm::Value *a, llvm::Value *b);
+  llvm::Value *signedDivide(bool isRem, DataType type, llvm::Value *a, llvm::Value *b);
   llvm::Value *lowerFloorDivMod(bool isMod, DataType type, llvm::Value *a, llvm::Value *b);
   llvm::Value *lowerCompare(BinaryOp op, DataType operandType, llvm::Value *a, llvm::Value *b);
   llvm::Value *lowerShortCircuit(const BinaryNode *op);

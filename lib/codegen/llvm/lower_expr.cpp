@@ -140,9 +140,9 @@ llvm::Value *FunctionLowering::lowerArithmetic(BinaryOp op, DataType type, llvm:
   case BinaryOp::Sub: return isFloat ? builder_.CreateFSub(a, b) : builder_.CreateSub(a, b);
   case BinaryOp::Mul: return isFloat ? builder_.CreateFMul(a, b) : builder_.CreateMul(a, b);
   case BinaryOp::Div:
-    return isFloat ? builder_.CreateFDiv(a, b) : isSigned ? builder_.CreateSDiv(a, b) : builder_.CreateUDiv(a, b);
+    return isFloat ? builder_.CreateFDiv(a, b) : isSigned ? signedDivide(false, type, a, b) : builder_.CreateUDiv(a, b);
   case BinaryOp::Mod: // C's fmod for floats, truncating remainder for integers
-    return isFloat ? builder_.CreateFRem(a, b) : isSigned ? builder_.CreateSRem(a, b) : builder_.CreateURem(a, b);
+    return isFloat ? builder_.CreateFRem(a, b) : isSigned ? signedDivide(true, type, a, b) : builder_.CreateURem(a, b);
   case BinaryOp::FloorDiv: return lowerFloorDivMod(false, type, a, b);
   case BinaryOp::FloorMod: return lowerFloorDivMod(true, type, a, b);
   case BinaryOp::Min:
@@ -172,14 +172,48 @@ llvm::Value *FunctionLowering::lowerFloorDivMod(bool isMod, DataType type, llvm:
   }
   if (type.isUInt())
     return isMod ? builder_.CreateURem(a, b) : builder_.CreateUDiv(a, b);
-  llvm::Value *remainder = builder_.CreateSRem(a, b);
+  llvm::Value *remainder = signedDivide(true, type, a, b);
   llvm::Value *zero = constantOf(type, 0);
   llvm::Value *signsDiffer = builder_.CreateICmpSLT(builder_.CreateXor(remainder, b), zero);
   llvm::Value *adjust = builder_.CreateAnd(builder_.CreateICmpNE(remainder, zero), signsDiffer);
   if (isMod)
     return builder_.CreateSelect(adjust, builder_.CreateAdd(remainder, b), remainder, "floormod");
-  llvm::Value *quotient = builder_.CreateSDiv(a, b);
+  llvm::Value *quotient = signedDivide(false, type, a, b);
   return builder_.CreateSelect(adjust, builder_.CreateSub(quotient, constantOf(type, 1)), quotient, "floordiv");
+}
+
+namespace {
+
+// Whether some lane of the divisor may be -1: anything but an integer constant (or a vector of
+// them) without -1.
+bool mayBeMinusOne(llvm::Value *divisor) {
+  auto *constant = llvm::dyn_cast<llvm::Constant>(divisor);
+  if (!constant)
+    return true;
+  if (auto *vector = llvm::dyn_cast<llvm::FixedVectorType>(constant->getType())) {
+    for (unsigned k = 0; k < vector->getNumElements(); ++k) {
+      auto *lane = llvm::dyn_cast_or_null<llvm::ConstantInt>(constant->getAggregateElement(k));
+      if (!lane || lane->isMinusOne())
+        return true;
+    }
+    return false;
+  }
+  auto *scalar = llvm::dyn_cast<llvm::ConstantInt>(constant);
+  return !scalar || scalar->isMinusOne();
+}
+
+} // namespace
+
+// sdiv/srem, except that MIN / -1 wraps to MIN with remainder 0 as TIR defines it (LLVM leaves
+// it undefined, and x86's idiv traps): a -1 divisor is replaced by 1 and the quotient negated.
+llvm::Value *FunctionLowering::signedDivide(bool isRem, DataType type, llvm::Value *a, llvm::Value *b) {
+  if (!mayBeMinusOne(b))
+    return isRem ? builder_.CreateSRem(a, b) : builder_.CreateSDiv(a, b);
+  llvm::Value *minusOne = builder_.CreateICmpEQ(b, constantOf(type, -1));
+  llvm::Value *divisor = builder_.CreateSelect(minusOne, constantOf(type, 1), b);
+  if (isRem)
+    return builder_.CreateSRem(a, divisor); // x % 1 == 0
+  return builder_.CreateSelect(minusOne, builder_.CreateSub(constantOf(type, 0), a), builder_.CreateSDiv(a, divisor));
 }
 
 // Ordered float comparisons (false with a NaN operand) except `!=`, which is true, as in C.
