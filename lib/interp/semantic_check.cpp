@@ -162,6 +162,7 @@ struct ParamLayout {
 
 struct SemanticChecker::Reference {
   PrimFunc func;
+  Bindings bindings; // scalar parameters, for the shapes of layouts a pass adds later
   std::vector<ParamLayout> params;
   std::vector<ArgValue> inputs;
   std::vector<ArgValue> outputs;
@@ -259,6 +260,7 @@ SemanticChecker::SemanticChecker(const Module &original, SemanticCheckOptions op
         Buffer buffer = func->bufferFor(param);
         ref->params.push_back(buffer ? describeParam(func, buffer, bindings) : ParamLayout{});
       }
+      ref->bindings = std::move(bindings);
     } catch (const CompileError &e) {
       Diagnostic d = skip(func, e.diagnostic().message);
       d.notes = e.diagnostic().notes;
@@ -289,7 +291,7 @@ SemanticChecker::~SemanticChecker() = default;
 std::optional<Diagnostic> SemanticChecker::check(const Module &after, const std::string &passName,
                                                  bool reassociated) const {
   for (const auto &refPtr : functions_) {
-    const Reference &ref = *refPtr;
+    Reference &ref = *refPtr;
     const std::string funcName(ref.func->name.str());
     PrimFunc func = after.find(funcName);
     if (!func || func == ref.func)
@@ -302,6 +304,25 @@ std::optional<Diagnostic> SemanticChecker::check(const Module &after, const std:
     if (func->params.size() != ref.func->params.size())
       return fail("it now takes " + std::to_string(func->params.size()) + " parameters instead of " +
                   std::to_string(ref.func->params.size()));
+
+    // A layout transform that a pass added (legalize-layouts) counts as if the input had stated
+    // it: the parameter's data is converted through it once it is applied.
+    for (size_t k = 0; k < func->params.size(); ++k) {
+      ParamLayout &layout = ref.params[k];
+      bool added = false;
+      for (const LayoutTransform &t : func->layoutTransforms)
+        added = added || t.buffer->data == func->params[k];
+      if (!layout.buffer || layout.mapped || !added)
+        continue;
+      try {
+        bool written = layout.written;
+        layout = describeParam(func, layout.buffer, ref.bindings);
+        layout.written = written;
+      } catch (const CompileError &e) {
+        return fail("the layout transform it added to '" + std::string(layout.buffer->name.str()) +
+                    "' cannot be followed: " + e.diagnostic().message);
+      }
+    }
 
     // The inputs, converted to the layouts the transformed function declares.
     std::vector<bool> converted(func->params.size(), false);
