@@ -110,7 +110,15 @@ std::string KernelEmitter::binary(const BinaryNode *op) {
   case BinaryOp::Mod:
     if (t.isFloat())
       return call2("fmod");
+    [[fallthrough]];
+  case BinaryOp::Div: {
+    // MIN / -1 is undefined in OpenCL C: a helper unless the divisor is a constant other than -1.
+    const Expr &b = op->b.as<BroadcastNode>() ? op->b.as<BroadcastNode>()->value : op->b;
+    const int64_t *divisor = asConstInt(b);
+    if (t.isInt() && (!divisor || *divisor == -1))
+      return call2(kind == BinaryOp::Div ? support_.truncDiv(t, op->loc) : support_.truncMod(t, op->loc));
     break;
+  }
   default: break;
   }
   std::string text = "(" + expr(op->a) + " " + cInfixOperator(kind, vector) + " " + expr(op->b) + ")";
@@ -165,11 +173,10 @@ std::string KernelEmitter::call(const CallNode *op) {
   std::string args;
   for (size_t k = 0; k < op->args.size(); ++k)
     args += (k ? ", " : "") + expr(op->args[k]);
-  if (name == "abs" && t.isIntOrUInt()) {
-    // OpenCL's abs returns the unsigned type.
-    std::string tn = typeName(t, op->loc);
-    return t.isScalar() ? "((" + tn + ")abs(" + args + "))" : "convert_" + tn + "(abs(" + args + "))";
-  }
+  if (name == "abs" && t.isUInt())
+    return "(" + args + ")";
+  if (name == "abs" && t.isInt()) // not OpenCL's abs: its result is unsigned, and PoCL's is poison for MIN
+    return support_.integerAbs(t, op->loc) + "(" + args + ")";
   if (!t.isFloat())
     fail(op->loc, "T." + name + " is not supported on " + t.str());
   typeName(t, op->loc);

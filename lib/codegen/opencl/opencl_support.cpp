@@ -136,6 +136,26 @@ bool isReservedOpenCLName(const std::string &name) {
   return false;
 }
 
+namespace {
+
+// For signed integer helpers: declarations of `d`, the divisor with -1 replaced by 1 (so that
+// `/` and `%` are defined), and of `m`, whether b is -1 (a mask for vectors).
+std::string safeDivisor(const std::string &t, bool vector) {
+  if (!vector)
+    return "  const int m = b == -1;\n  const " + t + " d = m ? 1 : b;\n";
+  return "  const " + t + " m = b == (" + t + ")(-1);\n  const " + t + " d = select(b, (" + t + ")(1), m);\n";
+}
+
+// The quotient a / b with MIN / -1 wrapping to MIN: -a computed in the unsigned type.
+std::string safeQuotient(const std::string &t, bool vector) {
+  std::string u = "u" + t;
+  if (!vector)
+    return "m ? (" + t + ")((" + u + ")0 - (" + u + ")a) : a / d";
+  return "select(a / d, as_" + t + "((" + u + ")(0) - as_" + u + "(a)), m)";
+}
+
+} // namespace
+
 std::string OpenCLSupport::floorDiv(DataType type, SourceRange where) {
   std::string t = openclTypeName(type, where), name = "tl_floordiv_" + t;
   if (type.isFloat()) {
@@ -144,10 +164,11 @@ std::string OpenCLSupport::floorDiv(DataType type, SourceRange where) {
     return name;
   }
   // Scalar comparisons give 1, vector ones -1: subtract the former, add the latter.
-  std::string adjust = type.isVector() ? "q + " : "q - ";
-  helpers_.emplace(name, "static inline " + t + " " + name + "(" + t + " a, " + t + " b) {\n  " + t +
-                             " q = a / b;\n  " + t + " r = a % b;\n  return " + adjust + "(" + t +
-                             ")((r != 0) & ((r ^ b) < 0));\n}\n");
+  bool vector = type.isVector();
+  std::string adjust = vector ? "q + " : "q - ";
+  helpers_.emplace(name, "static inline " + t + " " + name + "(" + t + " a, " + t + " b) {\n" + safeDivisor(t, vector) +
+                             "  " + t + " q = " + safeQuotient(t, vector) + ";\n  " + t + " r = a % d;\n  return " +
+                             adjust + "(" + t + ")((r != 0) & ((r ^ b) < 0));\n}\n");
   return name;
 }
 
@@ -158,10 +179,34 @@ std::string OpenCLSupport::floorMod(DataType type, SourceRange where) {
                                " b) {\n  return a - floor(a / b) * b;\n}\n");
     return name;
   }
+  bool vector = type.isVector();
   std::string fix =
-      type.isVector() ? "r + (b & (" + t + ")((r != 0) & ((r ^ b) < 0)))" : "((r != 0) & ((r ^ b) < 0)) ? r + b : r";
-  helpers_.emplace(name, "static inline " + t + " " + name + "(" + t + " a, " + t + " b) {\n  " + t +
-                             " r = a % b;\n  return " + fix + ";\n}\n");
+      vector ? "r + (b & (" + t + ")((r != 0) & ((r ^ b) < 0)))" : "((r != 0) & ((r ^ b) < 0)) ? r + b : r";
+  helpers_.emplace(name, "static inline " + t + " " + name + "(" + t + " a, " + t + " b) {\n" + safeDivisor(t, vector) +
+                             "  " + t + " r = a % d;\n  return " + fix + ";\n}\n");
+  return name;
+}
+
+std::string OpenCLSupport::truncDiv(DataType type, SourceRange where) {
+  std::string t = openclTypeName(type, where), name = "tl_div_" + t;
+  helpers_.emplace(name, "static inline " + t + " " + name + "(" + t + " a, " + t + " b) {\n" +
+                             safeDivisor(t, type.isVector()) + "  return " + safeQuotient(t, type.isVector()) +
+                             ";\n}\n");
+  return name;
+}
+
+std::string OpenCLSupport::truncMod(DataType type, SourceRange where) {
+  std::string t = openclTypeName(type, where), name = "tl_mod_" + t;
+  helpers_.emplace(name, "static inline " + t + " " + name + "(" + t + " a, " + t + " b) {\n" +
+                             safeDivisor(t, type.isVector()) + "  return a % d;\n}\n");
+  return name;
+}
+
+std::string OpenCLSupport::integerAbs(DataType type, SourceRange where) {
+  std::string t = openclTypeName(type, where), u = "u" + t, name = "tl_abs_" + t;
+  std::string body = type.isVector() ? "select(a, as_" + t + "((" + u + ")(0) - as_" + u + "(a)), a < (" + t + ")(0))"
+                                     : "a < 0 ? (" + t + ")((" + u + ")0 - (" + u + ")a) : a";
+  helpers_.emplace(name, "static inline " + t + " " + name + "(" + t + " a) {\n  return " + body + ";\n}\n");
   return name;
 }
 

@@ -31,8 +31,13 @@ bool isReservedOpenCLName(const std::string &name);
 class OpenCLSupport {
 public:
   // Integer floor division and modulo (scalar or vector) for signed types; float ones use floor.
+  // Signed integer division helpers are defined wherever the interpreter is: MIN / -1 wraps to
+  // MIN with remainder 0 (OpenCL C, like C, leaves it undefined).
   std::string floorDiv(DataType type, SourceRange where);
   std::string floorMod(DataType type, SourceRange where);
+  std::string truncDiv(DataType type, SourceRange where);   // signed a / b
+  std::string truncMod(DataType type, SourceRange where);   // signed a % b
+  std::string integerAbs(DataType type, SourceRange where); // signed, abs(MIN) is MIN
   // float tl_texel_lane(float4 texel, int lane).
   std::string texelLane();
   // The program-scope sampler used by read_imagef.
