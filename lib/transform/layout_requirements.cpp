@@ -115,6 +115,10 @@ Buffer findBufferNamed(const PrimFuncNode &func, const std::string &name) {
   for (const BufferBinding &binding : func.bufferMap)
     if (binding.buffer->name == symbol)
       return binding.buffer;
+  // A parameter's name also names its buffer (A: T.handle with A_1 = T.match_buffer(A, ...)).
+  for (const BufferBinding &binding : func.bufferMap)
+    if (binding.param->name == symbol)
+      return binding.buffer;
   FirstBufferNamed finder(symbol);
   finder.visit(func.body);
   return finder.found;
@@ -142,13 +146,15 @@ std::vector<BufferRequirement> requirementsOf(const PrimFuncNode &func, const st
   return result;
 }
 
-void checkRequirementsApply(const Module &module, const std::vector<LayoutRequirement> &options) {
+void checkRequirementsApply(const Module &module, const std::vector<LayoutRequirement> &options,
+                            const std::string &passName) {
   for (const LayoutRequirement &requirement : options) {
     bool found = false;
     for (const PrimFunc &func : module.functions)
       found = found || findBufferNamed(*func, requirement.buffer);
     if (!found)
-      throw CompileError(SourceRange{}, "require: no function has a buffer named '" + requirement.buffer + "'");
+      throw CompileError(SourceRange{},
+                         passName + ": option require: no function has a buffer named '" + requirement.buffer + "'");
   }
 }
 

@@ -25,7 +25,8 @@ struct BufferRequirement {
 // Throws std::invalid_argument with a message for a malformed value.
 std::vector<LayoutRequirement> parseRequireOption(const std::string &value);
 
-// The function's buffer named `name`: a parameter, else the first declaration in the body.
+// The function's buffer named `name`: a parameter buffer (or the buffer of the parameter of
+// that name), else the first declaration in the body.
 Buffer findBufferNamed(const PrimFuncNode &func, const std::string &name);
 
 // Every requirement on the buffers of `func`. A T.func_attr requirement naming no buffer of
@@ -35,7 +36,8 @@ std::vector<BufferRequirement> requirementsOf(const PrimFuncNode &func, const st
                                               const std::string &target);
 
 // Throws CompileError when a pass-option requirement names a buffer no function has.
-void checkRequirementsApply(const Module &module, const std::vector<LayoutRequirement> &options);
+void checkRequirementsApply(const Module &module, const std::vector<LayoutRequirement> &options,
+                            const std::string &passName);
 
 // Why `buffer` does not satisfy `requirement`, one reason per unmet property (rank, names,
 // alignment, a missing layout annotation, texture storage); empty when it does.

@@ -235,7 +235,7 @@ private:
     if (!pending.empty())
       message += ", composed with its " + count + " into " + formatIndexMap(*composite);
     if (padded)
-      message += ", padded";
+      message += ", padded with pad_value " + formatExpr(padValue);
     remark(entry, message);
   }
 
@@ -267,7 +267,7 @@ public:
   explicit LegalizeLayoutsPass(std::vector<LayoutRequirement> required) : required_(std::move(required)) {}
 
   std::optional<Module> run(const Module &module, PassContext &ctx) override {
-    checkRequirementsApply(module, required_);
+    checkRequirementsApply(module, required_, "legalize-layouts");
     Module result = module;
     for (PrimFunc &func : result.functions)
       func = Legalizer(func, ctx).run(requirementsOf(*func, required_, ctx.target));

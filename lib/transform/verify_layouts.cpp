@@ -31,7 +31,7 @@ public:
       : required_(std::move(required)), warn_(warn) {}
 
   std::optional<Module> run(const Module &module, PassContext &ctx) override {
-    checkRequirementsApply(module, required_);
+    checkRequirementsApply(module, required_, "verify-layouts");
     bool warn = warn_.value_or(ctx.layoutVerifyWarn);
     size_t failures = 0;
     for (const PrimFunc &func : module.functions)
