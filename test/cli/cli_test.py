@@ -372,6 +372,49 @@ def run_function_errors():
         expect(run(["run", two, "--verify-semantics"]), 2, "run with --verify-semantics")
 
 
+NHWC = """from tvm.script import tir as T
+
+
+@T.prim_func
+def copy(A: T.Buffer((1, 2, 2, 8), "float32", layout="NHWC"), B: T.Buffer((1, 2, 2, 8), "float32", layout="NHWC")):
+    for h, w, c in T.grid(2, 2, 8):
+        B[0, h, w, c] = A[0, h, w, c]
+"""
+
+
+@case
+def require_layout_flags():
+    with Workdir() as w:
+        src = w.write("in.tir", NHWC)
+        out = w.join("out.tir")
+        # Unmet: an error at the buffer, a note at the flag's text; no output.
+        r = expect(run(["--require-layout", "B=NCHW", src, "--pass=verify-layouts", "-o", out]), 1, "unmet")
+        check("error: buffer 'B' has layout \"NHWC\" but \"NCHW\" is required" in r.err, r.err)
+        check("<command line>:1:3: note: \"NCHW\" required by --require-layout='B=NCHW'" in r.err, r.err)
+        check(not os.path.exists(out), "an output was written after an unmet requirement")
+        # --layout-verify=warn: a warning, exit 0, the output written.
+        r = expect(run([src, "--require-layout=B=NCHW", "--pass=verify-layouts", "--layout-verify=warn", "-o", out]),
+                   0, "--layout-verify=warn")
+        check("warning: buffer 'B'" in r.err and os.path.exists(out), r.err)
+        expect(run([src, "--layout-verify=maybe"]), 2, "--layout-verify=maybe")
+        # Repeatable in both spellings, and the input after the flag is not taken as a value.
+        r = expect(run(["--require-layout", "A=NCHW4c", "--require-layout=B=NCHW", src,
+                        "--pass=legalize-layouts,apply-layout-transforms,verify-layouts"]), 0, "two requirements")
+        check('layout="NCHW4c"' in r.out and 'layout="NCHW"' in r.out, r.out)
+        # Malformed: misuse, located inside the value.
+        r = expect(run([src, "--require-layout=B=NCHWc", "--pass=verify-layouts"]), 2, "malformed requirement")
+        check("<command line>:1:7: error: --require-layout: malformed layout requirement \"NCHWc\": split axis 'c' "
+              "needs a factor" in r.err, r.err)
+        expect(run([src, "--require-layout=NCHW", "--pass=verify-layouts"]), 2, "requirement without a buffer")
+        r = expect(run([src, "--require-layout=Z=NCHW", "--pass=verify-layouts"]), 1, "unknown buffer")
+        check("--require-layout: no function has a buffer named 'Z'" in r.err, r.err)
+        # The pass option: a bad value is misuse.
+        expect(run([src, "--pass=verify-layouts{mode=loud}"]), 2, "verify-layouts{mode=loud}")
+        expect(run([src, "--pass=legalize-layouts{require=B}"]), 2, "legalize-layouts{require=B}")
+        r = expect(run(["--help"]), 0, "--help")
+        check("--require-layout" in r.out and "--layout-verify" in r.out, r.out)
+
+
 @case
 def verify_semantics_samples():
     pipelines = ["apply-layout-transforms,flatten,simplify", "apply-layout-transforms,flatten,simplify,remove-no-op"]
