@@ -20,7 +20,9 @@ const std::vector<TargetPreset> &targets() {
   static const std::vector<TargetPreset> all = {
       {"c", "c", "apply-layout-transforms,flatten,vectorize,simplify,remove-no-op"},
       {"llvm", "llvm", "apply-layout-transforms,flatten,vectorize,simplify,remove-no-op"},
-      {"opencl", "opencl", "apply-layout-transforms,flatten,vectorize,simplify,remove-no-op"},
+      // The layout passes meet the texture role of the target (and any --require-layout).
+      {"opencl", "opencl",
+       "legalize-layouts,apply-layout-transforms,verify-layouts,flatten,vectorize,simplify,remove-no-op"},
   };
   return all;
 }
