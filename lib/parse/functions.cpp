@@ -49,19 +49,8 @@ std::vector<std::string_view> ScopeStack::visibleNames() const {
 
 Parser::Parser(const SourceManager &sources, uint32_t fileId, DiagnosticSink &diagnostics, ParseRange range)
     : sources_(sources), fileId_(fileId), source_(sources.text(fileId)), diagnostics_(diagnostics) {
-  struct Forward : DiagnosticSink {
-    Parser &parser;
-    explicit Forward(Parser &p) : parser(p) {}
-    void report(Diagnostic d) override {
-      parser.failed_ = true;
-      parser.lexerDiagnostics_.push_back(std::move(d));
-    }
-  } forward(*this);
   uint32_t end = std::min<uint32_t>(range.end, static_cast<uint32_t>(source_.size()));
-  tokens_ = tokenize(source_, fileId, std::min(range.begin, end), end, forward);
-  // Lexical errors are held back and merged with the parser's in source order.
-  std::stable_sort(lexerDiagnostics_.begin(), lexerDiagnostics_.end(),
-                   [](const Diagnostic &a, const Diagnostic &b) { return a.range.begin < b.range.begin; });
+  tokens_.start(source_, fileId, std::min(range.begin, end), end, lexerSink_);
   ast_.reserve(256);
   children_.reserve(512);
 }

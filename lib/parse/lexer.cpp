@@ -1,19 +1,37 @@
 #include "parse/lexer.h"
 
 #include <algorithm>
+#include <array>
+#include <cstdint>
+#include <stdexcept>
+#include <string>
 
 namespace tirlower {
 
 namespace {
 
-bool isIdentStart(char c) {
-  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
+// Character classes by table: the identifier and digit tests run once per input byte.
+enum : uint8_t { kIdentStart = 1, kDigit = 2 };
+constexpr std::array<uint8_t, 256> kCharClass = [] {
+  std::array<uint8_t, 256> table{};
+  for (int c = 'a'; c <= 'z'; ++c)
+    table[static_cast<size_t>(c)] = kIdentStart;
+  for (int c = 'A'; c <= 'Z'; ++c)
+    table[static_cast<size_t>(c)] = kIdentStart;
+  table['_'] = kIdentStart;
+  for (int c = '0'; c <= '9'; ++c)
+    table[static_cast<size_t>(c)] = kDigit;
+  return table;
+}();
+
+inline bool isIdentStart(char c) {
+  return kCharClass[static_cast<unsigned char>(c)] & kIdentStart;
 }
-bool isDigit(char c) {
-  return c >= '0' && c <= '9';
+inline bool isDigit(char c) {
+  return kCharClass[static_cast<unsigned char>(c)] & kDigit;
 }
-bool isIdentChar(char c) {
-  return isIdentStart(c) || isDigit(c);
+inline bool isIdentChar(char c) {
+  return kCharClass[static_cast<unsigned char>(c)] != 0;
 }
 
 Tok keywordOrName(std::string_view s) {
@@ -77,25 +95,37 @@ Tok keywordOrName(std::string_view s) {
   return Tok::Name;
 }
 
+} // namespace
+
+// The tokenizer proper. It produces tokens in batches on request (TokenStream), so a large
+// input is never held as one token array; its only look-behind is the kinds of the last two
+// tokens it produced.
 class Lexer {
 public:
   Lexer(std::string_view text, uint32_t fileId, uint32_t begin, uint32_t end, DiagnosticSink &diagnostics)
-      : text_(text.substr(0, end)), fileId_(fileId), pos_(begin), diagnostics_(diagnostics) {}
-
-  std::vector<Token> run() {
-    // Reserve generously: untouched pages cost no memory, while a reallocation of a large token
-    // vector briefly holds two copies (the peak for big inputs).
-    tokens_.reserve((text_.size() - pos_) / 2 + 16);
+      : text_(text.substr(0, end)), fileId_(fileId), pos_(begin), diagnostics_(diagnostics) {
     indents_.push_back(0);
-    bool atLineStart = true;
-    while (true) {
-      if (atLineStart && depth_ == 0) {
-        if (!handleIndentation())
+  }
+
+  bool done() const { return done_; }
+  bool insideBrackets() const { return depth_ > 0; }
+
+  // Appends tokens to `out` until it holds at least `want` tokens or the input is exhausted
+  // (EndOfFile is then the last token appended).
+  void lexSome(std::vector<Token> &out, size_t want) {
+    out_ = &out;
+    while (!done_ && out.size() < want) {
+      if (atLineStart_ && depth_ == 0) {
+        if (!handleIndentation()) {
+          finish();
           break;
-        atLineStart = false;
+        }
+        atLineStart_ = false;
       }
-      if (pos_ >= text_.size())
+      if (pos_ >= text_.size()) {
+        finish();
         break;
+      }
       char c = text_[pos_];
       if (c == ' ' || c == '\t' || c == '\r' || c == '\f') {
         ++pos_;
@@ -111,36 +141,43 @@ public:
       }
       if (c == '\n') {
         if (depth_ == 0) {
-          if (!tokens_.empty() && tokens_.back().kind != Tok::Newline && tokens_.back().kind != Tok::Indent &&
-              tokens_.back().kind != Tok::Dedent)
+          if (last_ != kNone && last_ != Tok::Newline && last_ != Tok::Indent && last_ != Tok::Dedent)
             push(Tok::Newline, pos_, pos_ + 1);
-          atLineStart = true;
+          atLineStart_ = true;
         }
         ++pos_;
         continue;
       }
       lexToken(c);
     }
+    out_ = nullptr;
+  }
+
+private:
+  // No token produced yet (EndOfFile is only ever the last token).
+  static constexpr Tok kNone = Tok::EndOfFile;
+
+  void finish() {
     uint32_t eof = static_cast<uint32_t>(text_.size());
     if (!brackets_.empty()) {
       size_t open = brackets_.back();
       error(open, open + 1, std::string("'") + text_[open] + "' was never closed");
       push(Tok::Error, eof, eof);
     }
-    if (!tokens_.empty() && tokens_.back().kind != Tok::Newline && tokens_.back().kind != Tok::Dedent &&
-        tokens_.back().kind != Tok::Indent)
+    if (last_ != kNone && last_ != Tok::Newline && last_ != Tok::Dedent && last_ != Tok::Indent)
       push(Tok::Newline, eof, eof);
     while (indents_.size() > 1) {
       indents_.pop_back();
       push(Tok::Dedent, eof, eof);
     }
     push(Tok::EndOfFile, eof, eof);
-    return std::move(tokens_);
+    done_ = true;
   }
 
-private:
   void push(Tok kind, size_t begin, size_t end) {
-    tokens_.push_back({kind, static_cast<uint32_t>(begin), static_cast<uint32_t>(end)});
+    out_->push_back({kind, static_cast<uint32_t>(begin), static_cast<uint32_t>(end)});
+    beforeLast_ = last_;
+    last_ = kind;
   }
   void error(size_t begin, size_t end, std::string message) {
     diagnostics_.error({fileId_, static_cast<uint32_t>(begin), static_cast<uint32_t>(end)}, std::move(message));
@@ -196,8 +233,7 @@ private:
         reportedTab_ = true;
         // Tabs count to multiples of 8 as in Python, but a line may only open a block after
         // a ':', so one stray tab gives one error instead of a cascade.
-        bool opensBlock = tokens_.size() >= 2 && tokens_.back().kind == Tok::Newline &&
-                          tokens_[tokens_.size() - 2].kind == Tok::Colon;
+        bool opensBlock = last_ == Tok::Newline && beforeLast_ == Tok::Colon;
         if (width > indents_.back() && !opensBlock)
           width = indents_.back();
       }
@@ -399,14 +435,15 @@ private:
   uint32_t fileId_;
   size_t pos_;
   DiagnosticSink &diagnostics_;
-  std::vector<Token> tokens_;
+  std::vector<Token> *out_ = nullptr;
+  Tok last_ = kNone, beforeLast_ = kNone; // kinds of the last two tokens produced
   std::vector<uint32_t> indents_;
   uint32_t depth_ = 0;
   std::vector<size_t> brackets_; // offsets of the open brackets
+  bool atLineStart_ = true;
   bool reportedTab_ = false;
+  bool done_ = false;
 };
-
-} // namespace
 
 const char *tokenName(Tok kind) {
   switch (kind) {
@@ -474,7 +511,77 @@ std::vector<Token> tokenize(std::string_view text, uint32_t fileId, uint32_t beg
                             DiagnosticSink &diagnostics) {
   end = std::min<uint32_t>(end, static_cast<uint32_t>(text.size()));
   begin = std::min(begin, end);
-  return Lexer(text, fileId, begin, end, diagnostics).run();
+  Lexer lexer(text, fileId, begin, end, diagnostics);
+  std::vector<Token> tokens;
+  lexer.lexSome(tokens, SIZE_MAX);
+  return tokens;
+}
+
+// ---- TokenStream -----------------------------------------------------------------------------
+
+TokenStream::TokenStream() = default;
+TokenStream::~TokenStream() = default;
+
+void TokenStream::start(std::string_view text, uint32_t fileId, uint32_t begin, uint32_t end,
+                        DiagnosticSink &diagnostics) {
+  end = std::min<uint32_t>(end, static_cast<uint32_t>(text.size()));
+  begin = std::min(begin, end);
+  lexer_ = std::make_unique<Lexer>(text, fileId, begin, end, diagnostics);
+  chunks_.clear();
+  lexed_ = 0;
+  currentTokens_ = nullptr;
+  currentFirst_ = currentSize_ = 0;
+}
+
+void TokenStream::setCurrent(const Chunk &chunk) {
+  currentTokens_ = chunk.tokens.data();
+  currentFirst_ = chunk.first;
+  currentSize_ = chunk.tokens.size();
+}
+
+void TokenStream::lexChunk(bool release) {
+  std::vector<Token> tokens;
+  if (!spare_.empty()) {
+    tokens = std::move(spare_.back());
+    spare_.pop_back();
+    tokens.clear();
+  } else {
+    tokens.reserve(kChunkSize + 64); // one step of the lexer may add several dedents
+  }
+  lexer_->lexSome(tokens, kChunkSize);
+  size_t first = lexed_;
+  lexed_ += tokens.size();
+  // Release the chunks that end kKeepBehind tokens or more before the new one.
+  size_t released = 0;
+  while (release && released < chunks_.size() &&
+         chunks_[released].first + chunks_[released].tokens.size() + kKeepBehind <= first)
+    spare_.push_back(std::move(chunks_[released++].tokens));
+  chunks_.erase(chunks_.begin(), chunks_.begin() + static_cast<std::ptrdiff_t>(released));
+  chunks_.push_back({first, std::move(tokens)});
+  setCurrent(chunks_.back());
+}
+
+const Token &TokenStream::find(size_t index) {
+  while (index >= lexed_ && !lexer_->done())
+    lexChunk(/*release=*/true);
+  if (index >= lexed_)
+    return chunks_.back().tokens.back(); // EndOfFile
+  for (const Chunk &chunk : chunks_)
+    if (index - chunk.first < chunk.tokens.size()) {
+      setCurrent(chunk);
+      return chunk.tokens[index - chunk.first];
+    }
+  throw std::logic_error("token " + std::to_string(index) + " was released");
+}
+
+void TokenStream::lexPastOpenBrackets() {
+  while (lexer_ && lexer_->insideBrackets() && !lexer_->done())
+    lexChunk(/*release=*/false);
+}
+
+void TokenStream::lexToEnd() {
+  while (lexer_ && !lexer_->done())
+    lexChunk(/*release=*/true);
 }
 
 std::string decodeString(std::string_view token, bool &ok) {

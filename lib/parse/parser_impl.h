@@ -125,7 +125,7 @@ public:
 private:
   friend struct StatementParser;
   // ---- tokens (parser.cpp)
-  const Token &peek(size_t k = 0) const { return tokens_[std::min(pos_ + k, tokens_.size() - 1)]; }
+  const Token &peek(size_t k = 0) const { return tokens_[pos_ + k]; }
   bool at(Tok kind) const { return peek().kind == kind; }
   bool accept(Tok kind);
   const Token &expect(Tok kind, const char *what);
@@ -249,7 +249,14 @@ private:
   uint32_t fileId_;
   std::string_view source_;
   DiagnosticSink &diagnostics_;
-  std::vector<Token> tokens_;
+  // Lexical errors are held back (in source order) and merged with the parser's, which are
+  // reported as they are found: the lexer runs ahead of the parser.
+  struct LexerSink : DiagnosticSink {
+    explicit LexerSink(Parser &p) : parser(p) {}
+    void report(Diagnostic diagnostic) override;
+    Parser &parser;
+  } lexerSink_{*this};
+  mutable TokenStream tokens_; // lexed on demand by peek()
   std::vector<Diagnostic> lexerDiagnostics_;
   size_t nextLexerDiagnostic_ = 0;
   size_t pos_ = 0;

@@ -39,11 +39,25 @@ const Token &Parser::expect(Tok kind, const char *what) {
 void Parser::report(Diagnostic diagnostic) {
   if (diagnostic.severity == Severity::Error)
     failed_ = true;
+  tokens_.lexPastOpenBrackets();
   flushLexerDiagnostics(diagnostic.range.begin);
   diagnostics_.report(std::move(diagnostic));
 }
 
+void Parser::LexerSink::report(Diagnostic diagnostic) {
+  parser.failed_ = true;
+  // In source order; equal positions keep the order the lexer found them in. Only an
+  // unclosed-bracket error (found at the end) goes anywhere but last.
+  auto &pending = parser.lexerDiagnostics_;
+  auto at = std::upper_bound(pending.begin() + static_cast<std::ptrdiff_t>(parser.nextLexerDiagnostic_), pending.end(),
+                             diagnostic.range.begin,
+                             [](uint32_t begin, const Diagnostic &d) { return begin < d.range.begin; });
+  pending.insert(at, std::move(diagnostic));
+}
+
 void Parser::flushLexerDiagnostics(uint32_t upTo) {
+  if (upTo == UINT32_MAX)
+    tokens_.lexToEnd();
   while (nextLexerDiagnostic_ < lexerDiagnostics_.size() && lexerDiagnostics_[nextLexerDiagnostic_].range.begin <= upTo)
     diagnostics_.report(std::move(lexerDiagnostics_[nextLexerDiagnostic_++]));
 }
