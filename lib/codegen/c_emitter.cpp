@@ -538,10 +538,19 @@ private:
     }
     int p = precedence(effective);
     // Vector and/or are the bitwise & and |: their binary operands get parentheses (the
-    // precedence is right without them, but -Wparentheses asks for them).
-    int operand = vector && (effective == BinaryOp::And || effective == BinaryOp::Or) ? 11 : p;
+    // precedence is right without them, but -Wparentheses asks for them); so does an `&&`
+    // inside `||`.
+    int operand = vector && (effective == BinaryOp::And || effective == BinaryOp::Or) ? 11
+                  : effective == BinaryOp::Or                                         ? precedence(BinaryOp::And) + 1
+                                                                                      : p;
     std::string text =
         expr(op->a, operand, false) + " " + cInfixOperator(effective, vector) + " " + expr(op->b, operand, true);
+    // Integers narrower than int are promoted in C: the result is converted back so that it
+    // wraps at the type's width like TIR's (int8 100 + 100 is -56 wherever it is used).
+    if (!vector && t.isIntOrUInt() && t.bits() < 32 &&
+        (effective == BinaryOp::Add || effective == BinaryOp::Sub || effective == BinaryOp::Mul ||
+         effective == BinaryOp::Div))
+      return "((" + support_.typeName(t) + ")(" + text + "))";
     bool wrap = p < parent || (p == parent && right) || (parent >= 6 && parent <= 7 && p <= 7);
     return wrap ? "(" + text + ")" : text;
   }
