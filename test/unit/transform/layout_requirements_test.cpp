@@ -1,0 +1,132 @@
+#include <catch2/catch.hpp>
+
+#include <stdexcept>
+
+#include "parse/diagnostic_engine.h"
+#include "parse/parser.h"
+#include "transform/layout_requirements.h"
+#include "transform/passes.h"
+
+using namespace tirlower;
+
+namespace {
+
+const char *kInput = R"(from tvm.script import tir as T
+
+
+@T.prim_func
+def f(A: T.Buffer((1, 4, 4, 8), "float32", layout="NHWC"), B: T.Buffer((1, 2, 4, 4, 4), "float32", scope="global.texture", axis_separators=[3], layout="NCHW4c"), C: T.Buffer((2, 3), "float32")):
+    T.func_attr({"layout_requirements": {"A": "NHWC"}})
+    scratch = T.alloc_buffer((4, 4), "float32", layout="HW")
+    T.evaluate(0)
+)";
+
+struct Fixture {
+  SourceManager sources;
+  DiagnosticCollector diagnostics;
+  Module module;
+  Fixture() {
+    uint32_t id = sources.addFile("in.tir", kInput);
+    std::optional<Module> parsed = parseModule(sources, id, diagnostics);
+    REQUIRE(parsed);
+    module = *parsed;
+  }
+  const PrimFuncNode &func() const { return *module.functions.at(0); }
+};
+
+LayoutRequirement requirement(const std::string &buffer, const std::string &spec) {
+  LayoutRequirement r;
+  r.buffer = buffer;
+  REQUIRE(parseRequirementSpec(spec, r));
+  return r;
+}
+
+std::string reasons(const BufferNode &buffer, const LayoutRequirement &r) {
+  std::string text;
+  for (const std::string &reason : unmetRequirement(buffer, r))
+    text += (text.empty() ? "" : " | ") + reason;
+  return text;
+}
+
+} // namespace
+
+TEST_CASE("requirement specs", "[layout]") {
+  LayoutRequirement r;
+  CHECK(parseRequirementSpec("NCHW4c:texture", r));
+  CHECK(r.texture);
+  CHECK(r.layout.name() == "NCHW4c");
+  CHECK(r.spec() == "NCHW4c:texture");
+  LayoutParseError error;
+  CHECK_FALSE(parseRequirementSpec("NHWC:texture", r, &error));
+  CHECK(error.message == "a texture layout must end in a split of 4 (one RGBA texel), such as NCHW4c:texture");
+  CHECK_FALSE(parseRequirementSpec("NCHW8c:texture", r, &error));
+  CHECK_FALSE(parseRequirementSpec("NHWC:tex", r, &error));
+  CHECK(error.offset == 4);
+  CHECK_FALSE(parseRequirementSpec("NH-C", r, &error));
+  CHECK(error.offset == 2);
+}
+
+TEST_CASE("the pass option require", "[layout]") {
+  std::vector<LayoutRequirement> parsed = parseRequireOption("'A=NCHW4c:texture; B = NCHW'");
+  REQUIRE(parsed.size() == 2);
+  CHECK(parsed[0].buffer == "A");
+  CHECK(parsed[0].texture);
+  CHECK(parsed[1].buffer == "B");
+  CHECK(parsed[1].layout.name() == "NCHW");
+  CHECK(parsed[1].origin == LayoutRequirement::Origin::PassOption);
+  CHECK(parseRequireOption("").empty());
+  CHECK_THROWS_AS(parseRequireOption("NCHW"), std::invalid_argument);
+  CHECK_THROWS_AS(parseRequireOption("=NCHW"), std::invalid_argument);
+  CHECK_THROWS_WITH(parseRequireOption("B=NCHWc"),
+                    "malformed layout requirement \"NCHWc\" for 'B': split axis 'c' needs a factor (e.g. 4c) (at "
+                    "character 5)");
+  // The passes turn a bad value into a usage error.
+  CHECK_THROWS_AS(legalizeLayoutsPassInfo().create({{"require", "B"}}), std::invalid_argument);
+  CHECK_THROWS_AS(verifyLayoutsPassInfo().create({{"mode", "loud"}}), std::invalid_argument);
+  CHECK_THROWS_AS(verifyLayoutsPassInfo().create({{"limit", "1"}}), std::invalid_argument);
+}
+
+TEST_CASE("requirements of a function and the buffers they name", "[layout]") {
+  Fixture fx;
+  const PrimFuncNode &func = fx.func();
+  REQUIRE(func.layoutRequirements.size() == 1);
+  CHECK(func.layoutRequirements[0].origin == LayoutRequirement::Origin::FuncAttr);
+  CHECK(findBufferNamed(func, "scratch")->layout.view() == "HW");
+  CHECK(findBufferNamed(func, "A")->rank() == 4);
+  CHECK_FALSE(findBufferNamed(func, "Z"));
+
+  std::vector<BufferRequirement> all = requirementsOf(func, {requirement("scratch", "WH")}, "");
+  REQUIRE(all.size() == 2);
+  CHECK(all[1].buffer->name.view() == "scratch");
+  // The OpenCL target adds its texture role for B (global.texture, N, C, H, W).
+  std::vector<BufferRequirement> opencl = requirementsOf(func, {}, "opencl");
+  REQUIRE(opencl.size() == 2);
+  CHECK(opencl[1].requirement.origin == LayoutRequirement::Origin::Target);
+  CHECK(opencl[1].requirement.spec() == "NCHW4c:texture");
+  CHECK(unmetRequirement(*opencl[1].buffer, opencl[1].requirement).empty());
+
+  CHECK_THROWS_AS(checkRequirementsApply(fx.module, {requirement("Z", "N")}, "verify-layouts"), CompileError);
+  CHECK_NOTHROW(checkRequirementsApply(fx.module, {requirement("C", "**")}, "verify-layouts"));
+}
+
+TEST_CASE("what a buffer does not satisfy", "[layout]") {
+  Fixture fx;
+  const PrimFuncNode &func = fx.func();
+  const BufferNode &a = *findBufferNamed(func, "A"), &b = *findBufferNamed(func, "B"), &c = *findBufferNamed(func, "C");
+  CHECK(reasons(a, requirement("A", "NHWC")) == "");
+  CHECK(reasons(a, requirement("A", "N**C")) == "");
+  CHECK(reasons(a, requirement("A", "NCHW")) == "dimension 1 is 'H' instead of 'C'");
+  CHECK(reasons(a, requirement("A", "N[a=128]HWC")) == "");
+  CHECK(reasons(a, requirement("A", "N[a=256]HWC")) ==
+        "dimension 0 must be aligned to 256 elements but its stride is 128");
+  CHECK(reasons(a, requirement("A", "NCHW4c:texture")) ==
+        "the buffer has 4 dimensions but \"NCHW4c\" has 5 dimensions | a texture is in scope \"global.texture\", "
+        "not \"global\" | a texture's innermost extent is 4 (one RGBA texel) | a texture has one axis separator, "
+        "before its last two dimensions (axis_separators=[3])");
+  CHECK(reasons(b, requirement("B", "NCHW4c:texture")) == "");
+  CHECK(reasons(c, requirement("C", "**")) == "");
+  CHECK(reasons(c, requirement("C", "*")) == "");
+  CHECK(reasons(c, requirement("C", "HW")) == "it has no layout annotation");
+  CHECK(reasons(c, requirement("C", "NHW")) ==
+        "it has no layout annotation | the buffer has 2 dimensions but \"NHW\" has 3 dimensions");
+}
