@@ -1,5 +1,7 @@
 #include "ir/node.h"
 
+#include <sys/mman.h>
+
 #include <cstdlib>
 #include <new>
 #include <vector>
@@ -9,7 +11,9 @@ namespace tirlower {
 namespace {
 constexpr size_t kGranule = 8; // nodes need no more than pointer alignment
 constexpr size_t kMaxPooled = 256;
-constexpr size_t kChunkBytes = 1 << 16;
+// One transparent huge page: the kernel then maps a chunk with one page fault instead of 512
+// (faults were a fifth of parse time for big modules). Plain pages where THP is off.
+constexpr size_t kChunkBytes = 1 << 21;
 
 struct FreeBlock {
   FreeBlock *next;
@@ -50,9 +54,10 @@ void *poolAllocate(size_t bytes) {
   }
   size_t rounded = cls * kGranule;
   if (p.cursor == nullptr || static_cast<size_t>(p.limit - p.cursor) < rounded) {
-    void *chunk = std::malloc(kChunkBytes);
+    void *chunk = std::aligned_alloc(kChunkBytes, kChunkBytes);
     if (!chunk)
       throw std::bad_alloc();
+    ::madvise(chunk, kChunkBytes, MADV_HUGEPAGE);
     p.chunks.push_back(chunk);
     p.cursor = static_cast<char *>(chunk);
     p.limit = p.cursor + kChunkBytes;
