@@ -713,10 +713,16 @@ private:
     // Gather lane by lane.
     int elementLanes = op->buffer->dtype.lanes();
     std::string vt = support_.typeName(op->type), it = support_.typeName(index->type);
+    const int lanes = op->type.lanes(), physical = cVectorLanes(lanes);
+    std::string padding = physical == lanes
+                              ? ""
+                              : "for (int k = " + std::to_string(lanes) + "; k < " + std::to_string(physical) +
+                                    "; ++k) tl_value[k] = tl_value[" + std::to_string(lanes - 1) + "]; ";
     return "({ " + it + " tl_index = " + expr(index) + "; " + vt + " tl_value; for (int k = 0; k < " +
            std::to_string(index->type.lanes()) + "; ++k) for (int m = 0; m < " + std::to_string(elementLanes) +
            "; ++m) tl_value[k * " + std::to_string(elementLanes) + " + m] = " + pointer + "[" +
-           offsetText(*op->buffer, "tl_index[k]") + " * " + std::to_string(elementLanes) + " + m]; tl_value; })";
+           offsetText(*op->buffer, "tl_index[k]") + " * " + std::to_string(elementLanes) + " + m]; " + padding +
+           "tl_value; })";
   }
 
   const PrimFuncNode &func_;

@@ -24,14 +24,30 @@ std::string CSupport::scalarTypeName(DataType type) const {
   return "void";
 }
 
+int cVectorLanes(int lanes) {
+  int physical = 1;
+  while (physical < lanes)
+    physical *= 2;
+  return physical;
+}
+
+namespace {
+// A padded vector's helpers start from zero: GCC cannot tell that their loops write every lane
+// and warns (-Wmaybe-uninitialized) where they are inlined.
+std::string paddedInit(DataType type) {
+  return cVectorLanes(type.lanes()) == type.lanes() ? "" : " = {0}";
+}
+} // namespace
+
 std::string CSupport::typeName(DataType type) {
   if (type.isScalar())
     return scalarTypeName(type);
   std::string name = "tl_" + suffix(type);
   if (!typedefs_.count(name)) {
-    // Bool lanes are stored as 0/1 bytes; the others as their scalar type.
+    // Bool lanes are stored as 0/1 bytes; the others as their scalar type. GCC and Clang take
+    // power-of-two lane counts only: other counts are padded (see cVectorLanes).
     std::string lane = type.isBool() ? "int8_t" : scalarTypeName(type.element());
-    int bytes = type.lanes() * type.laneBytes();
+    int bytes = cVectorLanes(type.lanes()) * type.laneBytes();
     typedefs_.emplace(name, "typedef " + lane + " " + name + " __attribute__((vector_size(" + std::to_string(bytes) +
                                 "), aligned(" + std::to_string(type.laneBytes()) + ")));\n");
   }
@@ -103,39 +119,51 @@ std::string CSupport::minMax(bool isMax, DataType type) {
     return define(name, "static inline " + t + " " + name + "(" + t + " a, " + t + " b) { return a " + op +
                             " b ? a : b; }\n");
   return define(name, "static inline " + t + " " + name + "(" + t + " a, " + t + " b) {\n  " + t +
-                          " r;\n  for (int k = 0; k < " + std::to_string(type.lanes()) + "; ++k)\n    r[k] = a[k] " +
-                          op + " b[k] ? a[k] : b[k];\n  return r;\n}\n");
+                          " r;\n  for (int k = 0; k < " + std::to_string(cVectorLanes(type.lanes())) +
+                          "; ++k)\n    r[k] = a[k] " + op + " b[k] ? a[k] : b[k];\n  return r;\n}\n");
 }
 
 std::string CSupport::vectorLoad(DataType type) {
   std::string t = typeName(type), s = scalarTypeName(type.element()), name = "tl_load_" + suffix(type);
+  const int lanes = type.lanes(), physical = cVectorLanes(lanes);
+  if (physical != lanes) // padded: read the lanes only, and repeat the last one
+    return define(name, "static inline " + t + " " + name + "(const " + s + " *p) {\n  " + t + " v" + paddedInit(type) +
+                            ";\n  memcpy(&v, p, " + std::to_string(lanes) + " * sizeof(" + s +
+                            "));\n  for (int k = " + std::to_string(lanes) + "; k < " + std::to_string(physical) +
+                            "; ++k)\n    v[k] = v[" + std::to_string(lanes - 1) + "];\n  return v;\n}\n");
   return define(name, "static inline " + t + " " + name + "(const " + s + " *p) {\n  " + t +
                           " v;\n  memcpy(&v, p, sizeof v);\n  return v;\n}\n");
 }
 
 std::string CSupport::vectorStore(DataType type) {
   std::string t = typeName(type), s = scalarTypeName(type.element()), name = "tl_store_" + suffix(type);
-  return define(name, "static inline void " + name + "(" + s + " *p, " + t + " v) { memcpy(p, &v, sizeof v); }\n");
+  const int lanes = type.lanes();
+  std::string size = cVectorLanes(lanes) == lanes ? "sizeof v" : std::to_string(lanes) + " * sizeof(" + s + ")";
+  return define(name, "static inline void " + name + "(" + s + " *p, " + t + " v) { memcpy(p, &v, " + size + "); }\n");
 }
 
 std::string CSupport::ramp(DataType type) {
   std::string t = typeName(type), s = scalarTypeName(type.element()), name = "tl_ramp_" + suffix(type);
-  return define(name, "static inline " + t + " " + name + "(" + s + " base, " + s + " stride) {\n  " + t +
-                          " v;\n  for (int k = 0; k < " + std::to_string(type.lanes()) + "; ++k)\n    v[k] = base + (" +
-                          s + ")k * stride;\n  return v;\n}\n");
+  // Padding lanes repeat the last lane, so they compute what it computes (no new traps).
+  std::string last = std::to_string(type.lanes() - 1);
+  std::string lane = cVectorLanes(type.lanes()) == type.lanes() ? "k" : "(k < " + last + " ? k : " + last + ")";
+  return define(name, "static inline " + t + " " + name + "(" + s + " base, " + s + " stride) {\n  " + t + " v" +
+                          paddedInit(type) + ";\n  for (int k = 0; k < " + std::to_string(cVectorLanes(type.lanes())) +
+                          "; ++k)\n    v[k] = base + (" + s + ")" + lane + " * stride;\n  return v;\n}\n");
 }
 
 std::string CSupport::broadcast(DataType type) {
   std::string t = typeName(type), s = scalarTypeName(type.element()), name = "tl_broadcast_" + suffix(type);
   std::string lane = type.isBool() ? "(int8_t)x" : "x";
-  return define(name, "static inline " + t + " " + name + "(" + s + " x) {\n  " + t + " v;\n  for (int k = 0; k < " +
-                          std::to_string(type.lanes()) + "; ++k)\n    v[k] = " + lane + ";\n  return v;\n}\n");
+  return define(name, "static inline " + t + " " + name + "(" + s + " x) {\n  " + t + " v" + paddedInit(type) +
+                          ";\n  for (int k = 0; k < " + std::to_string(cVectorLanes(type.lanes())) +
+                          "; ++k)\n    v[k] = " + lane + ";\n  return v;\n}\n");
 }
 
 std::string CSupport::select(DataType type) {
   std::string t = typeName(type), c = typeName(DataType::boolean(type.lanes())), name = "tl_select_" + suffix(type);
   return define(name, "static inline " + t + " " + name + "(" + c + " c, " + t + " a, " + t + " b) {\n  " + t +
-                          " r;\n  for (int k = 0; k < " + std::to_string(type.lanes()) +
+                          " r;\n  for (int k = 0; k < " + std::to_string(cVectorLanes(type.lanes())) +
                           "; ++k)\n    r[k] = c[k] ? a[k] : b[k];\n  return r;\n}\n");
 }
 
@@ -145,8 +173,8 @@ std::string CSupport::compare(const char *op, DataType type) {
   std::string t = typeName(type), b = typeName(DataType::boolean(type.lanes()));
   std::string name = "tl_" + names.at(op) + "_" + suffix(type);
   return define(name, "static inline " + b + " " + name + "(" + t + " a, " + t + " b) {\n  " + b +
-                          " r;\n  for (int k = 0; k < " + std::to_string(type.lanes()) + "; ++k)\n    r[k] = a[k] " +
-                          op + " b[k];\n  return r;\n}\n");
+                          " r;\n  for (int k = 0; k < " + std::to_string(cVectorLanes(type.lanes())) +
+                          "; ++k)\n    r[k] = a[k] " + op + " b[k];\n  return r;\n}\n");
 }
 
 std::string CSupport::convert(DataType from, DataType to) {
@@ -155,7 +183,8 @@ std::string CSupport::convert(DataType from, DataType to) {
   if (to.isBool())
     lane = "(int8_t)(a[k] != 0)";
   return define(name, "static inline " + t + " " + name + "(" + f + " a) {\n  " + t + " r;\n  for (int k = 0; k < " +
-                          std::to_string(to.lanes()) + "; ++k)\n    r[k] = " + lane + ";\n  return r;\n}\n");
+                          std::to_string(cVectorLanes(to.lanes())) + "; ++k)\n    r[k] = " + lane +
+                          ";\n  return r;\n}\n");
 }
 
 std::string CSupport::lanewise(const std::string &scalarFunction, DataType type, int arity) {
@@ -165,7 +194,8 @@ std::string CSupport::lanewise(const std::string &scalarFunction, DataType type,
   std::string params = arity == 1 ? t + " a" : t + " a, " + t + " b";
   std::string call = arity == 1 ? scalarFunction + "(a[k])" : scalarFunction + "(a[k], b[k])";
   return define(name, "static inline " + t + " " + name + "(" + params + ") {\n  " + t + " r;\n  for (int k = 0; k < " +
-                          std::to_string(type.lanes()) + "; ++k)\n    r[k] = " + call + ";\n  return r;\n}\n");
+                          std::to_string(cVectorLanes(type.lanes())) + "; ++k)\n    r[k] = " + call +
+                          ";\n  return r;\n}\n");
 }
 
 std::string CSupport::preamble() const {

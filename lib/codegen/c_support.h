@@ -48,6 +48,12 @@ private:
   std::map<std::string, std::string> helpers_;
 };
 
+// Lanes of the C vector type of an N-lane TIR vector: N rounded up to a power of two (GCC and
+// Clang take no other vector sizes). The padding lanes repeat the last lane: loads, ramps,
+// broadcasts and gathers fill them so, and every helper computes all lanes, so padding lanes
+// compute what the last lane computes and never trap where it does not; stores write N lanes.
+int cVectorLanes(int lanes);
+
 // The C literal of a floating-point value of `type` ("1.5f", "INFINITY", "(-NAN)").
 std::string cFloatLiteral(double value, DataType type);
 
