@@ -21,6 +21,8 @@ constexpr std::array<std::string_view, 37> kReserved = {
     "return",   "try",    "while", "with", "yield",  "T",        "I"};
 } // namespace
 
+static_assert(std::all_of(kReserved.begin(), kReserved.end(), [](std::string_view w) { return w.size() <= 8; }));
+
 bool isValidIdentifier(std::string_view name) {
   return !name.empty() && isIdentifierStart(name.front()) && std::all_of(name.begin(), name.end(), isIdentifierChar);
 }
@@ -38,8 +40,14 @@ std::string sanitizeIdentifier(std::string_view name) {
 }
 
 bool isReservedName(std::string_view name) {
-  // Every reserved word has 1 to 8 characters: longer names skip the 37 comparisons.
-  if (name.empty() || name.size() > 8)
+  // Most printed names are rejected by length or first letter before any comparison.
+  constexpr auto kFirstLetters = [] {
+    std::array<bool, 256> table{};
+    for (std::string_view word : kReserved)
+      table[static_cast<unsigned char>(word.front())] = true;
+    return table;
+  }();
+  if (name.empty() || name.size() > 8 || !kFirstLetters[static_cast<unsigned char>(name.front())])
     return false;
   return std::find(kReserved.begin(), kReserved.end(), name) != kReserved.end();
 }

@@ -343,12 +343,17 @@ private:
       break;
     default: break;
     }
-    if (kind != Tok::Error) {
+    if (kind != Tok::Error) [[likely]] {
       pos_ += length;
       push(kind, start, pos_);
       return;
     }
-    // Coalesce a run of invalid bytes into one diagnostic.
+    lexInvalid(start, c);
+  }
+
+  // Coalesces a run of invalid bytes starting at `start` into one diagnostic and token. Out of
+  // line: the error path's strings made every call of lexToken pay for a larger frame.
+  [[gnu::cold, gnu::noinline]] void lexInvalid(size_t start, char c) {
     while (pos_ < text_.size()) {
       char d = text_[pos_];
       if (isIdentChar(d) || d == ' ' || d == '\n' || d == '\t' || d == '#' || d == '"' || d == '\'' ||

@@ -159,6 +159,7 @@ private:
   void parseItems(Tok close, uint32_t (Parser::*item)(), std::vector<uint32_t> &out);
   uint32_t makeNode(Ast kind, uint32_t begin, uint32_t end, const uint32_t *children = nullptr, uint32_t count = 0,
                     Tok op = Tok::Error);
+  [[noreturn, gnu::cold, gnu::noinline]] void failTooDeep(uint32_t begin, uint32_t end);
   void enterNesting(uint32_t at);
   const AstNode &node(uint32_t id) const { return ast_[id]; }
   uint32_t child(uint32_t id, uint32_t k) const { return children_[ast_[id].first + k]; }

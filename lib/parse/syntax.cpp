@@ -101,23 +101,26 @@ void Parser::skipBlock() {
 }
 
 uint32_t Parser::makeNode(Ast kind, uint32_t begin, uint32_t end, const uint32_t *children, uint32_t count, Tok op) {
-  AstNode n;
+  uint32_t depth = 0;
+  for (uint32_t k = 0; k < count; ++k)
+    depth = std::max<uint32_t>(depth, ast_[children[k]].depth);
+  if (depth + 1 > kMaxDepth) [[unlikely]]
+    failTooDeep(begin, end);
+  auto first = static_cast<uint32_t>(children_.size());
+  children_.insert(children_.end(), children, children + count);
+  AstNode &n = ast_.emplace_back();
   n.kind = kind;
   n.op = op;
+  n.depth = static_cast<uint16_t>(depth + 1);
   n.begin = n.nameBegin = begin;
   n.end = n.nameEnd = end;
-  n.first = static_cast<uint32_t>(children_.size());
+  n.first = first;
   n.count = count;
-  uint32_t depth = 0;
-  for (uint32_t k = 0; k < count; ++k) {
-    children_.push_back(children[k]);
-    depth = std::max<uint32_t>(depth, ast_[children[k]].depth);
-  }
-  if (depth + 1 > kMaxDepth)
-    fail(range(begin, end), "expression is too deeply nested (more than " + std::to_string(kMaxDepth) + " levels)");
-  n.depth = static_cast<uint16_t>(depth + 1);
-  ast_.push_back(n);
   return static_cast<uint32_t>(ast_.size() - 1);
+}
+
+void Parser::failTooDeep(uint32_t begin, uint32_t end) {
+  fail(range(begin, end), "expression is too deeply nested (more than " + std::to_string(kMaxDepth) + " levels)");
 }
 
 void Parser::enterNesting(uint32_t at) {
