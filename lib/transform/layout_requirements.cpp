@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <stdexcept>
 
+#include "arith/int_ops.h"
 #include "ir/visitor.h"
 
 namespace tirlower {
@@ -47,7 +48,7 @@ std::vector<std::optional<int64_t>> elementStrides(const BufferNode &buffer) {
   for (size_t k = buffer.rank(); k-- > 0;) {
     strides[k] = stride;
     const int64_t *extent = asConstInt(buffer.shape[k]);
-    stride = stride && extent ? std::optional<int64_t>(*stride * *extent) : std::nullopt;
+    stride = stride && extent ? checkedMul(*stride, *extent) : std::nullopt; // unknown on overflow
   }
   return strides;
 }
