@@ -52,36 +52,6 @@ public:
   void report(Diagnostic d) override { std::cerr << "diagnostic: " << d.message << "\n"; }
 };
 
-// [begin, end) ranges of the inputs separated by lines that are exactly "# -----".
-std::vector<ParseRange> chunks(const std::string &text, bool split) {
-  std::vector<ParseRange> out;
-  uint32_t begin = 0;
-  size_t lineStart = 0;
-  while (split && lineStart < text.size()) {
-    size_t newline = text.find('\n', lineStart);
-    size_t lineEnd = newline == std::string::npos ? text.size() : newline;
-    std::string line = text.substr(lineStart, lineEnd - lineStart);
-    while (!line.empty() && (line.back() == ' ' || line.back() == '\t' || line.back() == '\r'))
-      line.pop_back();
-    size_t next = newline == std::string::npos ? text.size() : newline + 1;
-    if (line == "# -----") {
-      out.push_back({begin, static_cast<uint32_t>(lineStart)});
-      begin = static_cast<uint32_t>(next);
-    }
-    lineStart = next;
-  }
-  out.push_back({begin, static_cast<uint32_t>(text.size())});
-  return out;
-}
-
-std::optional<Module> lower(const Module &module, const std::string &pipeline, DiagnosticSink &sink) {
-  PassManager passes;
-  for (const PipelineEntry &entry : parsePipeline(pipeline, PassRegistry::builtin()))
-    passes.add(entry);
-  PassContext context{sink};
-  return passes.run(module, context);
-}
-
 // Parameters whose buffer apply-layout-transforms changes (their data is passed in the new layout).
 std::vector<std::string> transformedParams(const PrimFuncNode &original, const PrimFuncNode &transformed) {
   std::vector<std::string> names;
@@ -110,7 +80,7 @@ public:
     text << in.rdbuf();
     std::string source = text.str();
     uint32_t file = sources_.addFile(options_.file, source);
-    std::vector<ParseRange> ranges = chunks(source, options_.split);
+    std::vector<ParseRange> ranges = inputRanges(source, options_.split);
     int status = 0;
     for (size_t c = 0; c < ranges.size(); ++c) {
       std::optional<Module> parsed = parseModule(sources_, file, sink_, ranges[c]);
@@ -129,7 +99,7 @@ public:
 
 private:
   int testModule(const Module &original, const std::string &stem) {
-    std::optional<Module> lowered = lower(original, options_.pipeline, sink_);
+    std::optional<Module> lowered = lowerModule(original, options_.pipeline, sink_);
     if (!lowered) {
       std::cerr << "FAIL: the pipeline '" << options_.pipeline << "' failed\n";
       return 1;
@@ -254,7 +224,7 @@ private:
     }
     const PrimFuncNode &before = *original.functions[k];
     if (options_.pipeline.find("apply-layout-transforms") != std::string::npos) {
-      std::optional<Module> transformed = lower(original, "apply-layout-transforms", sink_);
+      std::optional<Module> transformed = lowerModule(original, "apply-layout-transforms", sink_);
       if (!transformed || transformed->functions.size() <= k) {
         std::cerr << symbol << ": FAIL: apply-layout-transforms alone fails\n";
         return 1;

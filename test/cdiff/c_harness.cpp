@@ -13,8 +13,40 @@
 #include <stdexcept>
 
 #include "codegen/c_support.h"
+#include "transform/pass_manager.h"
+#include "transform/pipeline.h"
 
 namespace tirlower::cdiff {
+
+// [begin, end) ranges of the inputs separated by lines that are exactly "# -----".
+std::vector<ParseRange> inputRanges(const std::string &text, bool split) {
+  std::vector<ParseRange> out;
+  uint32_t begin = 0;
+  size_t lineStart = 0;
+  while (split && lineStart < text.size()) {
+    size_t newline = text.find('\n', lineStart);
+    size_t lineEnd = newline == std::string::npos ? text.size() : newline;
+    std::string line = text.substr(lineStart, lineEnd - lineStart);
+    while (!line.empty() && (line.back() == ' ' || line.back() == '\t' || line.back() == '\r'))
+      line.pop_back();
+    size_t next = newline == std::string::npos ? text.size() : newline + 1;
+    if (line == "# -----") {
+      out.push_back({begin, static_cast<uint32_t>(lineStart)});
+      begin = static_cast<uint32_t>(next);
+    }
+    lineStart = next;
+  }
+  out.push_back({begin, static_cast<uint32_t>(text.size())});
+  return out;
+}
+
+std::optional<Module> lowerModule(const Module &module, const std::string &pipeline, DiagnosticSink &sink) {
+  PassManager passes;
+  for (const PipelineEntry &entry : parsePipeline(pipeline, PassRegistry::builtin()))
+    passes.add(entry);
+  PassContext context{sink};
+  return passes.run(module, context);
+}
 
 int shell(const std::string &command, std::string &output) {
   output.clear();

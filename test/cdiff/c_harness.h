@@ -5,13 +5,22 @@
 
 #include <cstdint>
 #include <iostream>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "interp/interpreter.h"
 #include "ir/function.h"
+#include "parse/parser.h"
 
 namespace tirlower::cdiff {
+
+// [begin, end) ranges of the inputs of `text` separated by lines that are exactly "# -----"
+// (trailing blanks allowed); the whole text when `split` is false.
+std::vector<ParseRange> inputRanges(const std::string &text, bool split);
+
+// `module` through a pipeline ("flatten,simplify"); nullopt when a pass fails (reported to sink).
+std::optional<Module> lowerModule(const Module &module, const std::string &pipeline, DiagnosticSink &sink);
 
 // Runs a shell command, returning its exit status and its combined output.
 int shell(const std::string &command, std::string &output);

@@ -21,8 +21,6 @@
 #include "codegen/llvm/llvm_emitter.h"
 #include "interp/interpreter.h"
 #include "parse/parser.h"
-#include "transform/pass_manager.h"
-#include "transform/pipeline.h"
 
 namespace tirlower {
 namespace {
@@ -44,36 +42,6 @@ public:
   void report(Diagnostic d) override { messages += "  diagnostic: " + d.message + "\n"; }
   std::string messages;
 };
-
-// [begin, end) ranges of the inputs separated by lines that are exactly "# -----".
-std::vector<ParseRange> inputRanges(const std::string &text, bool split) {
-  std::vector<ParseRange> out;
-  uint32_t begin = 0;
-  size_t lineStart = 0;
-  while (split && lineStart < text.size()) {
-    size_t newline = text.find('\n', lineStart);
-    size_t lineEnd = newline == std::string::npos ? text.size() : newline;
-    std::string line = text.substr(lineStart, lineEnd - lineStart);
-    while (!line.empty() && (line.back() == ' ' || line.back() == '\t' || line.back() == '\r'))
-      line.pop_back();
-    size_t next = newline == std::string::npos ? text.size() : newline + 1;
-    if (line == "# -----") {
-      out.push_back({begin, static_cast<uint32_t>(lineStart)});
-      begin = static_cast<uint32_t>(next);
-    }
-    lineStart = next;
-  }
-  out.push_back({begin, static_cast<uint32_t>(text.size())});
-  return out;
-}
-
-std::optional<Module> lower(const Module &module, const std::string &pipeline, DiagnosticSink &sink) {
-  PassManager passes;
-  for (const PipelineEntry &entry : parsePipeline(pipeline, PassRegistry::builtin()))
-    passes.add(entry);
-  PassContext context{sink};
-  return passes.run(module, context);
-}
 
 class Tester {
 public:
@@ -113,7 +81,7 @@ private:
     text << in.rdbuf();
     SourceManager sources;
     uint32_t file = sources.addFile(c.file, text.str());
-    std::vector<ParseRange> ranges = inputRanges(text.str(), c.split);
+    std::vector<ParseRange> ranges = cdiff::inputRanges(text.str(), c.split);
     bool ok = true;
     for (size_t k = 0; k < ranges.size(); ++k) {
       std::optional<Module> parsed = parseModule(sources, file, sink_, ranges[k]);
@@ -130,7 +98,7 @@ private:
   }
 
   bool testModule(const Module &parsed, const Case &c, const std::string &stem) {
-    std::optional<Module> lowered = lower(parsed, c.pipeline, sink_);
+    std::optional<Module> lowered = cdiff::lowerModule(parsed, c.pipeline, sink_);
     if (!lowered) {
       log_ << "  FAIL: the pipeline '" << c.pipeline << "' fails\n";
       return false;
