@@ -549,8 +549,12 @@ private:
     // wraps at the type's width like TIR's (int8 100 + 100 is -56 wherever it is used).
     if (!vector && t.isIntOrUInt() && t.bits() < 32 &&
         (effective == BinaryOp::Add || effective == BinaryOp::Sub || effective == BinaryOp::Mul ||
-         effective == BinaryOp::Div))
+         effective == BinaryOp::Div)) {
+      // uint16 operands promote to (signed) int, where 65535 * 65535 overflows: multiply in uint32.
+      if (t.isUInt() && t.bits() == 16 && effective == BinaryOp::Mul)
+        text = "(uint32_t)" + expr(op->a, 11) + " * " + expr(op->b, 11);
       return "((" + support_.typeName(t) + ")(" + text + "))";
+    }
     bool wrap = p < parent || (p == parent && right) || (parent >= 6 && parent <= 7 && p <= 7);
     return wrap ? "(" + text + ")" : text;
   }
