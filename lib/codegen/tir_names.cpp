@@ -21,8 +21,6 @@ constexpr std::array<std::string_view, 37> kReserved = {
     "return",   "try",    "while", "with", "yield",  "T",        "I"};
 } // namespace
 
-static_assert(std::all_of(kReserved.begin(), kReserved.end(), [](std::string_view w) { return w.size() <= 8; }));
-
 bool isValidIdentifier(std::string_view name) {
   return !name.empty() && isIdentifierStart(name.front()) && std::all_of(name.begin(), name.end(), isIdentifierChar);
 }
@@ -40,16 +38,25 @@ std::string sanitizeIdentifier(std::string_view name) {
 }
 
 bool isReservedName(std::string_view name) {
-  // Most printed names are rejected by length or first letter before any comparison.
-  constexpr auto kFirstLetters = [] {
-    std::array<bool, 256> table{};
+  // The reserved words grouped by length: a printed name is compared only with the few
+  // words of its own length (one lookup per name handed out).
+  static constexpr size_t kMaxLength = 8;
+  static constexpr auto kByLength = [] {
+    std::array<std::array<std::string_view, 12>, kMaxLength + 1> table{};
+    std::array<size_t, kMaxLength + 1> count{};
     for (std::string_view word : kReserved)
-      table[static_cast<unsigned char>(word.front())] = true;
+      table[word.size()][count[word.size()]++] = word;
     return table;
   }();
-  if (name.empty() || name.size() > 8 || !kFirstLetters[static_cast<unsigned char>(name.front())])
+  if (name.empty() || name.size() > kMaxLength)
     return false;
-  return std::find(kReserved.begin(), kReserved.end(), name) != kReserved.end();
+  for (std::string_view word : kByLength[name.size()]) {
+    if (word.empty())
+      return false;
+    if (word == name)
+      return true;
+  }
+  return false;
 }
 
 namespace {
