@@ -55,11 +55,19 @@ struct ValueExpr {
 };
 
 struct BufferInfo {
+  BufferInfo(std::string name, std::string dtype, std::vector<int64_t> shape, double magnitude)
+      : name(std::move(name)), dtype(std::move(dtype)), shape(std::move(shape)), magnitude(magnitude) {}
   std::string name;
   std::string dtype;
   std::vector<int64_t> shape;
   double magnitude = 1;  // bound on the magnitude of the values it holds
   int axisSeparator = 0; // declared axis_separators=[k] (then it gets no layout transform)
+  // A parameter declared with T.match_buffer: a symbolic first extent n0 (shape[0] is then its
+  // bound, 16), or strides with gaps and an elem_offset. Neither gets a layout transform.
+  bool symbolic = false;
+  std::vector<int64_t> strides;
+  int64_t elemOffset = 0;
+  bool matched() const { return symbolic || !strides.empty(); }
 };
 
 bool isFloat(const std::string &dtype) {
@@ -136,14 +144,13 @@ private:
     int inputs = static_cast<int>(rng_.range(1, 3));
     for (int k = 0; k < inputs; ++k) {
       std::string dtype = k > 0 && rng_.chance(0.3) ? (dtype_ == "int32" ? "float32" : "int32") : dtype_;
-      BufferInfo b{"In" + str(k), dtype, randomShape(96),
-                   dtype == "int32" || dtype == "int8" || dtype == "int64" ? 8.0 : 1.0};
+      BufferInfo b("In" + str(k), dtype, randomShape(96),
+                   dtype == "int32" || dtype == "int8" || dtype == "int64" ? 8.0 : 1.0);
       inputs_.push_back(b);
-      readable_.push_back(b);
     }
     int outputs = static_cast<int>(rng_.range(1, 2));
     for (int k = 0; k < outputs; ++k)
-      outputs_.push_back({"Out" + str(k), dtype_, randomShape(96), isFloat(dtype_) ? 1.0 : 8.0});
+      outputs_.emplace_back("Out" + str(k), dtype_, randomShape(96), isFloat(dtype_) ? 1.0 : 8.0);
     // A declared axis separator: the buffer stays 2-d after flatten.
     for (BufferInfo *b : {&inputs_.front(), &outputs_.front()})
       if (b->shape.size() >= 2 && rng_.chance(0.04)) {
@@ -151,9 +158,48 @@ private:
         separators_ = true;
       }
     if (rng_.chance(0.4))
-      scratch_ = BufferInfo{"scratch", dtype_, randomShape(64), 0};
-    if (rng_.chance(0.25))
+      scratch_ = BufferInfo("scratch", dtype_, randomShape(64), 0);
+    bool symbolic = false;
+    for (BufferInfo *b : params()) {
+      if (b->axisSeparator)
+        continue;
+      int64_t inner = 1;
+      for (size_t k = 1; k < b->shape.size(); ++k)
+        inner *= b->shape[k];
+      if (inner <= 12 && rng_.chance(0.1)) {
+        b->symbolic = symbolic = true;
+        b->shape[0] = 16; // n0 is in [1, 16]
+      } else if (b->shape.size() >= 2 && rng_.chance(0.1)) {
+        b->strides.assign(b->shape.size(), 1);
+        for (size_t k = b->shape.size() - 1; k-- > 0;)
+          b->strides[k] = b->strides[k + 1] * b->shape[k + 1] + rng_.range(0, 3);
+        b->elemOffset = rng_.range(0, 5);
+      }
+    }
+    if (symbolic || rng_.chance(0.25))
       scalars_.push_back({"n0", 1, 16});
+    readable_ = inputs_;
+    for (const BufferInfo *b : params())
+      if (b->matched())
+        line(b->name + " = T.match_buffer(" + handleName(*b) + ", " + shapeText(*b) + ", \"" + b->dtype + "\"" +
+             (b->strides.empty() ? "" : ", strides=" + shapeText(b->strides) + ", elem_offset=" + str(b->elemOffset)) +
+             ")");
+  }
+
+  std::vector<BufferInfo *> params() {
+    std::vector<BufferInfo *> out;
+    for (BufferInfo &b : inputs_)
+      out.push_back(&b);
+    for (BufferInfo &b : outputs_)
+      out.push_back(&b);
+    return out;
+  }
+
+  static std::string handleName(const BufferInfo &b) { return "h_" + b.name; }
+
+  std::string shapeText(const BufferInfo &b) {
+    std::string text = shapeText(b.shape);
+    return b.symbolic ? "(n0" + text.substr(text.find_first_of(",)")) : text;
   }
 
   std::string shapeText(const std::vector<int64_t> &shape) {
@@ -166,6 +212,10 @@ private:
   std::string signature() {
     std::string out;
     auto add = [&](const BufferInfo &b) {
+      if (b.matched()) {
+        out += (out.empty() ? "" : ", ") + handleName(b) + ": T.handle";
+        return;
+      }
       out += (out.empty() ? "" : ", ") + b.name + ": T.Buffer(" + shapeText(b.shape) + ", \"" + b.dtype + "\"";
       if (b.axisSeparator)
         out += ", axis_separators=[" + str(b.axisSeparator) + "]";
@@ -196,7 +246,7 @@ private:
   // A random index map over `shape`: permuted axes, splits (padded when the factor does not
   // divide), fused neighbours, sometimes an axis separator.
   void maybeTransform(const BufferInfo &b) {
-    if (b.axisSeparator || !rng_.chance(0.4)) // a map must state the separators itself
+    if (b.axisSeparator || b.matched() || !rng_.chance(0.4)) // a map must state the separators itself
       return;
     const size_t rank = b.shape.size();
     std::vector<std::string> axes;
@@ -368,10 +418,19 @@ private:
     }
   }
 
+  // `e` made to lie in dimension `k` of `b`.
+  std::string fit(const IndexExpr &e, const BufferInfo &b, size_t k) {
+    if (!(b.symbolic && k == 0))
+      return fit(e, b.shape[k]);
+    if (e.lo >= 0 && e.hi < 1)
+      return e.text;
+    return rng_.chance(0.5) ? "T.floormod(" + e.text + ", n0)" : "T.min(T.max(" + e.text + ", 0), n0 - 1)";
+  }
+
   std::string load(const BufferInfo &b) {
     std::string out = b.name + "[";
     for (size_t k = 0; k < b.shape.size(); ++k)
-      out += (k ? ", " : "") + fit(index(2), b.shape[k]);
+      out += (k ? ", " : "") + fit(index(2), b, k);
     return out + "]";
   }
 
@@ -386,7 +445,7 @@ private:
       const BufferInfo &b = *rng_.pick(same);
       // A guarded load whose index may leave the buffer: only if_then_else's laziness keeps it
       // in bounds.
-      if (b.shape.size() == 1 && rng_.chance(0.15)) {
+      if (b.shape.size() == 1 && !b.symbolic && rng_.chance(0.15)) {
         IndexExpr e = index(2);
         std::string i = e.text;
         return {"T.if_then_else(0 <= " + i + " and " + i + " < " + str(b.shape[0]) + ", " + b.name + "[" + i + "], " +
@@ -495,15 +554,18 @@ private:
 
   struct Loop {
     std::string name;
-    int64_t extent;
+    int64_t extent; // the bound of a symbolic extent
     bool reduction = false;
+    bool symbolic = false; // extent n0: serial or parallel only
   };
 
   std::string loopHeader(const Loop &loop, int &unrolls) {
     int kind = static_cast<int>(rng_.range(0, 9));
-    std::string e = str(loop.extent);
+    std::string e = loop.symbolic ? "n0" : str(loop.extent);
     if (loop.reduction)
       kind = kind < 6 ? 0 : 8;
+    if (loop.symbolic)
+      kind = kind < 6 ? kind : 0;
     if (kind <= 2)
       return "for " + loop.name + " in range(" + e + "):";
     if (kind == 3)
@@ -534,7 +596,10 @@ private:
     };
     for (size_t d = 0; d < rank; ++d) {
       int64_t extent = target.shape[d];
-      if (d + 1 < rank && rng_.chance(0.15)) {
+      if (d == 0 && target.symbolic) {
+        indices.push_back(fresh(extent));
+        loops.back().symbolic = true;
+      } else if (d + 1 < rank && rng_.chance(0.15)) {
         int64_t next = target.shape[d + 1];
         std::string f = fresh(extent * next);
         indices.push_back(f + " // " + str(next));
