@@ -122,6 +122,16 @@ std::string KernelEmitter::binary(const BinaryNode *op) {
   default: break;
   }
   std::string text = "(" + expr(op->a) + " " + cInfixOperator(kind, vector) + " " + expr(op->b) + ")";
+  // Scalars narrower than int are promoted (as in C): the result is converted back so that it
+  // wraps at its width like TIR's wherever it is used; ushort products are formed in uint
+  // (65535 * 65535 overflows int).
+  if (!vector && t.isIntOrUInt() && t.bits() < 32 &&
+      (kind == BinaryOp::Add || kind == BinaryOp::Sub || kind == BinaryOp::Mul || kind == BinaryOp::Div ||
+       kind == BinaryOp::Mod)) {
+    if (t.isUInt() && t.bits() == 16 && kind == BinaryOp::Mul)
+      text = "((uint)" + expr(op->a) + " * " + expr(op->b) + ")";
+    return "((" + typeName(t, op->loc) + ")" + text + ")";
+  }
   // Vector comparisons give masks as wide as their operands; keep int masks throughout.
   if (vector && isComparison(kind) && maskType(t).bits() != 32)
     return "convert_int" + std::to_string(t.lanes()) + text;
