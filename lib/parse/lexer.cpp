@@ -148,6 +148,10 @@ public:
         ++pos_;
         continue;
       }
+      if (isIdentStart(c)) {
+        lexName(); // the commonest token, lexed without a call
+        continue;
+      }
       lexToken(c);
     }
     out_ = nullptr;
@@ -261,14 +265,15 @@ private:
     }
   }
 
+  [[gnu::always_inline]] void lexName() {
+    size_t start = pos_++;
+    while (pos_ < text_.size() && isIdentChar(text_[pos_]))
+      ++pos_;
+    push(keywordOrName(text_.substr(start, pos_ - start)), start, pos_);
+  }
+
   void lexToken(char c) {
     size_t start = pos_;
-    if (isIdentStart(c)) {
-      while (pos_ < text_.size() && isIdentChar(text_[pos_]))
-        ++pos_;
-      push(keywordOrName(text_.substr(start, pos_ - start)), start, pos_);
-      return;
-    }
     if (isDigit(c) || (c == '.' && pos_ + 1 < text_.size() && isDigit(text_[pos_ + 1]))) {
       lexNumber();
       return;
