@@ -68,6 +68,11 @@ struct BufferInfo {
   std::vector<int64_t> strides;
   int64_t elemOffset = 0;
   bool matched() const { return symbolic || !strides.empty(); }
+  // An alias over the same data (T.decl_buffer(..., data=NAME.data)) that some accesses use:
+  // of the same shape, or flat when the buffer gets no layout transform.
+  std::string view;
+  bool flatView = false;
+  bool transformed = false;
 };
 
 bool isFloat(const std::string &dtype) {
@@ -237,15 +242,44 @@ private:
   }
 
   void emitTransforms() {
-    for (const BufferInfo &b : inputs_)
-      maybeTransform(b);
-    for (const BufferInfo &b : outputs_)
-      maybeTransform(b);
+    for (BufferInfo *b : params())
+      maybeTransform(*b);
+    for (BufferInfo *b : params()) {
+      if (b->matched() || b->axisSeparator || !rng_.chance(0.2))
+        continue;
+      b->view = b->name + "_view";
+      b->flatView = !b->transformed && b->shape.size() >= 2 && rng_.chance(0.5);
+      int64_t elements = 1;
+      for (int64_t extent : b->shape)
+        elements *= extent;
+      line(b->view + " = T.decl_buffer(" + (b->flatView ? shapeText({elements}) : shapeText(b->shape)) + ", \"" +
+           b->dtype + "\", data=" + b->name + ".data)");
+    }
+    for (const BufferInfo *b : params())
+      for (BufferInfo &r : readable_)
+        if (r.name == b->name)
+          r = *b;
+  }
+
+  // The access of `b` at `indices`, sometimes through its view.
+  std::string access(const BufferInfo &b, const std::vector<std::string> &indices) {
+    std::string out;
+    if (!b.view.empty() && b.flatView && rng_.chance(0.5)) {
+      int64_t stride = 1;
+      for (size_t k = indices.size(); k-- > 0;) {
+        out = "(" + indices[k] + ")" + (stride == 1 ? "" : " * " + str(stride)) + (out.empty() ? "" : " + " + out);
+        stride *= b.shape[k];
+      }
+      return b.view + "[" + out + "]";
+    }
+    for (size_t k = 0; k < indices.size(); ++k)
+      out += (k ? ", " : "") + indices[k];
+    return (!b.view.empty() && !b.flatView && rng_.chance(0.5) ? b.view : b.name) + "[" + out + "]";
   }
 
   // A random index map over `shape`: permuted axes, splits (padded when the factor does not
   // divide), fused neighbours, sometimes an axis separator.
-  void maybeTransform(const BufferInfo &b) {
+  void maybeTransform(BufferInfo &b) {
     if (b.axisSeparator || b.matched() || !rng_.chance(0.4)) // a map must state the separators itself
       return;
     const size_t rank = b.shape.size();
@@ -286,6 +320,7 @@ private:
     if (padded || rng_.chance(0.15))
       pad = ", pad_value=" + constant(b.dtype, rng_.pick<double>({0, 1, -1, 1.5, 7}));
     line("T.transform_layout(" + b.name + ", " + lambda + pad + ")");
+    b.transformed = true;
     transformed_ = true;
   }
 
@@ -428,10 +463,10 @@ private:
   }
 
   std::string load(const BufferInfo &b) {
-    std::string out = b.name + "[";
+    std::vector<std::string> indices;
     for (size_t k = 0; k < b.shape.size(); ++k)
-      out += (k ? ", " : "") + fit(index(2), b, k);
-    return out + "]";
+      indices.push_back(fit(index(2), b, k));
+    return access(b, indices);
   }
 
   // ---- value expressions ----
@@ -622,10 +657,7 @@ private:
     Loop reduction{"k" + str(nextVar_++), rng_.range(1, 4), true};
     if (reduce && !initialise)
       loops.insert(loops.begin() + rng_.range(0, static_cast<int64_t>(loops.size())), reduction);
-    std::string access = target.name + "[";
-    for (size_t k = 0; k < indices.size(); ++k)
-      access += (k ? ", " : "") + indices[k];
-    access += "]";
+    const std::string access = this->access(target, indices);
 
     const int saved = indent_;
     const size_t savedScope = scope_.size();

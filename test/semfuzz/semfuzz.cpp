@@ -3,11 +3,12 @@
 // that is compiled once and loaded, and JIT-compiled as one LLVM module; every compiled
 // function's outputs are compared bit for bit with the interpreter's on the lowered function.
 //   semfuzz [--count=N] [--seed=S] [--batch=B] [--workdir=DIR] [--only=K] [--no-c] [--no-llvm]
-//           [--no-ubsan] [--max-failures=F] [--tirlower=PATH] [--quiet]
+//           [--no-ubsan] [--max-failures=F] [--tirlower=PATH] [--quiet] [--print]
 // A failure writes DIR/failures/NAME.tir (the program with its RUN line) and prints the stage
 // (parse, generator, pipeline, semantics, c-emit, c-compile, c-run, llvm), the message (for
 // semantics: the pass and the first differing element) and the tirlower command that shows it.
-// Exit 0 when every program passed, 1 otherwise.
+// --print writes every program and its pipeline to stdout. Exit 0 when every program passed, 1
+// otherwise.
 #include <dlfcn.h>
 
 #include <chrono>
@@ -44,7 +45,7 @@ struct Options {
   size_t batch = 100;
   std::string workdir;
   std::optional<uint64_t> only;
-  bool c = true, llvm = true, ubsan = true, quiet = false;
+  bool c = true, llvm = true, ubsan = true, quiet = false, print = false;
   size_t maxFailures = 10;
   std::string tirlower = "tirlower";
 };
@@ -177,6 +178,8 @@ private:
     p.seed = programSeed(options_.seed, index);
     p.dataSeed = p.seed % 1000 + 1;
     p.generated = generateProgram(p.seed, "f" + std::to_string(index));
+    if (options_.print)
+      std::cout << "# program " << index << ", pipeline " << p.generated.pipeline << "\n" << p.generated.text << "\n";
     SourceManager sources;
     uint32_t file = sources.addFile(p.generated.function + ".tir", p.generated.text);
     CollectingSink sink;
@@ -470,7 +473,7 @@ int main(int argc, char **argv) {
   using namespace tirlower::semfuzz;
   Options options;
   const char *usage = "usage: semfuzz [--count=N] [--seed=S] [--batch=B] [--workdir=DIR] [--only=K] [--no-c] "
-                      "[--no-llvm] [--no-ubsan] [--max-failures=F] [--tirlower=PATH] [--quiet]\n";
+                      "[--no-llvm] [--no-ubsan] [--max-failures=F] [--tirlower=PATH] [--quiet] [--print]\n";
   try {
     for (int k = 1; k < argc; ++k) {
       std::string arg = argv[k];
@@ -502,6 +505,8 @@ int main(int argc, char **argv) {
         options.ubsan = false;
       else if (arg == "--quiet")
         options.quiet = true;
+      else if (arg == "--print")
+        options.print = true;
       else {
         std::cerr << usage;
         return 2;
