@@ -739,6 +739,8 @@ private:
           pass = rng_.chance(0.5) ? "vector-type-rewrite" : "lower-vector-access";
         if (pass == "vectorize" && !layoutsApplied) // vector accesses cannot be transformed
           pass = "simplify";
+        if (pass == "unroll") // nested unrolled loops may exceed the default limit of 1024 statements
+          pass = "unroll{limit=65536}";
         passes.push_back(pass);
       }
     };

@@ -443,13 +443,13 @@ private:
     const std::string dir = options_.workdir + "/failures";
     std::filesystem::create_directories(dir);
     const std::string path = std::filesystem::absolute(dir + "/" + p.generated.function + ".tir").string();
-    const std::string pipeline = "--pass-pipeline=" + p.generated.pipeline;
+    const std::string pipeline = "--pass-pipeline=" + cdiff::quote(p.generated.pipeline);
     std::string run = "tirlower %s " + pipeline + " --verify-semantics --seed=" + std::to_string(p.dataSeed);
     std::string command = options_.tirlower + " " + cdiff::quote(path) + " " + pipeline +
                           " --verify-semantics --seed=" + std::to_string(p.dataSeed);
     if (stage.rfind("c-", 0) == 0)
       command += "\n  C:          " + options_.tirlower + " " + cdiff::quote(path) + " " + pipeline +
-                 " --emit=c   (or test/cdiff's c_diff FILE --pipeline=" + p.generated.pipeline + ")";
+                 " --emit=c   (or test/cdiff's c_diff FILE --pipeline=" + cdiff::quote(p.generated.pipeline) + ")";
     else if (stage == "llvm")
       command += "\n  LLVM:       " + options_.tirlower + " " + cdiff::quote(path) + " " + pipeline + " --emit=llvm";
     std::ofstream(path) << "# semfuzz: run seed " << options_.seed << ", program " << p.index << " (seed " << p.seed
