@@ -3,8 +3,8 @@
 #include <cctype>
 
 #include "arith/index_map_ops.h"
-#include "ir/visitor.h"
 #include "parse/parser.h"
+#include "transform/layout_requirements.h"
 
 namespace tirlower {
 
@@ -30,31 +30,6 @@ bool splitFlag(const std::string &flag, const std::string &text, std::string &bu
   buffer = trim(text.substr(0, equals));
   value = trim(text.substr(equals + 1));
   return true;
-}
-
-class BufferFinder : public IRVisitor {
-public:
-  explicit BufferFinder(Symbol name) : name_(name) {}
-  using IRVisitor::visit;
-  Buffer found;
-
-protected:
-  void visitBuffer(const Buffer &buffer) override {
-    if (!found && buffer->name == name_)
-      found = buffer;
-  }
-
-private:
-  Symbol name_;
-};
-
-Buffer findBuffer(const PrimFunc &function, Symbol name) {
-  for (const BufferBinding &binding : function->bufferMap)
-    if (binding.buffer && binding.buffer->name == name)
-      return binding.buffer;
-  BufferFinder finder(name);
-  finder.visit(function->body);
-  return finder.found;
 }
 
 } // namespace
@@ -126,10 +101,9 @@ bool parseLayoutFlags(const ToolOptions &options, SourceManager &sources, Diagno
 
 std::string applyLayoutFlags(Module &module, const std::vector<LayoutFlag> &flags) {
   for (const LayoutFlag &flag : flags) {
-    Symbol name(flag.buffer);
     bool found = false;
     for (PrimFunc &function : module.functions) {
-      Buffer buffer = findBuffer(function, name);
+      Buffer buffer = findBufferNamed(*function, flag.buffer);
       if (!buffer)
         continue;
       PrimFuncNode::Fields fields = function->fields();

@@ -1,7 +1,8 @@
 // --transform-layout='B=lambda i, j: [j, i]' and --layout='B=NHWC->NCHW4c': layout transforms
 // given on the command line. Each appends a LayoutTransform for buffer B to every function
-// that has a buffer of that name (a parameter, alloc_buffer or decl_buffer), after those the
-// input states; apply-layout-transforms then applies them.
+// that has a buffer of that name (a parameter, by its buffer's or its handle's name,
+// alloc_buffer or decl_buffer: findBufferNamed), after those the input states;
+// apply-layout-transforms then applies them.
 // --require-layout='B=NCHW4c' (or 'A=NCHW4c:texture') adds a layout requirement on buffer B to
 // every function that has one, for legalize-layouts and verify-layouts.
 #pragma once
