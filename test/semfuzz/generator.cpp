@@ -339,7 +339,7 @@ private:
     IndexExpr a = index(depth - 1);
     auto paren = [](const IndexExpr &e) { return "(" + e.text + ")"; };
     IndexExpr r;
-    switch (rng_.range(0, 11)) {
+    switch (rng_.range(0, 13)) {
     case 0:
     case 1: {
       IndexExpr b = index(depth - 1);
@@ -401,6 +401,22 @@ private:
       std::string fn = rng_.chance(0.5) ? "T.Select" : "T.if_then_else";
       r = {fn + "(" + condition(depth - 1) + ", " + a.text + ", " + b.text + ")", std::min(a.lo, b.lo),
            std::max(a.hi, b.hi)};
+      break;
+    }
+    case 12:
+    case 13: {
+      // (a * (c * m) + b) divided by c: the simplifier may take a * m out, which is right for
+      // floor division and wrong for truncating division when the signs differ.
+      int64_t c = rng_.range(2, 5), m = rng_.range(-2, 3);
+      IndexExpr b = index(depth - 1);
+      std::string sum = paren(a) + " * " + str(c * m) + " + " + paren(b);
+      int64_t lo = std::min(a.lo * c * m, a.hi * c * m) + b.lo, hi = std::max(a.lo * c * m, a.hi * c * m) + b.hi;
+      switch (rng_.range(0, 3)) {
+      case 0: r = {"(" + sum + ") // " + str(c), floorDiv(lo, c), floorDiv(hi, c)}; break;
+      case 1: r = {"(" + sum + ") % " + str(c), 0, c - 1}; break;
+      case 2: r = {"T.truncdiv(" + sum + ", " + str(c) + ")", lo / c, hi / c}; break;
+      default: r = {"T.truncmod(" + sum + ", " + str(c) + ")", lo >= 0 ? 0 : -(c - 1), hi <= 0 ? 0 : c - 1}; break;
+      }
       break;
     }
     default: {
