@@ -7,7 +7,8 @@
 // A failure writes DIR/failures/NAME.tir (the program with its RUN line) and prints the stage
 // (parse, generator, pipeline, semantics, c-emit, c-compile, c-run, llvm), the message (for
 // semantics: the pass and the first differing element) and the tirlower command that shows it.
-// --print writes every program and its pipeline to stdout. Exit 0 when every program passed, 1
+// --print writes every program and its pipeline to stdout. TL_SEMFUZZ_PATCH=CMD runs CMD FILE.c on
+// every C file before it is compiled (a self-test of the comparison). Exit 0 when every program passed, 1
 // otherwise.
 #include <dlfcn.h>
 
@@ -90,13 +91,15 @@ struct Program {
   bool failed = false;
 };
 
-// The text the crash handler prints: which program was running natively.
+// The text the crash handler prints: which program was running natively; and where (stderr,
+// or its saved descriptor while stderr is captured).
 std::string crashContext;
+int crashFd = STDERR_FILENO;
 
 void onCrash(int signal) {
   const char *head = "\nsemfuzz: crashed (signal) while running compiled code; ";
-  ssize_t ignored = write(STDERR_FILENO, head, std::strlen(head));
-  ignored = write(STDERR_FILENO, crashContext.data(), crashContext.size());
+  ssize_t ignored = write(crashFd, head, std::strlen(head));
+  ignored = write(crashFd, crashContext.data(), crashContext.size());
   (void)ignored;
   _exit(128 + signal);
 }
@@ -142,8 +145,10 @@ public:
 
   int run() {
     std::filesystem::create_directories(options_.workdir);
-    if (options_.ubsan) // the UBSan runtime loaded with the first library reports into files
-      setenv("UBSAN_OPTIONS", ("log_path=" + options_.workdir + "/ubsan:print_stacktrace=0").c_str(), 1);
+    if (options_.c && options_.ubsan && !ubsanAvailable()) {
+      std::cerr << "semfuzz: note: the C compiler cannot build with -fsanitize=undefined; C runs without UBSan\n";
+      options_.ubsan = false;
+    }
     for (int s : {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT})
       std::signal(s, onCrash);
     const auto start = Clock::now();
@@ -170,6 +175,17 @@ public:
   }
 
 private:
+  bool ubsanAvailable() {
+    const std::string c = options_.workdir + "/probe.c", so = options_.workdir + "/probe.so";
+    std::ofstream(c) << "int tl_probe(int a, int b) { return a + b; }\n";
+    std::string output;
+    bool ok = cdiff::shell("cc -fsanitize=undefined -shared -fPIC -o " + cdiff::quote(so) + " " + cdiff::quote(c),
+                           output) == 0;
+    std::filesystem::remove(c);
+    std::filesystem::remove(so);
+    return ok;
+  }
+
   // ---- one program: parse, pipeline under the semantic checker ----
 
   Program checkProgram(uint64_t index) {
@@ -232,7 +248,6 @@ private:
     std::vector<Program *> members = compilable(batch);
     if (!members.empty())
       compileAndRun(members, options_.workdir + "/batch" + std::to_string(batchIndex));
-    checkUBSanLog(members);
     cSeconds_ += std::chrono::duration<double>(Clock::now() - start).count();
   }
 
@@ -292,6 +307,10 @@ private:
       shims += "\n" + cdiff::callShim(*members[k]->lowered, k, symbols[k]);
     const std::string c = stem + ".c", so = stem + ".so";
     std::ofstream(c) << source << shims;
+    std::string output;
+    if (const char *patch = std::getenv("TL_SEMFUZZ_PATCH")) // self-test: corrupt the C source
+      if (cdiff::shell(std::string(patch) + " " + cdiff::quote(c), output) != 0)
+        throw std::runtime_error("TL_SEMFUZZ_PATCH failed: " + output);
     // The programs are random: as written they may compare a variable with itself, never
     // read back a scratch buffer or leave a parameter unused, which the C keeps.
     // -frounding-math: GCC 12 folds `0.0f - (float)n` into `-(float)n` (even at -O0), which
@@ -301,7 +320,6 @@ private:
     if (options_.ubsan)
       command += "-fsanitize=undefined -fno-sanitize=alignment ";
     command += "-o " + cdiff::quote(so) + " " + cdiff::quote(c) + " -lm";
-    std::string output;
     ++cCompiles_;
     if (cdiff::shell(command, output) != 0) {
       if (report)
@@ -364,31 +382,41 @@ private:
       std::vector<void *> pointers = cdiff::shimArguments(actual, scalars);
       crashContext = "C function " + symbols[k] + " of program " + p.generated.function + ":\n" + p.generated.text +
                      "# pipeline: " + p.generated.pipeline + "\n";
-      int32_t returned = shim(pointers.data());
+      int32_t returned = 0;
+      std::string report = captureStderr([&] { returned = shim(pointers.data()); });
+      if (report.find("runtime error") != std::string::npos) {
+        fail(p, "c-ubsan", "UBSan reports undefined behaviour in the emitted C:\n" + report);
+        continue;
+      }
       ++cRuns_;
       compare(p, "c-run", *ref, actual, returned);
     }
   }
 
-  // UBSan reports of this batch's run (undefined behaviour in the emitted C).
-  void checkUBSanLog(const std::vector<Program *> &members) {
-    if (!options_.ubsan)
-      return;
-    for (const auto &entry : std::filesystem::directory_iterator(options_.workdir)) {
-      if (entry.path().filename().string().rfind("ubsan.", 0) != 0)
-        continue;
-      std::ifstream in(entry.path());
-      std::stringstream text;
-      text << in.rdbuf();
-      std::filesystem::remove(entry.path());
-      // The report names the C file "batchN.c" or "batchN-fK.c" and a line: find the function.
-      Program *culprit = members.empty() ? nullptr : members.front();
-      for (Program *p : members)
-        if (text.str().find(p->generated.function + "(") != std::string::npos)
-          culprit = p;
-      if (culprit)
-        fail(*culprit, "c-ubsan", "UBSan reports undefined behaviour in the emitted C of this batch:\n" + text.str());
+  // Runs `call` with stderr redirected to a file and returns what was written there: UBSan's
+  // runtime reports (it reads UBSAN_OPTIONS from the environment the process started with, so
+  // its output is captured rather than configured).
+  template <typename Call> std::string captureStderr(Call call) {
+    const std::string path = options_.workdir + "/stderr.txt";
+    std::fflush(stderr);
+    int saved = dup(STDERR_FILENO);
+    FILE *file = std::fopen(path.c_str(), "w");
+    if (saved < 0 || !file) {
+      call();
+      return {};
     }
+    dup2(fileno(file), STDERR_FILENO);
+    crashFd = saved;
+    call();
+    std::fflush(stderr);
+    dup2(saved, STDERR_FILENO);
+    crashFd = STDERR_FILENO;
+    close(saved);
+    std::fclose(file);
+    std::ifstream in(path);
+    std::stringstream text;
+    text << in.rdbuf();
+    return text.str();
   }
 
   // ---- LLVM: one JIT module per batch ----
