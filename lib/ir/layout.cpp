@@ -231,24 +231,36 @@ bool Layout::isSameLayout(const Layout &other) const {
   return true;
 }
 
+namespace {
+std::string dimsText(size_t n) {
+  return std::to_string(n) + " dimension" + (n == 1 ? "" : "s");
+}
+} // namespace
+
+std::string Layout::namesMismatch(const Layout &actual) const {
+  if (anyRank_ || actual.anyRank_)
+    return "";
+  if (actual.dims_.size() != dims_.size())
+    return "layout \"" + actual.name() + "\" has " + dimsText(actual.dims_.size()) + " but \"" + name() + "\" has " +
+           dimsText(dims_.size());
+  for (size_t k = 0; k < dims_.size(); ++k) {
+    const DimDescription &want = dims_[k], &have = actual.dims_[k];
+    if (!want.isAny() && !have.isAny() && !want.sameName(have))
+      return "dimension " + std::to_string(k) + " is '" + DimDescription{have.name, have.factor, 1, k}.str() +
+             "' instead of '" + DimDescription{want.name, want.factor, 1, k}.str() + "'";
+  }
+  return "";
+}
+
 std::string Layout::unsatisfiedReason(size_t rank, const std::vector<std::optional<int64_t>> &strides,
                                       const Layout *actual) const {
   if (anyRank_)
     return "";
-  auto dimsText = [](size_t n) { return std::to_string(n) + " dimension" + (n == 1 ? "" : "s"); };
   if (rank != dims_.size())
     return "the buffer has " + dimsText(rank) + " but \"" + name() + "\" has " + dimsText(dims_.size());
-  if (actual && !actual->anyRank_) {
-    if (actual->dims_.size() != dims_.size())
-      return "layout \"" + actual->name() + "\" has " + dimsText(actual->dims_.size()) + " but \"" + name() +
-             "\" has " + dimsText(dims_.size());
-    for (size_t k = 0; k < dims_.size(); ++k) {
-      const DimDescription &want = dims_[k], &have = actual->dims_[k];
-      if (!want.isAny() && !have.isAny() && !want.sameName(have))
-        return "dimension " + std::to_string(k) + " is '" + DimDescription{have.name, have.factor, 1, k}.str() +
-               "' instead of '" + DimDescription{want.name, want.factor, 1, k}.str() + "'";
-    }
-  }
+  if (actual)
+    if (std::string why = namesMismatch(*actual); !why.empty())
+      return why;
   for (size_t k = 0; k < dims_.size(); ++k) {
     int64_t alignment = dims_[k].alignment;
     if (alignment == 1)

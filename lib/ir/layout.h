@@ -69,6 +69,11 @@ public:
   // Both layouts have the same dimensions: names, factors and alignments, in order.
   bool isSameLayout(const Layout &other) const;
 
+  // Why `actual` does not carry this layout's dimensions: its rank differs, or a dimension has
+  // another name or factor ("*" on either side, or either layout being "*" alone, matches);
+  // "" when it does. Alignments are not compared.
+  std::string namesMismatch(const Layout &actual) const;
+
   // Why a tensor of `rank` dimensions with these element strides (unknown: nullopt) does not
   // satisfy this layout, or "" when it does. When `actual` (the tensor's own layout) is given
   // the check is more complete: its rank must match and every dimension must carry the same

@@ -34,25 +34,6 @@ private:
   Symbol name_;
 };
 
-// The stride of each dimension in elements: explicit strides, else row-major over a constant
-// shape; unknown (nullopt) where not constant.
-std::vector<std::optional<int64_t>> elementStrides(const BufferNode &buffer) {
-  std::vector<std::optional<int64_t>> strides(buffer.rank());
-  if (!buffer.strides.empty()) {
-    for (size_t k = 0; k < buffer.rank(); ++k)
-      if (const int64_t *s = asConstInt(buffer.strides[k]))
-        strides[k] = *s;
-    return strides;
-  }
-  std::optional<int64_t> stride = 1;
-  for (size_t k = buffer.rank(); k-- > 0;) {
-    strides[k] = stride;
-    const int64_t *extent = asConstInt(buffer.shape[k]);
-    stride = stride && extent ? checkedMul(*stride, *extent) : std::nullopt; // unknown on overflow
-  }
-  return strides;
-}
-
 // The OpenCL target's role: a texture parameter with an N, C, H, W layout is packed NCHW4c.
 std::vector<LayoutRequirement> targetRequirements(const PrimFuncNode &func, const std::string &target) {
   std::vector<LayoutRequirement> result;
@@ -81,6 +62,27 @@ std::vector<LayoutRequirement> targetRequirements(const PrimFuncNode &func, cons
 }
 
 } // namespace
+
+std::vector<std::optional<int64_t>> rowMajorStrides(const std::vector<Expr> &shape) {
+  std::vector<std::optional<int64_t>> strides(shape.size());
+  std::optional<int64_t> stride = 1;
+  for (size_t k = shape.size(); k-- > 0;) {
+    strides[k] = stride;
+    const int64_t *extent = asConstInt(shape[k]);
+    stride = stride && extent ? checkedMul(*stride, *extent) : std::nullopt; // unknown on overflow
+  }
+  return strides;
+}
+
+std::vector<std::optional<int64_t>> elementStrides(const BufferNode &buffer) {
+  if (buffer.strides.empty())
+    return rowMajorStrides(buffer.shape);
+  std::vector<std::optional<int64_t>> strides(buffer.rank());
+  for (size_t k = 0; k < buffer.rank(); ++k)
+    if (const int64_t *s = asConstInt(buffer.strides[k]))
+      strides[k] = *s;
+  return strides;
+}
 
 std::vector<LayoutRequirement> parseRequireOption(const std::string &value) {
   std::vector<LayoutRequirement> result;

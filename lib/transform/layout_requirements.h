@@ -8,6 +8,8 @@
 // the dimensions N, C, H and W must be "NCHW4c:texture".
 #pragma once
 
+#include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -38,6 +40,13 @@ std::vector<BufferRequirement> requirementsOf(const PrimFuncNode &func, const st
 // Throws CompileError when a pass-option requirement names a buffer no function has.
 void checkRequirementsApply(const Module &module, const std::vector<LayoutRequirement> &options,
                             const std::string &passName);
+
+// The stride of each dimension in elements, row-major over `shape`; unknown (nullopt) from the
+// first non-constant extent outwards, or where the product overflows.
+std::vector<std::optional<int64_t>> rowMajorStrides(const std::vector<Expr> &shape);
+// The buffer's strides in elements: its explicit strides (unknown where not constant), else
+// rowMajorStrides of its shape.
+std::vector<std::optional<int64_t>> elementStrides(const BufferNode &buffer);
 
 // Why `buffer` does not satisfy `requirement`, one reason per unmet property (rank, names,
 // alignment, a missing layout annotation, texture storage); empty when it does.

@@ -10,7 +10,10 @@
 // and the new one are composed into one map; maps that compose to the identity cancel and are
 // removed. A map that pads gets pad_value 0 unless a pending one states another. --remarks
 // reports each choice; a requirement it cannot meet by a transform (no layout annotation,
-// other dimension names, wildcards) is a warning, left for verify-layouts to reject.
+// other dimension names, wildcards, an unmet alignment, a texture of other than float32 or of
+// a non-parameter) is a warning, left for verify-layouts to reject. So is a requirement whose
+// dimension names differ from those an earlier requirement on the same data chose or found:
+// the first one stays (a later map would silently undo it).
 //
 // Preconditions: run before apply-layout-transforms.
 //
@@ -61,25 +64,21 @@ private:
   const VarNode *data_;
 };
 
-bool namesMatch(const Layout &actual, const Layout &required) {
-  if (required.isAnyRank())
-    return true;
-  if (actual.isAnyRank() || actual.numDims() != required.numDims())
-    return false;
-  for (size_t k = 0; k < required.numDims(); ++k) {
-    const DimDescription &want = required.nthDimDescription(k), &have = actual.nthDimDescription(k);
-    if (!want.isAny() && !have.isAny() && !want.sameName(have))
-      return false;
-  }
-  return true;
-}
-
 // The layout without alignments: the index map between layouts ignores them.
 Layout withoutAlignment(const Layout &layout) {
   std::string text;
   for (const DimDescription &dim : layout.dims())
     text += DimDescription{dim.name, dim.factor, 1, dim.order}.str();
   return text.empty() ? layout : *Layout::parse(text);
+}
+
+bool sameShape(const std::vector<Expr> &a, const std::vector<Expr> &b) {
+  if (a.size() != b.size())
+    return false;
+  for (size_t k = 0; k < a.size(); ++k)
+    if (!structuralEqual(a[k], b[k]))
+      return false;
+  return true;
 }
 
 bool isIdentity(const IndexMap &map, const std::vector<Expr> &shape) {
@@ -133,13 +132,17 @@ private:
       ctx_.diagnostics.remark(where(entry), "legalize-layouts: buffer '" + entry.buffer->name.str() + "': " + message);
   }
 
-  void cannot(const BufferRequirement &entry, const std::string &why) {
+  // A warning with a note at the requirement (and at `other`, a requirement it conflicts with).
+  void cannot(const BufferRequirement &entry, const std::string &why, const LayoutRequirement *other = nullptr) {
     Diagnostic d{Severity::Warning,
                  entry.buffer->loc.valid() ? entry.buffer->loc : func_->loc,
                  "legalize-layouts: cannot make buffer '" + entry.buffer->name.str() + "' \"" +
                      entry.requirement.spec() + "\": " + why,
                  {}};
-    ctx_.diagnostics.report(noteRequirementSource(d, entry.requirement, *func_));
+    noteRequirementSource(d, entry.requirement, *func_);
+    if (other)
+      noteRequirementSource(d, *other, *func_);
+    ctx_.diagnostics.report(std::move(d));
   }
 
   void legalize(const BufferRequirement &entry) {
@@ -157,6 +160,9 @@ private:
       const LayoutTransform &t = fields_.layoutTransforms[k];
       if (t.buffer->data != buffer->data)
         continue;
+      if (!sameShape(t.buffer->shape, buffer->shape))
+        return cannot(entry, "its data has layout transforms given for '" + t.buffer->name.str() +
+                                 "', a view of it with another shape");
       pending.push_back(k);
       if (effective)
         effective = layoutAfterMap(*effective, t.map, shape);
@@ -169,10 +175,20 @@ private:
     int rowSeparator = static_cast<int>(required.numDims()) - 2;
     bool textureDone = !requirement.texture || (current(buffer)->scope.view() == "global.texture" &&
                                                 separators == std::vector<int>{rowSeparator});
-    if (namesMatch(*effective, required) && textureDone) {
+    std::string namesDiffer = required.namesMismatch(*effective);
+    if (namesDiffer.empty() && textureDone) {
+      // Only strides are left to check; a transform of dimension order does not change them.
+      std::vector<std::optional<int64_t>> strides =
+          pending.empty() ? elementStrides(*current(buffer)) : rowMajorStrides(shape);
+      if (std::string why = required.unsatisfiedReason(shape.size(), strides, &*effective); !why.empty())
+        return cannot(entry, why);
       remark(entry, "layout \"" + effective->name() + "\" already satisfies \"" + requirement.spec() + "\"");
+      chosen_.try_emplace(buffer->data.get(), requirement);
       return;
     }
+    // A layout that an earlier requirement chose (or found) for this data stays.
+    if (auto it = chosen_.find(buffer->data.get()); it != chosen_.end() && !namesDiffer.empty())
+      return cannot(entry, "it conflicts with \"" + it->second.spec() + "\", required first", &it->second);
     bool wildcard = required.isAnyRank();
     for (const DimDescription &dim : required.dims())
       wildcard = wildcard || dim.isAny();
@@ -180,6 +196,8 @@ private:
       return cannot(entry, "a requirement with wildcard dimensions names no layout to transform to");
     if (requirement.texture && !isParam(buffer))
       return cannot(entry, "only a parameter can be a texture");
+    if (requirement.texture && buffer->dtype != DataType::float32())
+      return cannot(entry, "a texture holds float32 elements, not " + buffer->dtype.str());
     IndexMap step;
     try {
       DataType indexType = shape.empty() ? DataType::int32() : shape.front()->type;
@@ -192,6 +210,7 @@ private:
     compose(entry, pending, step, *effective);
     if (requirement.texture)
       rescope(buffer);
+    chosen_.try_emplace(buffer->data.get(), requirement);
     changed_ = true;
   }
 
@@ -259,6 +278,8 @@ private:
   PassContext &ctx_;
   PrimFuncNode::Fields fields_;
   std::unordered_map<const BufferNode *, Buffer> rescoped_;
+  // The first requirement met or legalized for each data var: later ones must agree with it.
+  std::unordered_map<const VarNode *, LayoutRequirement> chosen_;
   bool changed_ = false;
 };
 

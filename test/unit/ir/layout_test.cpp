@@ -130,6 +130,19 @@ TEST_CASE("isSatisfiedBy checks rank, names and alignment", "[layout]") {
   CHECK(layout("NHWC").isSatisfiedBy(4, {27, 9, 3, 1}));
 }
 
+TEST_CASE("namesMismatch compares rank and names, not alignment", "[layout]") {
+  Layout nhwc = layout("NHWC"), nchw = layout("NCHW");
+  CHECK(nhwc.namesMismatch(nhwc).empty());
+  CHECK(nchw.namesMismatch(nhwc) == "dimension 1 is 'H' instead of 'C'");
+  CHECK(layout("N[a=32]HWC").namesMismatch(nhwc).empty());
+  CHECK(layout("N*W*").namesMismatch(nhwc).empty());
+  CHECK(nhwc.namesMismatch(layout("**WC")).empty());
+  CHECK(nhwc.namesMismatch(Layout()).empty());
+  CHECK(Layout().namesMismatch(nhwc).empty());
+  CHECK(nhwc.namesMismatch(layout("NCHW4c")) == "layout \"NCHW4c\" has 5 dimensions but \"NHWC\" has 4 dimensions");
+  CHECK(layout("NCHW8c").namesMismatch(layout("NCHW4c")) == "dimension 4 is '4c' instead of '8c'");
+}
+
 TEST_CASE("malformed layout strings are located", "[layout]") {
   LayoutParseError e = parseError("");
   CHECK(e.message == "empty layout");
