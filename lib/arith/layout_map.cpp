@@ -115,10 +115,13 @@ std::optional<Layout> layoutAfterMap(const Layout &from, const IndexMap &map, co
   } catch (const CompileError &) {
     return std::nullopt;
   }
-  // Each final index must use the axes of one primal letter: its first use names the primal
-  // axis, a second one its split (the factor is that index's extent).
-  std::string candidate;
-  std::map<char, int> uses;
+  // Each final index must use the axes of one primal letter, and a letter at most two final
+  // indices: its primal axis and its split, whose factor is that index's extent. Which of the
+  // two is the split ("NCHW4c" or "N4cHWC") is tried first-is-primal, then swapped for the
+  // letters whose indices that does not compute (the indices of a letter depend on its axes
+  // only, so letters are decided independently).
+  std::vector<char> letters; // per final index, uppercase
+  std::map<char, std::vector<size_t>> uses;
   for (size_t k = 0; k < map->finalIndices.size(); ++k) {
     char letter = 0;
     for (size_t j = 0; j < inputs.size(); ++j) {
@@ -131,36 +134,69 @@ std::optional<Layout> layoutAfterMap(const Layout &from, const IndexMap &map, co
     }
     if (!letter)
       return std::nullopt;
-    int use = uses[letter]++;
-    if (use == 0) {
-      candidate += letter;
-      continue;
-    }
-    const int64_t *factor = asConstInt(mapped.shape[k]);
-    if (use > 1 || !factor || *factor <= 0)
+    letters.push_back(letter);
+    uses[letter].push_back(k);
+  }
+  std::vector<bool> isSplit(letters.size(), false);
+  for (const auto &[letter, positions] : uses) {
+    if (positions.size() > 2)
       return std::nullopt;
-    candidate += std::to_string(*factor) + static_cast<char>(std::tolower(static_cast<unsigned char>(letter)));
+    if (positions.size() == 2)
+      isSplit[positions[1]] = true;
   }
-  std::optional<Layout> target = Layout::parse(candidate);
-  if (!target)
-    return std::nullopt;
-  // The candidate names the map only when the layouts' own map computes the same indices.
-  IndexMap expected;
-  try {
-    expected = indexMapFromLayouts(from, *target, {}, inputs.front()->type);
-  } catch (const CompileError &) {
-    return std::nullopt;
-  }
-  if (expected->finalIndices.size() != map->finalIndices.size())
-    return std::nullopt;
   Analyzer analyzer;
   for (size_t k = 0; k < inputs.size(); ++k)
     analyzer.bindRange(inputs[k], IntImmNode::make(shape[k]->type, 0), shape[k]);
   std::vector<Expr> indices(inputs.begin(), inputs.end());
-  std::vector<Expr> computed = mapIndices(expected, indices, analyzer);
-  for (size_t k = 0; k < computed.size(); ++k)
-    if (!analyzer.canProveEqual(computed[k], map->finalIndices[k]))
+  // The candidate layout, and the final indices its own map does not compute (empty: all do).
+  auto check = [&](std::optional<Layout> &target) -> std::optional<std::vector<size_t>> {
+    std::string candidate;
+    for (size_t k = 0; k < letters.size(); ++k) {
+      if (!isSplit[k]) {
+        candidate += letters[k];
+        continue;
+      }
+      const int64_t *factor = asConstInt(mapped.shape[k]);
+      if (!factor || *factor <= 0)
+        return std::nullopt;
+      candidate += std::to_string(*factor) + static_cast<char>(std::tolower(static_cast<unsigned char>(letters[k])));
+    }
+    target = Layout::parse(candidate);
+    if (!target)
       return std::nullopt;
+    IndexMap expected;
+    try {
+      expected = indexMapFromLayouts(from, *target, {}, inputs.front()->type);
+    } catch (const CompileError &) {
+      return std::nullopt;
+    }
+    if (expected->finalIndices.size() != map->finalIndices.size())
+      return std::nullopt;
+    std::vector<Expr> computed = mapIndices(expected, indices, analyzer);
+    std::vector<size_t> wrong;
+    for (size_t k = 0; k < computed.size(); ++k)
+      if (!analyzer.canProveEqual(computed[k], map->finalIndices[k]))
+        wrong.push_back(k);
+    return wrong;
+  };
+  std::optional<Layout> target;
+  std::optional<std::vector<size_t>> wrong = check(target);
+  if (wrong && !wrong->empty()) {
+    bool swapped = false;
+    for (const auto &[letter, positions] : uses) {
+      bool letterWrong = false;
+      for (size_t k : *wrong)
+        letterWrong = letterWrong || letters[k] == letter;
+      if (letterWrong && positions.size() == 2) {
+        isSplit[positions[0]] = true;
+        isSplit[positions[1]] = false;
+        swapped = true;
+      }
+    }
+    wrong = swapped ? check(target) : std::nullopt;
+  }
+  if (!wrong || !wrong->empty())
+    return std::nullopt;
   return target;
 }
 

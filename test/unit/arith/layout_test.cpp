@@ -97,7 +97,16 @@ TEST_CASE("layouts follow index maps", "[layout]") {
     return std::vector<Expr>{BinaryNode::make(BinaryOp::FloorMod, v[1], c32(4)), v[0],
                              BinaryNode::make(BinaryOp::FloorDiv, v[1], c32(4))};
   });
-  CHECK(layoutAfter("HW", swapSplit, {4, 16}) == "<unnamed>");
+  // A split may stand before its primal axis: [j % 4, i, j // 4] is the map of HW->4wHW.
+  CHECK(layoutAfter("HW", swapSplit, {4, 16}) == "4wHW");
+  CHECK(layoutAfter("NHWC", indexMapFromLayouts("NHWC", "NHW2cC"), {1, 4, 8, 8}) == "NHW2cC");
+  CHECK(layoutAfter("NHWC", indexMapFromLayouts("NHWC", "4cNHWC"), {1, 4, 8, 8}) == "4cNHWC");
+  CHECK(layoutAfter("NCHW4c", indexMapFromLayouts("NCHW4c", "N2cHWC"), {1, 2, 3, 3, 4}) == "N2cHWC");
+  IndexMap shiftedSplit = lambdaMap({"i", "j"}, [](std::vector<Var> &v) {
+    return std::vector<Expr>{v[0], BinaryNode::make(BinaryOp::FloorMod, v[1], c32(4)),
+                             BinaryNode::make(BinaryOp::FloorDiv, v[1], c32(4)) + c32(1)};
+  });
+  CHECK(layoutAfter("HW", shiftedSplit, {4, 16}) == "<unnamed>");
   IndexMap transpose = lambdaMap({"i", "j"}, [](std::vector<Var> &v) { return std::vector<Expr>{v[1], v[0]}; });
   CHECK(layoutAfter("HW", transpose, {4, 16}) == "WH");
   CHECK(layoutAfter("*", transpose, {4, 16}) == "<unnamed>");
