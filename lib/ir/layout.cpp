@@ -79,7 +79,12 @@ private:
       return false;
     }
     if (!isDigit(ch)) {
-      fail(start, 1, "unknown axis '" + std::string(1, ch) + "'");
+      // A UTF-8 character is named whole, not by its first byte.
+      size_t length = 1;
+      if (static_cast<unsigned char>(ch) >= 0xC0)
+        while (start + length < text_.size() && (static_cast<unsigned char>(text_[start + length]) & 0xC0) == 0x80)
+          ++length;
+      fail(start, length, "unknown axis '" + std::string(text_.substr(start, length)) + "'");
       return false;
     }
     std::optional<int64_t> factor = number("split factor");

@@ -170,6 +170,13 @@ TEST_CASE("malformed layout strings are located", "[layout]") {
   CHECK(e.message == "unknown axis '-'");
   CHECK(e.offset == 2);
 
+  // A non-ASCII character is named whole (two bytes of UTF-8 here), not by half a character.
+  e = parseError("NH\xc3\xa9"
+                 "C");
+  CHECK(e.message == "unknown axis '\xc3\xa9'");
+  CHECK(e.offset == 2);
+  CHECK(e.length == 2);
+
   e = parseError("NCHWN");
   CHECK(e.message == "axis 'N' is repeated");
   CHECK(e.offset == 4);
