@@ -179,10 +179,12 @@ void Parser::parseFuncAttr(uint32_t call) {
 SourceRange Parser::insideString(uint32_t id, size_t offset, size_t length) {
   SourceRange whole = nodeRange(id);
   std::string_view raw = nodeText(id);
-  // Point inside the quotes when the literal has no escapes (its text is the value).
-  if (raw.size() < 2 || raw.find('\\') != std::string_view::npos || offset + length + 2 > raw.size())
+  // Point inside the quotes ("..." or """...""") when the literal has no escapes (its text is
+  // the value).
+  size_t quote = raw.size() >= 6 && (raw.starts_with("\"\"\"") || raw.starts_with("'''")) ? 3 : 1;
+  if (raw.size() < 2 * quote || raw.find('\\') != std::string_view::npos || offset + length + 2 * quote > raw.size())
     return whole;
-  uint32_t begin = whole.begin + 1 + static_cast<uint32_t>(offset);
+  uint32_t begin = whole.begin + static_cast<uint32_t>(quote + offset);
   return {whole.fileId, begin, begin + static_cast<uint32_t>(length)};
 }
 

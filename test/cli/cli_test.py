@@ -416,6 +416,18 @@ def require_layout_flags():
 
 
 @case
+def layout_string_carets():
+    # A malformed layout points at the offending character inside the literal, whatever quotes
+    # it is written with (the caret was 2 columns early inside a triple-quoted string).
+    with Workdir() as w:
+        for literal in ('"NHHC"', "'NHHC'", '"""NHHC"""'):
+            src = w.write("in.tir", NHWC.replace('layout="NHWC"', "layout=" + literal, 1))
+            column = NHWC.index('layout="NHWC"') - NHWC.index("def copy") + len("layout=") + literal.index("NHHC") + 3
+            r = expect(run([src, "--pass=verify-layouts"]), 1, "malformed layout " + literal)
+            check("in.tir:5:%d: error: malformed layout \"NHHC\": axis 'H' is repeated" % column in r.err, r.err)
+
+
+@case
 def verify_semantics_samples():
     pipelines = ["apply-layout-transforms,flatten,simplify", "apply-layout-transforms,flatten,simplify,remove-no-op"]
     for name in sorted(os.listdir(SAMPLES)):
