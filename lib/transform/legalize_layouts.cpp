@@ -12,8 +12,8 @@
 // reports each choice; a requirement it cannot meet by a transform (no layout annotation,
 // other dimension names, wildcards, an unmet alignment, a texture of other than float32 or of
 // a non-parameter) is a warning, left for verify-layouts to reject. So is a requirement whose
-// dimension names differ from those an earlier requirement on the same data chose or found:
-// the first one stays (a later map would silently undo it).
+// layout an earlier requirement met on the same data does not accept (other dimension names):
+// the earlier one stays met (a later map would silently undo it).
 //
 // Preconditions: run before apply-layout-transforms.
 //
@@ -183,17 +183,18 @@ private:
       if (std::string why = required.unsatisfiedReason(shape.size(), strides, &*effective); !why.empty())
         return cannot(entry, why);
       remark(entry, "layout \"" + effective->name() + "\" already satisfies \"" + requirement.spec() + "\"");
-      chosen_.try_emplace(buffer->data.get(), requirement);
+      chosen_[buffer->data.get()].push_back(requirement);
       return;
     }
-    // A layout that an earlier requirement chose (or found) for this data stays.
-    if (auto it = chosen_.find(buffer->data.get()); it != chosen_.end() && !namesDiffer.empty())
-      return cannot(entry, "it conflicts with \"" + it->second.spec() + "\", required first", &it->second);
     bool wildcard = required.isAnyRank();
     for (const DimDescription &dim : required.dims())
       wildcard = wildcard || dim.isAny();
     if (wildcard)
       return cannot(entry, "a requirement with wildcard dimensions names no layout to transform to");
+    // The requirements met earlier on this data stay met: a new layout must carry their names.
+    for (const LayoutRequirement &earlier : chosen_[buffer->data.get()])
+      if (!earlier.layout.namesMismatch(required).empty())
+        return cannot(entry, "it conflicts with \"" + earlier.spec() + "\", required first", &earlier);
     if (requirement.texture && !isParam(buffer))
       return cannot(entry, "only a parameter can be a texture");
     if (requirement.texture && buffer->dtype != DataType::float32())
@@ -210,7 +211,7 @@ private:
     compose(entry, pending, step, *effective);
     if (requirement.texture)
       rescope(buffer);
-    chosen_.try_emplace(buffer->data.get(), requirement);
+    chosen_[buffer->data.get()].push_back(requirement);
     changed_ = true;
   }
 
@@ -278,8 +279,8 @@ private:
   PassContext &ctx_;
   PrimFuncNode::Fields fields_;
   std::unordered_map<const BufferNode *, Buffer> rescoped_;
-  // The first requirement met or legalized for each data var: later ones must agree with it.
-  std::unordered_map<const VarNode *, LayoutRequirement> chosen_;
+  // The requirements met or legalized so far, per data var: later ones must not undo them.
+  std::unordered_map<const VarNode *, std::vector<LayoutRequirement>> chosen_;
   bool changed_ = false;
 };
 
