@@ -236,8 +236,8 @@ private:
       const auto *op = s.as<LetStmtNode>();
       std::string value = expr(op->value);
       std::string name = bind(op->var.get(), op->var->name.view());
-      if (std::optional<Range> r = range(op->value))
-        ranges_[op->var.get()] = *r;
+      if (std::optional<IntRanges::Range> r = ranges_.of(op->value))
+        ranges_.set(op->var.get(), *r);
       if (census_.used.count(op->var.get()))
         line("const " + support_.typeName(op->var->type) + " " + name + " = " + value + ";");
       else
@@ -341,9 +341,7 @@ private:
     if (parallel)
       line("#pragma omp parallel for");
     line("for (" + t + " " + name + " = " + min + "; " + name + " < " + end + "; ++" + name + ") {");
-    const int64_t *constMin = asConstInt(op->min), *constExtent = asConstInt(op->extent);
-    if (constMin && constExtent && *constExtent > 0 && *constMin <= INT64_MAX - *constExtent)
-      ranges_[op->loopVar.get()] = {*constMin, *constMin + *constExtent - 1};
+    ranges_.setLoop(op->loopVar.get(), op->min, op->extent);
     bool saved = inParallel_;
     inParallel_ |= parallel;
     block(op->body);
@@ -517,7 +515,7 @@ private:
     case BinaryOp::Div:
       // MIN / -1 and MIN % -1 are undefined in C (TIR wraps): a helper unless the divisor
       // cannot be -1. Scalars narrower than int are promoted, where it cannot happen.
-      if (t.isInt() && (vector || t.bits() >= 32) && mayBeMinusOne(op->b)) {
+      if (t.isInt() && (vector || t.bits() >= 32) && ranges_.mayBeMinusOne(op->b)) {
         std::string fn = op->op == BinaryOp::Div ? support_.truncDiv(t.element()) : support_.truncMod(t.element());
         return call2(vector ? support_.lanewise(fn, t, 2) : fn);
       }
@@ -529,7 +527,7 @@ private:
                                                         : op->op;
     if (vector && isComparison(effective))
       return call2(support_.compare(cInfixOperator(effective, false), t));
-    if (mayOverflow(op, effective)) {
+    if (ranges_.mayOverflow(op)) {
       // TIR integers wrap around; signed overflow is undefined in C, so compute in unsigned.
       // A vector is reinterpreted as the unsigned vector of the same size.
       std::string u = "(" + support_.typeName(DataType(DataType::Code::UInt, t.bits(), t.lanes())) + ")";
@@ -557,94 +555,6 @@ private:
     }
     bool wrap = p < parent || (p == parent && right) || (parent >= 6 && parent <= 7 && p <= 7);
     return wrap ? "(" + text + ")" : text;
-  }
-
-  bool mayBeMinusOne(const Expr &divisor) {
-    if (const auto *b = divisor.as<BroadcastNode>())
-      return mayBeMinusOne(b->value);
-    std::optional<Range> r = range(divisor);
-    return !r || (r->first <= -1 && r->second >= -1);
-  }
-
-  // ---- integer ranges (to spell only possibly overflowing signed arithmetic wrap-safely) ------
-  using Range = std::pair<int64_t, int64_t>; // inclusive
-
-  static std::optional<Range> fit(__int128 lo, __int128 hi) {
-    if (lo < INT64_MIN || hi > INT64_MAX)
-      return std::nullopt;
-    return Range{static_cast<int64_t>(lo), static_cast<int64_t>(hi)};
-  }
-
-  std::optional<Range> range(const Expr &e) {
-    if (!e->type.isScalar() || !(e->type.isInt() || e->type.isUInt()))
-      return std::nullopt;
-    if (const int64_t *v = asConstInt(e))
-      return Range{*v, *v};
-    if (const auto *var = e.as<VarNode>()) {
-      auto it = ranges_.find(var);
-      return it == ranges_.end() ? std::nullopt : std::optional<Range>(it->second);
-    }
-    if (const auto *cast = e.as<CastNode>()) {
-      std::optional<Range> r = range(cast->value);
-      return r && fitsType(*r, e->type) ? r : std::nullopt;
-    }
-    const auto *op = e.as<BinaryNode>();
-    return op ? binaryRange(op) : std::nullopt;
-  }
-
-  std::optional<Range> binaryRange(const BinaryNode *op) {
-    if (!op->type.isScalar() || !(op->type.isInt() || op->type.isUInt()))
-      return std::nullopt;
-    std::optional<Range> a = range(op->a), b = range(op->b);
-    if (!a || !b)
-      return std::nullopt;
-    __int128 al = a->first, ah = a->second, bl = b->first, bh = b->second;
-    std::optional<Range> r;
-    switch (op->op) {
-    case BinaryOp::Add: r = fit(al + bl, ah + bh); break;
-    case BinaryOp::Sub: r = fit(al - bh, ah - bl); break;
-    case BinaryOp::Mul: {
-      __int128 p[] = {al * bl, al * bh, ah * bl, ah * bh};
-      r = fit(*std::min_element(p, p + 4), *std::max_element(p, p + 4));
-      break;
-    }
-    case BinaryOp::Min: r = Range{std::min(a->first, b->first), std::min(a->second, b->second)}; break;
-    case BinaryOp::Max: r = Range{std::max(a->first, b->first), std::max(a->second, b->second)}; break;
-    case BinaryOp::FloorDiv:
-    case BinaryOp::FloorMod: {
-      if (bl != bh || bl <= 0)
-        return std::nullopt;
-      auto floorDiv = [&](__int128 x) { return x >= 0 ? x / bl : -((-x + bl - 1) / bl); };
-      r = op->op == BinaryOp::FloorDiv ? fit(floorDiv(al), floorDiv(ah))
-          : al >= 0                    ? fit(0, std::min(ah, bl - 1))
-                                       : fit(0, bl - 1);
-      break;
-    }
-    default: return std::nullopt;
-    }
-    return r && fitsType(*r, op->type) ? r : std::nullopt;
-  }
-
-  static bool fitsType(const Range &r, DataType t) {
-    if (t.bits() >= 64)
-      return t.isInt() || r.first >= 0;
-    int64_t lo = t.isUInt() ? 0 : -(int64_t(1) << (t.bits() - 1));
-    int64_t hi = t.isUInt() ? (int64_t(1) << t.bits()) - 1 : (int64_t(1) << (t.bits() - 1)) - 1;
-    return r.first >= lo && r.second <= hi;
-  }
-
-  // Signed +, -, * that may leave the type's range: every vector one (vector lanes are not
-  // promoted), scalar int32/int64 ones unless the operands' bounds rule it out (narrower scalar
-  // types are promoted to int in C, where they cannot overflow).
-  bool mayOverflow(const BinaryNode *op, BinaryOp effective) {
-    DataType t = op->a->type;
-    if (!t.isInt() || op->op != effective)
-      return false;
-    if (effective != BinaryOp::Add && effective != BinaryOp::Sub && effective != BinaryOp::Mul)
-      return false;
-    if (t.isVector())
-      return true;
-    return t.bits() >= 32 && !binaryRange(op);
   }
 
   std::string floatFloorDiv(const BinaryNode *op) {
@@ -738,7 +648,7 @@ private:
   std::unordered_set<std::string> taken_;
   std::unordered_map<const BufferNode *, std::string> pointer_;
   std::unordered_map<const VarNode *, DataType> dataType_;
-  std::unordered_map<const VarNode *, Range> ranges_; // loop and let variables with known bounds
+  IntRanges ranges_; // loop and let variables with known bounds
   std::vector<std::string> heap_;
   std::string body_;
   int indent_ = 0;

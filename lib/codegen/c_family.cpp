@@ -1,5 +1,6 @@
 #include "codegen/c_family.h"
 
+#include <algorithm>
 #include <cctype>
 #include <unordered_set>
 
@@ -51,6 +52,106 @@ const char *cInfixOperator(BinaryOp op, bool vector) {
   case BinaryOp::Or: return vector ? "|" : "||";
   default: return nullptr;
   }
+}
+
+namespace {
+
+using Range = IntRanges::Range;
+
+std::optional<Range> fit(__int128 lo, __int128 hi) {
+  if (lo < INT64_MIN || hi > INT64_MAX)
+    return std::nullopt;
+  return Range{static_cast<int64_t>(lo), static_cast<int64_t>(hi)};
+}
+
+bool fitsType(const Range &r, DataType t) {
+  if (t.bits() >= 64)
+    return t.isInt() || r.first >= 0;
+  int64_t lo = t.isUInt() ? 0 : -(int64_t(1) << (t.bits() - 1));
+  int64_t hi = t.isUInt() ? (int64_t(1) << t.bits()) - 1 : (int64_t(1) << (t.bits() - 1)) - 1;
+  return r.first >= lo && r.second <= hi;
+}
+
+} // namespace
+
+std::optional<Range> IntRanges::of(const Expr &e) const {
+  if (!e->type.isScalar() || !(e->type.isInt() || e->type.isUInt()))
+    return std::nullopt;
+  if (const int64_t *v = asConstInt(e))
+    return Range{*v, *v};
+  if (const auto *var = e.as<VarNode>()) {
+    auto it = ranges_.find(var);
+    return it == ranges_.end() ? std::nullopt : std::optional<Range>(it->second);
+  }
+  if (const auto *cast = e.as<CastNode>()) {
+    std::optional<Range> r = of(cast->value);
+    return r && fitsType(*r, e->type) ? r : std::nullopt;
+  }
+  if (const auto *select = e.as<SelectNode>()) {
+    std::optional<Range> a = of(select->trueValue), b = of(select->falseValue);
+    if (!a || !b)
+      return std::nullopt;
+    return Range{std::min(a->first, b->first), std::max(a->second, b->second)};
+  }
+  const auto *op = e.as<BinaryNode>();
+  return op ? binary(op) : std::nullopt;
+}
+
+void IntRanges::setLoop(const VarNode *var, const Expr &min, const Expr &extent) {
+  const int64_t *constMin = asConstInt(min), *constExtent = asConstInt(extent);
+  if (constMin && constExtent && *constExtent > 0 && *constMin <= INT64_MAX - *constExtent)
+    ranges_[var] = {*constMin, *constMin + *constExtent - 1};
+  else
+    ranges_.erase(var);
+}
+
+std::optional<Range> IntRanges::binary(const BinaryNode *op) const {
+  if (!op->type.isScalar() || !(op->type.isInt() || op->type.isUInt()))
+    return std::nullopt;
+  std::optional<Range> a = of(op->a), b = of(op->b);
+  if (!a || !b)
+    return std::nullopt;
+  __int128 al = a->first, ah = a->second, bl = b->first, bh = b->second;
+  std::optional<Range> r;
+  switch (op->op) {
+  case BinaryOp::Add: r = fit(al + bl, ah + bh); break;
+  case BinaryOp::Sub: r = fit(al - bh, ah - bl); break;
+  case BinaryOp::Mul: {
+    __int128 p[] = {al * bl, al * bh, ah * bl, ah * bh};
+    r = fit(*std::min_element(p, p + 4), *std::max_element(p, p + 4));
+    break;
+  }
+  case BinaryOp::Min: r = Range{std::min(a->first, b->first), std::min(a->second, b->second)}; break;
+  case BinaryOp::Max: r = Range{std::max(a->first, b->first), std::max(a->second, b->second)}; break;
+  case BinaryOp::FloorDiv:
+  case BinaryOp::FloorMod: {
+    if (bl != bh || bl <= 0)
+      return std::nullopt;
+    auto floorDiv = [&](__int128 x) { return x >= 0 ? x / bl : -((-x + bl - 1) / bl); };
+    r = op->op == BinaryOp::FloorDiv ? fit(floorDiv(al), floorDiv(ah))
+        : al >= 0                    ? fit(0, std::min(ah, bl - 1))
+                                     : fit(0, bl - 1);
+    break;
+  }
+  default: return std::nullopt;
+  }
+  return r && fitsType(*r, op->type) ? r : std::nullopt;
+}
+
+bool IntRanges::mayOverflow(const BinaryNode *op) const {
+  DataType t = op->a->type;
+  if (!t.isInt() || (op->op != BinaryOp::Add && op->op != BinaryOp::Sub && op->op != BinaryOp::Mul))
+    return false;
+  if (t.isVector())
+    return true;
+  return t.bits() >= 32 && !binary(op);
+}
+
+bool IntRanges::mayBeMinusOne(const Expr &divisor) const {
+  if (const auto *b = divisor.as<BroadcastNode>())
+    return mayBeMinusOne(b->value);
+  std::optional<Range> r = of(divisor);
+  return !r || (r->first <= -1 && r->second >= -1);
 }
 
 } // namespace tirlower

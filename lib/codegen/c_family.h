@@ -3,8 +3,12 @@
 // and one table of C infix operators.
 #pragma once
 
+#include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
+#include <unordered_map>
+#include <utility>
 
 #include "ir/function.h"
 
@@ -21,5 +25,33 @@ std::string cSymbolName(const PrimFuncNode &func);
 // The C operator of an infix BinaryOp ("+", "<=", "&&"); vector and/or use "&" and "|". Null
 // for the ops C spells as calls (floordiv, min, ...).
 const char *cInfixOperator(BinaryOp op, bool vector);
+
+// Bounds of scalar integer expressions, from constants and the variables the emitter binds
+// (loop variables, thread indices, lets), so that the C-family emitters spell signed
+// arithmetic wrap-safely only where it can overflow and call the division helpers only where
+// the divisor can be -1. Vectors have no bounds (every lane would need one).
+class IntRanges {
+public:
+  using Range = std::pair<int64_t, int64_t>; // inclusive
+
+  // The values `e` can take, when known; nullopt when unknown or when some subexpression may
+  // leave its type's range (then it wraps and the bounds say nothing).
+  std::optional<Range> of(const Expr &e) const;
+  void set(const VarNode *var, Range range) { ranges_[var] = range; }
+  // [min, min + extent - 1] when both are constants and the extent is positive.
+  void setLoop(const VarNode *var, const Expr &min, const Expr &extent);
+  void erase(const VarNode *var) { ranges_.erase(var); }
+
+  // Signed +, -, * whose result may leave the type's range: every vector one, scalar
+  // int32/int64 ones unless the operands' bounds rule it out (narrower scalars are promoted
+  // to int in C and OpenCL C, where they cannot overflow). Other ops: false.
+  bool mayOverflow(const BinaryNode *op) const;
+  // Whether an integer divisor (scalar, or a Broadcast of one) can be -1.
+  bool mayBeMinusOne(const Expr &divisor) const;
+
+private:
+  std::optional<Range> binary(const BinaryNode *op) const;
+  std::unordered_map<const VarNode *, Range> ranges_;
+};
 
 } // namespace tirlower
