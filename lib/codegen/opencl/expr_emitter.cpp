@@ -38,17 +38,7 @@ std::string KernelEmitter::expr(const Expr &e) {
     return select(op->condition, op->trueValue, op->falseValue, op->loc);
   }
   case ExprKind::Cast: return cast(e.as<CastNode>());
-  case ExprKind::Ramp: {
-    const auto *op = e.as<RampNode>();
-    std::string t = typeName(e->type, e->loc), lanes;
-    const int64_t *stride = asConstInt(op->stride);
-    for (int k = 0; k < op->lanes; ++k)
-      lanes += (k ? ", " : "") + (stride ? openclIntLiteral(op->stride->type, k * *stride) : std::to_string(k));
-    std::string text = "((" + t + ")(" + expr(op->base) + ") + (" + t + ")(" + lanes + ")";
-    if (!stride)
-      text += " * (" + t + ")(" + expr(op->stride) + ")";
-    return text + ")";
-  }
+  case ExprKind::Ramp: return ramp(e.as<RampNode>());
   case ExprKind::Broadcast: {
     const auto *op = e.as<BroadcastNode>();
     std::string t = typeName(e->type, e->loc);
@@ -62,6 +52,8 @@ std::string KernelEmitter::expr(const Expr &e) {
     const auto *op = e.as<LetNode>();
     std::string value = expr(op->value);
     std::string name = bind(op->var.get(), op->var->name.view());
+    if (std::optional<IntRanges::Range> r = ranges_.of(op->value))
+      ranges_.set(op->var.get(), *r);
     line("const " + typeName(op->var->type, op->loc) + " " + name + " = " + value + ";");
     return expr(op->body);
   }
@@ -111,16 +103,17 @@ std::string KernelEmitter::binary(const BinaryNode *op) {
     if (t.isFloat())
       return call2("fmod");
     [[fallthrough]];
-  case BinaryOp::Div: {
-    // MIN / -1 is undefined in OpenCL C: a helper unless the divisor is a constant other than -1.
-    const Expr &b = op->b.as<BroadcastNode>() ? op->b.as<BroadcastNode>()->value : op->b;
-    const int64_t *divisor = asConstInt(b);
-    if (t.isInt() && (!divisor || *divisor == -1))
+  case BinaryOp::Div:
+    // MIN / -1 is undefined in OpenCL C: a helper unless the divisor's bounds exclude -1.
+    // Scalars narrower than int are promoted, where it cannot happen.
+    if (t.isInt() && (vector || t.bits() >= 32) && ranges_.mayBeMinusOne(op->b))
       return call2(kind == BinaryOp::Div ? support_.truncDiv(t, op->loc) : support_.truncMod(t, op->loc));
     break;
-  }
   default: break;
   }
+  // Signed overflow is undefined in OpenCL C (vector lanes, which are not promoted, included).
+  if (ranges_.mayOverflow(op))
+    return wrapping(op);
   std::string text = "(" + expr(op->a) + " " + cInfixOperator(kind, vector) + " " + expr(op->b) + ")";
   // Scalars narrower than int are promoted (as in C): the result is converted back so that it
   // wraps at its width like TIR's wherever it is used; ushort products are formed in uint
@@ -136,6 +129,76 @@ std::string KernelEmitter::binary(const BinaryNode *op) {
   if (vector && isComparison(kind) && maskType(t).bits() != 32)
     return "convert_int" + std::to_string(t.lanes()) + text;
   return text;
+}
+
+namespace {
+
+DataType unsignedType(DataType type) {
+  return {DataType::Code::UInt, type.bits(), type.lanes()};
+}
+
+// `value` modulo 2^bits of `type`, as that unsigned scalar type's literal.
+std::string unsignedLiteral(DataType type, int64_t value) {
+  uint64_t bits = static_cast<uint64_t>(value);
+  if (type.bits() < 64)
+    bits &= (uint64_t(1) << type.bits()) - 1;
+  return openclIntLiteral(unsignedType(type.element()), static_cast<int64_t>(bits));
+}
+
+} // namespace
+
+std::string KernelEmitter::wrapping(const BinaryNode *op) {
+  return "as_" + typeName(op->type, op->loc) + "(" + unsignedText(op->a) + " " +
+         cInfixOperator(op->op, op->type.isVector()) + " " + unsignedText(op->b) + ")";
+}
+
+std::string KernelEmitter::unsignedText(const Expr &e) {
+  DataType u = unsignedType(e->type);
+  if (const auto *op = e.as<BinaryNode>(); op && ranges_.mayOverflow(op))
+    return "(" + unsignedText(op->a) + " " + cInfixOperator(op->op, u.isVector()) + " " + unsignedText(op->b) + ")";
+  if (const int64_t *v = asConstInt(e))
+    return unsignedLiteral(u, *v);
+  const auto *broadcast = e.as<BroadcastNode>();
+  if (const int64_t *v = broadcast ? asConstInt(broadcast->value) : nullptr)
+    return "((" + typeName(u, e->loc) + ")(" + unsignedLiteral(u, *v) + "))";
+  return "as_" + typeName(u, e->loc) + "(" + bare(e) + ")";
+}
+
+// base + (0, 1, 2, 3) * stride; wrapping where a lane may leave a signed type's range.
+std::string KernelEmitter::ramp(const RampNode *op) {
+  DataType type = op->type;
+  std::string t = typeName(type, op->loc), lanes;
+  const int64_t *stride = asConstInt(op->stride);
+  bool wrap = false;
+  if (type.isInt()) {
+    // Every lane, and every lane offset k * stride, must stay in the type's range.
+    __int128 last = static_cast<__int128>(op->lanes - 1) * (stride ? *stride : 0);
+    __int128 limit = __int128(1) << (type.bits() - 1);
+    std::optional<IntRanges::Range> base = ranges_.of(op->base);
+    wrap = !stride || !base || last < -limit || last >= limit ||
+           std::min<__int128>(base->first, base->first + last) < -limit ||
+           std::max<__int128>(base->second, base->second + last) >= limit;
+  }
+  if (!wrap) {
+    for (int k = 0; k < op->lanes; ++k)
+      lanes += (k ? ", " : "") + (stride ? openclIntLiteral(op->stride->type, k * *stride) : std::to_string(k));
+    std::string text = "((" + t + ")(" + expr(op->base) + ") + (" + t + ")(" + lanes + ")";
+    if (!stride)
+      text += " * (" + t + ")(" + expr(op->stride) + ")";
+    return text + ")";
+  }
+  // In the unsigned type: (uint4)(b) + (uint4)(0u, 5u, 10u, 15u), or * (uint4)(stride).
+  DataType u = unsignedType(type);
+  std::string ut = typeName(u, op->loc);
+  for (int k = 0; k < op->lanes; ++k)
+    lanes +=
+        (k ? ", " : "") +
+        (stride ? unsignedLiteral(u, static_cast<int64_t>(static_cast<uint64_t>(k) * static_cast<uint64_t>(*stride)))
+                : unsignedLiteral(u, k));
+  std::string offsets = "(" + ut + ")(" + lanes + ")";
+  if (!stride)
+    offsets += " * (" + ut + ")(" + unsignedText(op->stride) + ")";
+  return "as_" + t + "((" + ut + ")(" + unsignedText(op->base) + ") + " + offsets + ")";
 }
 
 std::string KernelEmitter::cast(const CastNode *op) {

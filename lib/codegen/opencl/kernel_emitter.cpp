@@ -158,6 +158,8 @@ void KernelEmitter::emitStmt(const Stmt &s) {
     const auto *op = s.as<LetStmtNode>();
     std::string value = bare(op->value);
     std::string name = bind(op->var.get(), op->var->name.view());
+    if (std::optional<IntRanges::Range> r = ranges_.of(op->value))
+      ranges_.set(op->var.get(), *r);
     if (census_.used.count(op->var.get()))
       line("const " + typeName(op->var->type, op->loc) + " " + name + " = " + value + ";");
     else if (!asConstInt(op->value))
@@ -228,7 +230,9 @@ void KernelEmitter::emitFor(const ForNode *op) {
   std::string end = zeroMin ? expr(op->extent) : "(" + min + ") + (" + expr(op->extent) + ")";
   std::string name = bind(op->loopVar.get(), op->loopVar->name.view());
   line("for (" + t + " " + name + " = " + min + "; " + name + " < " + end + "; ++" + name + ") {");
+  ranges_.setLoop(op->loopVar.get(), op->min, op->extent);
   block(op->body);
+  ranges_.erase(op->loopVar.get());
   line("}");
 }
 
@@ -247,6 +251,8 @@ void KernelEmitter::emitThreadIndex(const VarNode *var, std::string_view tag, co
   line("const " + t + " " + name + " = " + value + ";");
   int64_t launched = axis->isBlock ? census_.groups[axis->dim] : census_.local[axis->dim];
   const int64_t *own = asConstInt(extent);
+  // The index is in [min, min + launched - 1]; inside the guard below, [min, min + extent - 1].
+  ranges_.setLoop(var, min, own && *own < launched ? extent : IntImmNode::make(var->type, launched));
   if (own && *own == launched)
     return emitStmt(body);
   // A shorter loop on an axis that another loop launched wider: the extra work-items idle.

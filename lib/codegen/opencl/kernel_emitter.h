@@ -53,6 +53,14 @@ private:
   // expr() without the parentheses around the whole text, for statement-level positions.
   std::string bare(const Expr &e);
   std::string binary(const BinaryNode *op);
+  std::string ramp(const RampNode *op);
+  // Signed +, -, * that may overflow, computed in the unsigned type of its width and
+  // reinterpreted (as_int(as_uint(a) + as_uint(b))): it wraps like TIR's, where OpenCL C, like
+  // C, leaves signed overflow undefined.
+  std::string wrapping(const BinaryNode *op);
+  // A signed integer value as the unsigned type of its width: a literal for a constant, the
+  // unsigned form of a wrapping operation, else as_uintN(value).
+  std::string unsignedText(const Expr &e);
   std::string cast(const CastNode *op);
   std::string call(const CallNode *op);
   std::string select(const Expr &condition, const Expr &trueValue, const Expr &falseValue, SourceRange where);
@@ -76,6 +84,7 @@ private:
   std::unordered_set<std::string> taken_;
   std::unordered_map<const VarNode *, Pointer> data_;       // by data variable
   std::unordered_map<const BufferNode *, Pointer> buffers_; // resolved accesses
+  IntRanges ranges_;                                        // bounds of loop, thread and let variables
   Pointer scratch_;                                         // a private view, valid until the next pointerOf()
   std::string body_, localDecls_, prologue_;
   int indent_ = 1;
