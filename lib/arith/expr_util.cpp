@@ -87,6 +87,10 @@ bool usesAnyVar(const Expr &e, const std::vector<Var> &vars) {
   return finder.found;
 }
 
+bool structuralEqual(const std::vector<Expr> &a, const std::vector<Expr> &b) {
+  return equalLists(a, b);
+}
+
 bool structuralEqual(const Expr &a, const Expr &b) {
   if (a.same(b))
     return true;

@@ -16,6 +16,8 @@ namespace tirlower {
 size_t exprSize(const Expr &e);
 
 bool structuralEqual(const Expr &a, const Expr &b);
+// Element-wise structural equality of two lists (same length, equal at every position).
+bool structuralEqual(const std::vector<Expr> &a, const std::vector<Expr> &b);
 size_t structuralHash(const Expr &e);
 // A deterministic total preorder that never looks at addresses: distinct variables with the
 // same name compare equal here (callers keep such ties in order of appearance).

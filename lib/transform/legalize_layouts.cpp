@@ -72,15 +72,6 @@ Layout withoutAlignment(const Layout &layout) {
   return text.empty() ? layout : *Layout::parse(text);
 }
 
-bool sameShape(const std::vector<Expr> &a, const std::vector<Expr> &b) {
-  if (a.size() != b.size())
-    return false;
-  for (size_t k = 0; k < a.size(); ++k)
-    if (!structuralEqual(a[k], b[k]))
-      return false;
-  return true;
-}
-
 bool isIdentity(const IndexMap &map, const std::vector<Expr> &shape) {
   if (!map->axisSeparators.empty() || map->finalIndices.size() != map->initialIndices.size())
     return false;
@@ -160,7 +151,7 @@ private:
       const LayoutTransform &t = fields_.layoutTransforms[k];
       if (t.buffer->data != buffer->data)
         continue;
-      if (!sameShape(t.buffer->shape, buffer->shape))
+      if (!structuralEqual(t.buffer->shape, buffer->shape))
         return cannot(entry, "its data has layout transforms given for '" + t.buffer->name.str() +
                                  "', a view of it with another shape");
       pending.push_back(k);
