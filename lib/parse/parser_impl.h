@@ -144,12 +144,9 @@ private:
   // ---- syntax (syntax.cpp): returns arena indices
   uint32_t parseExpr();
   uint32_t parseLambda();
-  uint32_t parseOr();
-  uint32_t parseAnd();
+  // Binary operators binding at least as tightly as `minPrecedence` (syntax.cpp's table).
+  uint32_t parseBinary(int minPrecedence);
   uint32_t parseNot();
-  uint32_t parseComparison();
-  uint32_t parseArith();
-  uint32_t parseTerm();
   uint32_t parseUnary();
   uint32_t parsePostfix();
   uint32_t parseAtom();

@@ -1,6 +1,7 @@
 // Token helpers, error recovery and the expression grammar (Python precedence) into the
 // arena AST.
 #include <algorithm>
+#include <array>
 
 #include "parse/parser_impl.h"
 
@@ -140,10 +141,36 @@ std::string_view Parser::builtinName(uint32_t id, std::string_view module) const
   return nodeName(id);
 }
 
+namespace {
+// Python's binary operator precedences, loosest first; 0 for a token that is no binary
+// operator. `not` (a prefix operator) sits between `and` and the comparisons.
+constexpr int kOrPrecedence = 1;
+constexpr int kNotPrecedence = 3;
+constexpr int kComparePrecedence = 4;
+constexpr int kPowerPrecedence = 7;
+
+constexpr std::array<uint8_t, 256> kBinaryPrecedence = [] {
+  std::array<uint8_t, 256> table{};
+  table[static_cast<size_t>(Tok::KwOr)] = 1;
+  table[static_cast<size_t>(Tok::KwAnd)] = 2;
+  for (Tok t : {Tok::Less, Tok::LessEqual, Tok::Greater, Tok::GreaterEqual, Tok::EqualEqual, Tok::NotEqual})
+    table[static_cast<size_t>(t)] = kComparePrecedence;
+  table[static_cast<size_t>(Tok::Plus)] = table[static_cast<size_t>(Tok::Minus)] = 5;
+  for (Tok t : {Tok::Star, Tok::Slash, Tok::SlashSlash, Tok::Percent})
+    table[static_cast<size_t>(t)] = 6;
+  table[static_cast<size_t>(Tok::StarStar)] = kPowerPrecedence;
+  return table;
+}();
+
+int binaryPrecedence(Tok kind) {
+  return kBinaryPrecedence[static_cast<size_t>(kind)];
+}
+} // namespace
+
 uint32_t Parser::parseExpr() {
   if (at(Tok::KwLambda))
     return parseLambda();
-  return parseOr();
+  return parseBinary(kOrPrecedence);
 }
 
 uint32_t Parser::parseLambda() {
@@ -164,81 +191,42 @@ uint32_t Parser::parseLambda() {
   return id;
 }
 
-uint32_t Parser::parseOr() {
-  uint32_t left = parseAnd();
-  while (at(Tok::KwOr)) {
+// Precedence climbing: one loop replaces a function per precedence level. Operators of equal
+// precedence associate to the left; comparisons do not chain.
+uint32_t Parser::parseBinary(int minPrecedence) {
+  uint32_t left = minPrecedence <= kNotPrecedence && at(Tok::KwNot) ? parseNot() : parseUnary();
+  while (true) {
+    Tok op = peek().kind;
+    int precedence = binaryPrecedence(op);
+    if (precedence < minPrecedence || precedence == 0)
+      return left;
+    if (precedence == kPowerPrecedence)
+      fail(tokenRange(peek()), "'**' is not supported; use T.pow");
     ++pos_;
-    uint32_t operands[2] = {left, parseAnd()};
-    left = makeNode(Ast::Or, node(left).begin, node(operands[1]).end, operands, 2);
+    uint32_t operands[2] = {left, parseBinary(precedence + 1)};
+    uint32_t begin = node(left).begin, end = node(operands[1]).end;
+    if (op == Tok::KwOr || op == Tok::KwAnd) {
+      left = makeNode(op == Tok::KwOr ? Ast::Or : Ast::And, begin, end, operands, 2);
+    } else if (precedence == kComparePrecedence) {
+      left = makeNode(Ast::Compare, begin, end, operands, 2, op);
+      if (binaryPrecedence(peek().kind) == kComparePrecedence) {
+        ++pos_;
+        uint32_t next = parseBinary(kComparePrecedence + 1);
+        fail(range(begin, node(next).end), "chained comparisons are not supported; combine them with 'and'");
+      }
+    } else {
+      left = makeNode(Ast::Binary, begin, end, operands, 2, op);
+    }
   }
-  return left;
-}
-
-uint32_t Parser::parseAnd() {
-  uint32_t left = parseNot();
-  while (at(Tok::KwAnd)) {
-    ++pos_;
-    uint32_t operands[2] = {left, parseNot()};
-    left = makeNode(Ast::And, node(left).begin, node(operands[1]).end, operands, 2);
-  }
-  return left;
 }
 
 uint32_t Parser::parseNot() {
-  if (!at(Tok::KwNot))
-    return parseComparison();
   uint32_t begin = peek().begin;
   enterNesting(begin);
   NestingGuard guard{nesting_};
   ++pos_;
-  uint32_t operand = parseNot();
+  uint32_t operand = at(Tok::KwNot) ? parseNot() : parseBinary(kComparePrecedence);
   return makeNode(Ast::Not, begin, node(operand).end, &operand, 1);
-}
-
-static bool isComparisonToken(Tok kind) {
-  return kind == Tok::Less || kind == Tok::LessEqual || kind == Tok::Greater || kind == Tok::GreaterEqual ||
-         kind == Tok::EqualEqual || kind == Tok::NotEqual;
-}
-
-uint32_t Parser::parseComparison() {
-  uint32_t left = parseArith();
-  if (!isComparisonToken(peek().kind))
-    return left;
-  Tok op = peek().kind;
-  ++pos_;
-  uint32_t operands[2] = {left, parseArith()};
-  uint32_t id = makeNode(Ast::Compare, node(left).begin, node(operands[1]).end, operands, 2, op);
-  if (isComparisonToken(peek().kind)) {
-    ++pos_;
-    uint32_t next = parseArith();
-    fail(range(node(left).begin, node(next).end), "chained comparisons are not supported; combine them with 'and'");
-  }
-  return id;
-}
-
-uint32_t Parser::parseArith() {
-  uint32_t left = parseTerm();
-  while (at(Tok::Plus) || at(Tok::Minus)) {
-    Tok op = peek().kind;
-    ++pos_;
-    uint32_t operands[2] = {left, parseTerm()};
-    left = makeNode(Ast::Binary, node(left).begin, node(operands[1]).end, operands, 2, op);
-  }
-  return left;
-}
-
-uint32_t Parser::parseTerm() {
-  uint32_t left = parseUnary();
-  while (true) {
-    Tok op = peek().kind;
-    if (op == Tok::StarStar)
-      fail(tokenRange(peek()), "'**' is not supported; use T.pow");
-    if (op != Tok::Star && op != Tok::Slash && op != Tok::SlashSlash && op != Tok::Percent)
-      return left;
-    ++pos_;
-    uint32_t operands[2] = {left, parseUnary()};
-    left = makeNode(Ast::Binary, node(left).begin, node(operands[1]).end, operands, 2, op);
-  }
 }
 
 uint32_t Parser::parseUnary() {

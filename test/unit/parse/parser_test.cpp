@@ -188,6 +188,49 @@ TEST_CASE("literal typing follows the other operand", "[parse][parser]") {
   CHECK(*asConstInt(folded->a) == 6);
 }
 
+// The expression tree in prefix form: (op a b), (not a), names and integers as written.
+std::string shape(const Expr &e) {
+  if (const auto *b = e.as<BinaryNode>())
+    return std::string("(") + binaryOpName(b->op) + " " + shape(b->a) + " " + shape(b->b) + ")";
+  if (const auto *n = e.as<NotNode>())
+    return "(not " + shape(n->a) + ")";
+  if (const auto *v = e.as<VarNode>())
+    return v->name.str();
+  if (const auto *i = e.as<IntImmNode>())
+    return std::to_string(i->value);
+  return "?";
+}
+
+TEST_CASE("operator precedence and associativity follow Python", "[parse][parser]") {
+  auto p = parse(function("A: T.Buffer((16,), \"int32\"), B: T.Buffer((16,), \"bool\"), a: T.int32, b: T.int32, "
+                          "c: T.int32, d: T.int32, x: T.bool, y: T.bool, z: T.bool",
+                          "    A[0] = a - b - c\n"
+                          "    A[1] = a + b * c % d\n"
+                          "    A[2] = a // b * c - d\n"
+                          "    A[3] = -a * b\n"
+                          "    A[4] = a - (b - c)\n"
+                          "    B[0] = not a < b and x or y\n"
+                          "    B[1] = x or y and not z\n"
+                          "    B[2] = not not x\n"
+                          "    B[3] = a + 1 < b * 2 and c != d\n"
+                          "    B[4] = x and y and z\n"));
+  INFO(p->rendered());
+  REQUIRE(p->module);
+  const auto *seq = p->func().body.as<SeqStmtNode>();
+  REQUIRE(seq->stmts.size() == 10);
+  auto value = [&](size_t k) { return shape(seq->stmts[k].as<BufferStoreNode>()->value); };
+  CHECK(value(0) == "(sub (sub a b) c)");
+  CHECK(value(1) == "(add a (floormod (mul b c) d))");
+  CHECK(value(2) == "(sub (mul (floordiv a b) c) d)");
+  CHECK(value(3) == "(mul (mul a -1) b)"); // unary minus is a multiplication by -1
+  CHECK(value(4) == "(sub a (sub b c))");
+  CHECK(value(5) == "(or (and (not (lt a b)) x) y)");
+  CHECK(value(6) == "(or x (and y (not z)))");
+  CHECK(value(7) == "(not (not x))");
+  CHECK(value(8) == "(and (lt (add a 1) (mul b 2)) (ne c d))");
+  CHECK(value(9) == "(and (and x y) z)");
+}
+
 TEST_CASE("slices become ramps in the last dimension", "[parse][parser]") {
   auto q = parse(function("A: T.Buffer((4, 64), \"float32\")",
                           "    for i in range(16):\n"
