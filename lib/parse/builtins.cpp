@@ -120,30 +120,35 @@ std::optional<DataType> dtypeBuiltin(std::string_view name) {
 } // namespace
 
 uint32_t Parser::CallArgs::find(std::string_view key) const {
-  for (const auto &[name, value] : keywords)
-    if (name == key)
-      return value;
+  for (uint32_t keyword : keywords)
+    if (parser->nodeName(keyword) == key)
+      return parser->child(keyword, 0);
   return UINT32_MAX;
+}
+
+Parser::CallArgs Parser::splitArgs(uint32_t id, uint32_t first) const {
+  const AstNode &n = node(id);
+  uint32_t positional = first;
+  while (positional < n.count && node(child(id, positional)).kind != Ast::Keyword)
+    ++positional;
+  return {ChildRange(children_, n.first + first, positional - first),
+          ChildRange(children_, n.first + positional, n.count - positional), this};
 }
 
 Parser::CallArgs Parser::callArgs(uint32_t callId, std::string_view name, size_t minPositional, size_t maxPositional,
                                   std::initializer_list<std::string_view> allowedKeywords) {
-  CallArgs args;
-  for (uint32_t k = 1; k < node(callId).count; ++k) {
-    uint32_t arg = child(callId, k);
-    if (node(arg).kind != Ast::Keyword) {
-      if (!args.keywords.empty())
-        fail(nodeRange(arg), "positional argument after a keyword argument");
-      args.positional.push_back(arg);
-      continue;
-    }
+  CallArgs args = splitArgs(callId, 1);
+  for (size_t k = 0; k < args.keywords.size(); ++k) {
+    uint32_t arg = args.keywords[k];
+    if (node(arg).kind != Ast::Keyword)
+      fail(nodeRange(arg), "positional argument after a keyword argument");
     std::string_view key = nodeName(arg);
     if (std::find(allowedKeywords.begin(), allowedKeywords.end(), key) == allowedKeywords.end())
       fail(range(node(arg).nameBegin, node(arg).nameEnd),
            "T." + std::string(name) + " got an unexpected keyword argument '" + std::string(key) + "'");
-    if (args.find(key) != UINT32_MAX)
-      fail(nodeRange(arg), "keyword argument '" + std::string(key) + "' given twice");
-    args.keywords.emplace_back(key, child(arg, 0));
+    for (size_t j = 0; j < k; ++j)
+      if (nodeName(args.keywords[j]) == key)
+        fail(nodeRange(arg), "keyword argument '" + std::string(key) + "' given twice");
   }
   size_t n = args.positional.size();
   if (n < minPositional || n > maxPositional) {

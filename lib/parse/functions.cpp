@@ -280,8 +280,7 @@ void Parser::parseParams(PrimFuncNode::Fields &func) {
       CallArgs args;
       if (node(type).kind == Ast::Subscript) {
         // Legacy T.Buffer[(16, 64), "float32"].
-        for (uint32_t j = 1; j < node(type).count; ++j)
-          args.positional.push_back(child(type, j));
+        args = splitArgs(type, 1);
         if (args.positional.size() > 2)
           fail(nodeRange(type), "T.Buffer[...] takes a shape and a dtype");
       } else if (node(type).kind == Ast::Call) {

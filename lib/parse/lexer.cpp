@@ -34,65 +34,43 @@ inline bool isIdentChar(char c) {
   return kCharClass[static_cast<unsigned char>(c)] != 0;
 }
 
+// A word of up to 8 bytes as one integer, first byte lowest: keywords are matched with one
+// integer comparison instead of string comparisons.
+constexpr uint64_t packWord(std::string_view s) {
+  uint64_t value = 0;
+  for (size_t k = s.size(); k-- > 0;)
+    value = value << 8 | static_cast<unsigned char>(s[k]);
+  return value;
+}
+
 Tok keywordOrName(std::string_view s) {
-  switch (s.size()) {
-  case 2:
-    if (s == "in")
-      return Tok::KwIn;
-    if (s == "if")
-      return Tok::KwIf;
-    if (s == "as")
-      return Tok::KwAs;
-    if (s == "or")
-      return Tok::KwOr;
-    break;
-  case 3:
-    if (s == "def")
-      return Tok::KwDef;
-    if (s == "for")
-      return Tok::KwFor;
-    if (s == "and")
-      return Tok::KwAnd;
-    if (s == "not")
-      return Tok::KwNot;
-    break;
-  case 4:
-    if (s == "elif")
-      return Tok::KwElif;
-    if (s == "else")
-      return Tok::KwElse;
-    if (s == "with")
-      return Tok::KwWith;
-    if (s == "True")
-      return Tok::KwTrue;
-    if (s == "None")
-      return Tok::KwNone;
-    if (s == "pass")
-      return Tok::KwPass;
-    if (s == "from")
-      return Tok::KwFrom;
-    break;
-  case 5:
-    if (s == "class")
-      return Tok::KwClass;
-    if (s == "while")
-      return Tok::KwWhile;
-    if (s == "False")
-      return Tok::KwFalse;
-    break;
-  case 6:
-    if (s == "assert")
-      return Tok::KwAssert;
-    if (s == "lambda")
-      return Tok::KwLambda;
-    if (s == "return")
-      return Tok::KwReturn;
-    if (s == "import")
-      return Tok::KwImport;
-    break;
-  default: break;
+  if (s.size() < 2 || s.size() > 6) // keywords have 2 to 6 letters
+    return Tok::Name;
+  switch (packWord(s)) {
+  case packWord("in"): return Tok::KwIn;
+  case packWord("if"): return Tok::KwIf;
+  case packWord("as"): return Tok::KwAs;
+  case packWord("or"): return Tok::KwOr;
+  case packWord("def"): return Tok::KwDef;
+  case packWord("for"): return Tok::KwFor;
+  case packWord("and"): return Tok::KwAnd;
+  case packWord("not"): return Tok::KwNot;
+  case packWord("elif"): return Tok::KwElif;
+  case packWord("else"): return Tok::KwElse;
+  case packWord("with"): return Tok::KwWith;
+  case packWord("True"): return Tok::KwTrue;
+  case packWord("None"): return Tok::KwNone;
+  case packWord("pass"): return Tok::KwPass;
+  case packWord("from"): return Tok::KwFrom;
+  case packWord("class"): return Tok::KwClass;
+  case packWord("while"): return Tok::KwWhile;
+  case packWord("False"): return Tok::KwFalse;
+  case packWord("assert"): return Tok::KwAssert;
+  case packWord("lambda"): return Tok::KwLambda;
+  case packWord("return"): return Tok::KwReturn;
+  case packWord("import"): return Tok::KwImport;
+  default: return Tok::Name;
   }
-  return Tok::Name;
 }
 
 } // namespace
@@ -122,12 +100,18 @@ public:
         }
         atLineStart_ = false;
       }
+      while (pos_ < text_.size() && text_[pos_] == ' ') // the blanks between tokens
+        ++pos_;
       if (pos_ >= text_.size()) {
         finish();
         break;
       }
       char c = text_[pos_];
-      if (c == ' ' || c == '\t' || c == '\r' || c == '\f') {
+      if (isIdentStart(c)) {
+        lexName(); // the commonest token, lexed without a call
+        continue;
+      }
+      if (c == '\t' || c == '\r' || c == '\f') {
         ++pos_;
         continue;
       }
@@ -146,10 +130,6 @@ public:
           atLineStart_ = true;
         }
         ++pos_;
-        continue;
-      }
-      if (isIdentStart(c)) {
-        lexName(); // the commonest token, lexed without a call
         continue;
       }
       lexToken(c);

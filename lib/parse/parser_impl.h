@@ -194,12 +194,48 @@ private:
   IndexMap lowerIndexMap(uint32_t lambdaId, DataType indexType, size_t expectedInputs, const std::string &bufferName);
   [[noreturn]] void undefinedName(uint32_t id);
   [[noreturn]] void unknownBuiltin(uint32_t id, std::string_view name);
-  // Call arguments split into positional and keyword; checks counts and known keywords.
+  // Consecutive children of one AST node, read through the parser's children array (indices,
+  // not pointers: the array may grow while the arguments are in use). No allocation.
+  class ChildRange {
+  public:
+    ChildRange() = default;
+    ChildRange(const std::vector<uint32_t> &store, uint32_t first, uint32_t count)
+        : store_(&store), first_(first), count_(count) {}
+    size_t size() const { return count_; }
+    bool empty() const { return count_ == 0; }
+    uint32_t operator[](size_t k) const { return (*store_)[first_ + k]; }
+    class Iterator {
+    public:
+      Iterator(const ChildRange &range, size_t k) : range_(&range), k_(k) {}
+      uint32_t operator*() const { return (*range_)[k_]; }
+      Iterator &operator++() {
+        ++k_;
+        return *this;
+      }
+      bool operator!=(const Iterator &other) const { return k_ != other.k_; }
+
+    private:
+      const ChildRange *range_;
+      size_t k_;
+    };
+    Iterator begin() const { return {*this, 0}; }
+    Iterator end() const { return {*this, count_}; }
+
+  private:
+    const std::vector<uint32_t> *store_ = nullptr;
+    uint32_t first_ = 0, count_ = 0;
+  };
+  // Call arguments split into positional and keyword (Keyword nodes); checks counts and known
+  // keywords.
   struct CallArgs {
-    std::vector<uint32_t> positional;
-    std::vector<std::pair<std::string_view, uint32_t>> keywords;
+    ChildRange positional;
+    ChildRange keywords;
+    const Parser *parser = nullptr;
+    // The value node of keyword `key`, or UINT32_MAX.
     uint32_t find(std::string_view key) const;
   };
+  // The arguments of a call or legacy subscript node `id` from child `first` on, unchecked.
+  CallArgs splitArgs(uint32_t id, uint32_t first) const;
   CallArgs callArgs(uint32_t callId, std::string_view name, size_t minPositional, size_t maxPositional,
                     std::initializer_list<std::string_view> allowedKeywords);
   // IR node constructors throw IRTypeError; this turns one into a located error.
