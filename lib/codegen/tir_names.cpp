@@ -60,10 +60,38 @@ bool isReservedName(std::string_view name) {
 }
 
 namespace {
+// FNV-1a: names are short, so a byte loop beats a general-purpose string hash. The high bits
+// are folded in because tables index by the low ones; never 0 (an empty slot's hash).
 uint64_t hashName(std::string_view name) {
-  return std::hash<std::string_view>()(name) | 1;
+  uint64_t hash = 0xcbf29ce484222325ull;
+  for (char c : name)
+    hash = (hash ^ static_cast<unsigned char>(c)) * 0x100000001b3ull;
+  return (hash ^ (hash >> 32)) | 1;
 }
+
+// Strings longer than this get a chunk of their own.
+constexpr size_t kChunkSize = 4096;
 } // namespace
+
+std::string_view StringArena::store(std::string_view head, std::string_view tail) {
+  size_t size = head.size() + tail.size();
+  if (chunks_.empty() || chunks_.back().size - used_ < size) {
+    size_t chunkSize = std::max(size, kChunkSize);
+    chunks_.push_back({std::make_unique<char[]>(chunkSize), chunkSize});
+    used_ = 0;
+  }
+  char *begin = chunks_.back().data.get() + used_;
+  std::copy(head.begin(), head.end(), begin);
+  std::copy(tail.begin(), tail.end(), begin + head.size());
+  used_ += size;
+  return {begin, size};
+}
+
+void StringArena::clear() {
+  if (chunks_.size() > 1)
+    chunks_.resize(1);
+  used_ = 0;
+}
 
 int64_t NameTable::find(std::string_view name, uint64_t hash) const {
   if (slots_.empty())
@@ -90,6 +118,7 @@ constexpr size_t kKeptSlots = 1024;
 void NameTable::clear() {
   names_.clear();
   nextSuffix_.clear();
+  storage_.clear();
   if (slots_.size() > kKeptSlots)
     slots_ = {};
   else
@@ -117,13 +146,13 @@ size_t NameTable::add(std::string_view name, uint64_t hash) {
   size_t slot = hash & mask;
   while (slots_[slot].index != 0)
     slot = (slot + 1) & mask;
-  names_.emplace_back(name);
+  names_.push_back(storage_.store(name));
   nextSuffix_.push_back(1);
   slots_[slot] = {hash, static_cast<uint32_t>(names_.size())};
   return names_.size() - 1;
 }
 
-std::string NameTable::fresh(std::string_view hint) {
+std::string_view NameTable::fresh(std::string_view hint) {
   std::string sanitized;
   std::string_view base = hint;
   if (!isValidIdentifier(hint)) {
@@ -138,20 +167,20 @@ std::string NameTable::fresh(std::string_view hint) {
       return names_[static_cast<size_t>(existing)];
   }
   int suffix = nextSuffix_[static_cast<size_t>(existing)];
-  std::string candidate;
+  size_t added = 0;
   for (;; ++suffix) {
     char digits[16];
     auto [end, ec] = std::to_chars(digits, digits + sizeof digits, suffix);
     (void)ec;
-    candidate.assign(base).append("_").append(digits, end);
-    uint64_t candidateHash = hashName(candidate);
-    if (find(candidate, candidateHash) < 0) {
-      add(candidate, candidateHash);
+    scratch_.assign(base).append("_").append(digits, end);
+    uint64_t candidateHash = hashName(scratch_);
+    if (find(scratch_, candidateHash) < 0) {
+      added = add(scratch_, candidateHash);
       break;
     }
   }
   nextSuffix_[static_cast<size_t>(existing)] = suffix + 1;
-  return candidate;
+  return names_[added];
 }
 
 size_t IdentityNames::slotOf(const void *object) const {
@@ -164,15 +193,15 @@ size_t IdentityNames::slotOf(const void *object) const {
   return slot;
 }
 
-const std::string *IdentityNames::find(const void *object) const {
+std::string_view IdentityNames::find(const void *object) const {
   if (keys_.empty())
-    return nullptr;
+    return {};
   size_t slot = slotOf(object);
-  return keys_[slot] ? &names_[values_[slot]] : nullptr;
+  return keys_[slot] ? values_[slot] : std::string_view();
 }
 
 void IdentityNames::clear() {
-  names_.clear();
+  size_ = 0;
   if (keys_.size() > kKeptSlots) {
     keys_ = {};
     values_ = {};
@@ -183,10 +212,10 @@ void IdentityNames::clear() {
 
 void IdentityNames::grow() {
   std::vector<const void *> oldKeys = std::move(keys_);
-  std::vector<uint32_t> oldValues = std::move(values_);
+  std::vector<std::string_view> oldValues = std::move(values_);
   size_t capacity = oldKeys.empty() ? kInitialSlots : oldKeys.size() * 2;
   keys_.assign(capacity, nullptr);
-  values_.assign(capacity, 0);
+  values_.assign(capacity, {});
   for (size_t k = 0; k < oldKeys.size(); ++k) {
     if (!oldKeys[k])
       continue;
@@ -196,28 +225,25 @@ void IdentityNames::grow() {
   }
 }
 
-const std::string &IdentityNames::assign(const void *object, std::string name) {
+std::string_view IdentityNames::assign(const void *object, std::string_view name) {
   if (!keys_.empty()) {
     size_t slot = slotOf(object);
-    if (keys_[slot]) {
-      std::string &existing = names_[values_[slot]];
-      existing = std::move(name);
-      return existing;
-    }
+    if (keys_[slot])
+      return values_[slot] = name;
   }
-  return insert(object, std::move(name));
+  return insert(object, name);
 }
 
-const std::string &IdentityNames::insert(const void *object, std::string name) {
-  if ((names_.size() + 1) * 2 > keys_.size())
+std::string_view IdentityNames::insert(const void *object, std::string_view name) {
+  if ((size_ + 1) * 2 > keys_.size())
     grow();
   size_t slot = slotOf(object);
   if (keys_[slot])
-    return names_[values_[slot]];
+    return values_[slot];
   keys_[slot] = object;
-  values_[slot] = static_cast<uint32_t>(names_.size());
-  names_.push_back(std::move(name));
-  return names_.back();
+  values_[slot] = name;
+  ++size_;
+  return name;
 }
 
 } // namespace tirlower

@@ -5,7 +5,7 @@
 #pragma once
 
 #include <cstdint>
-#include <deque>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -19,10 +19,29 @@ bool isValidIdentifier(std::string_view name);
 // Python keywords, plus `T` and `I`, which the printed text uses as module aliases.
 bool isReservedName(std::string_view name);
 
+// Bump storage for names: the views it hands out stay valid until clear(), and storing a
+// name costs a copy into a chunk instead of an allocation per name.
+class StringArena {
+public:
+  // Stores the concatenation of `head` and `tail`.
+  std::string_view store(std::string_view head, std::string_view tail = {});
+  // Forgets every string; keeps the first chunk for reuse.
+  void clear();
+
+private:
+  struct Chunk {
+    std::unique_ptr<char[]> data;
+    size_t size = 0;
+  };
+  std::vector<Chunk> chunks_;
+  size_t used_ = 0; // bytes taken in chunks_.back()
+};
+
 class NameTable {
 public:
   // A name not handed out before: the sanitized hint itself when free, else hint_1, hint_2, ...
-  std::string fresh(std::string_view hint);
+  // The view stays valid until clear().
+  std::string_view fresh(std::string_view hint);
   // Forgets every name; keeps the memory of a small table for the next function.
   void clear();
 
@@ -38,19 +57,22 @@ private:
 
   std::vector<Slot> slots_;
   // Every name handed out (and every reserved base asked for), with the next suffix to try.
-  std::vector<std::string> names_;
+  std::vector<std::string_view> names_;
   std::vector<int> nextSuffix_;
+  StringArena storage_;
+  std::string scratch_; // candidate names with a suffix
 };
 
-// The printed name of each object (variable or buffer), keyed by identity. Names are stable
-// in memory: references stay valid while more names are added.
+// The printed name of each object (variable or buffer), keyed by identity. The table holds
+// views: the names themselves live in a NameTable or StringArena (or an interned Symbol).
 class IdentityNames {
 public:
-  const std::string *find(const void *object) const;
+  // The object's name, or an empty view when it has none (names are never empty).
+  std::string_view find(const void *object) const;
   // Adds `name` for `object` unless it has one; returns the object's name either way.
-  const std::string &insert(const void *object, std::string name);
+  std::string_view insert(const void *object, std::string_view name);
   // Gives `object` the name `name`, replacing any name it had (a redefinition).
-  const std::string &assign(const void *object, std::string name);
+  std::string_view assign(const void *object, std::string_view name);
   // Forgets every name; keeps the memory of a small table for the next function.
   void clear();
 
@@ -58,8 +80,8 @@ private:
   size_t slotOf(const void *object) const;
   void grow();
   std::vector<const void *> keys_;
-  std::vector<uint32_t> values_;
-  std::deque<std::string> names_;
+  std::vector<std::string_view> values_;
+  size_t size_ = 0;
 };
 
 } // namespace tirlower

@@ -258,7 +258,7 @@ void ScriptPrinter::printExprPrec(const ExprNode *expr, int context, bool parent
   }
   case ExprKind::Let: {
     const auto *node = static_cast<const LetNode *>(expr);
-    std::string name = bindVar(node->var.get());
+    std::string_view name = bindVar(node->var.get());
     out_ += "T.Let(";
     printExpr(node->body);
     out_ += ", where={";

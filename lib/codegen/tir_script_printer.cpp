@@ -51,58 +51,55 @@ const char *loopIterator(ForKind kind) {
 void ScriptPrinter::resetNames() {
   names_.clear();
   printed_.clear();
+  dataNames_.clear();
 }
 
-const std::string &ScriptPrinter::defineVar(const VarNode *var) {
+std::string_view ScriptPrinter::defineVar(const VarNode *var) {
   if (plain_)
-    return var->name.str();
-  if (const std::string *name = printed_.find(var))
-    return *name;
+    return var->name.view();
+  if (std::string_view name = printed_.find(var); !name.empty())
+    return name;
   return printed_.insert(var, names_.fresh(var->name.view()));
 }
 
-void ScriptPrinter::defineVarAs(const VarNode *var, std::string name) {
-  if (!plain_)
-    printed_.insert(var, std::move(name));
-}
-
-const std::string &ScriptPrinter::defineBuffer(const BufferNode *buffer) {
+std::string_view ScriptPrinter::defineBuffer(const BufferNode *buffer) {
   if (plain_)
-    return buffer->name.str();
-  if (const std::string *name = printed_.find(buffer))
-    return *name;
+    return buffer->name.view();
+  if (std::string_view name = printed_.find(buffer); !name.empty())
+    return name;
   return printed_.insert(buffer, names_.fresh(buffer->name.view()));
 }
 
-const std::string &ScriptPrinter::bindVar(const VarNode *var) {
+std::string_view ScriptPrinter::bindVar(const VarNode *var) {
   if (plain_)
-    return var->name.str();
+    return var->name.view();
   return printed_.assign(var, names_.fresh(var->name.view()));
 }
 
-const std::string &ScriptPrinter::bindBuffer(const BufferNode *buffer) {
+std::string_view ScriptPrinter::bindBuffer(const BufferNode *buffer) {
   if (plain_)
-    return buffer->name.str();
+    return buffer->name.view();
   return printed_.assign(buffer, names_.fresh(buffer->name.view()));
 }
 
-void ScriptPrinter::defineDataVar(const BufferNode *buffer, const std::string &bufferName, bool allocates) {
+void ScriptPrinter::defineDataVar(const BufferNode *buffer, std::string_view bufferName, bool allocates) {
   if (plain_)
     return;
+  const VarNode *data = buffer->data.get();
   if (allocates)
-    printed_.assign(buffer->data.get(), bufferName + ".data");
-  else
-    printed_.insert(buffer->data.get(), bufferName + ".data");
+    printed_.assign(data, dataNames_.store(bufferName, ".data"));
+  else if (printed_.find(data).empty())
+    printed_.insert(data, dataNames_.store(bufferName, ".data"));
 }
 
-const std::string &ScriptPrinter::varName(const VarNode *var) {
+std::string_view ScriptPrinter::varName(const VarNode *var) {
   for (const auto &[param, name] : lambdaNames_)
     if (param == var)
       return name;
   return defineVar(var);
 }
 
-const std::string &ScriptPrinter::bufferName(const BufferNode *buffer) {
+std::string_view ScriptPrinter::bufferName(const BufferNode *buffer) {
   return defineBuffer(buffer);
 }
 
@@ -130,7 +127,7 @@ void ScriptPrinter::printTypeAnnotation(const VarNode &var) {
   out_ += ')';
 }
 
-void ScriptPrinter::printBufferArgs(const BufferNode &buffer, const std::string *data) {
+void ScriptPrinter::printBufferArgs(const BufferNode &buffer, std::optional<std::string_view> data) {
   printShape(buffer.shape);
   out_ += ", ";
   appendQuoted(out_, buffer.dtype.str());
@@ -166,7 +163,7 @@ void ScriptPrinter::printBufferArgs(const BufferNode &buffer, const std::string 
 }
 
 void ScriptPrinter::printFor(const ForNode &loop) {
-  const std::string &name = bindVar(loop.loopVar.get());
+  std::string_view name = bindVar(loop.loopVar.get());
   indent();
   out_ += "for ";
   out_ += name;
@@ -210,7 +207,7 @@ void ScriptPrinter::printStmt(const Stmt &stmt) {
     switch (s->kind()) {
     case StmtKind::LetStmt: {
       const auto *node = static_cast<const LetStmtNode *>(s);
-      const std::string &name = bindVar(node->var.get());
+      std::string_view name = bindVar(node->var.get());
       indent();
       out_ += name;
       out_ += ": ";
@@ -223,7 +220,7 @@ void ScriptPrinter::printStmt(const Stmt &stmt) {
     }
     case StmtKind::Allocate: {
       const auto *node = static_cast<const AllocateNode *>(s);
-      const std::string &name = bindVar(node->bufferVar.get());
+      std::string_view name = bindVar(node->bufferVar.get());
       indent();
       out_ += name;
       out_ += " = T.allocate([";
@@ -240,14 +237,16 @@ void ScriptPrinter::printStmt(const Stmt &stmt) {
       const auto *node = static_cast<const DeclBufferNode *>(s);
       // The data variable prints before the buffer is bound: `B = T.decl_buffer(..., data=B.data)`
       // must name the earlier binding of B.
-      std::string data = node->allocates ? std::string() : varName(node->buffer->data.get());
-      const std::string &name = bindBuffer(node->buffer.get());
+      std::optional<std::string_view> data;
+      if (!node->allocates)
+        data = varName(node->buffer->data.get());
+      std::string_view name = bindBuffer(node->buffer.get());
       if (node->allocates)
         defineDataVar(node->buffer.get(), name, true);
       indent();
       out_ += name;
       out_ += " = T.decl_buffer(";
-      printBufferArgs(*node->buffer, node->allocates ? nullptr : &data);
+      printBufferArgs(*node->buffer, data);
       out_ += ")\n";
       printTransformsOf(node->buffer.get());
       s = node->body.get();
@@ -255,12 +254,12 @@ void ScriptPrinter::printStmt(const Stmt &stmt) {
     }
     case StmtKind::AllocBuffer: {
       const auto *node = static_cast<const AllocBufferNode *>(s);
-      const std::string &name = bindBuffer(node->buffer.get());
+      std::string_view name = bindBuffer(node->buffer.get());
       defineDataVar(node->buffer.get(), name, true);
       indent();
       out_ += name;
       out_ += " = T.alloc_buffer(";
-      printBufferArgs(*node->buffer, nullptr);
+      printBufferArgs(*node->buffer, std::nullopt);
       out_ += ")\n";
       printTransformsOf(node->buffer.get());
       s = node->body.get();
@@ -349,7 +348,7 @@ void ScriptPrinter::printStmt(const Stmt &stmt) {
 void ScriptPrinter::printIndexMap(const IndexMapNode &map) {
   // Lambda parameters are local to the lambda: they get names of their own, which shadow
   // whatever the function prints for the same objects.
-  NameTable local;
+  lambdaTable_.clear();
   lambdaNames_.clear();
   out_ += "lambda";
   for (size_t k = 0; k < map.initialIndices.size(); ++k) {
@@ -359,7 +358,7 @@ void ScriptPrinter::printIndexMap(const IndexMapNode &map) {
       out_ += var->name.view();
       continue;
     }
-    lambdaNames_.emplace_back(var, local.fresh(var->name.view()));
+    lambdaNames_.emplace_back(var, lambdaTable_.fresh(var->name.view()));
     out_ += lambdaNames_.back().second;
   }
   out_ += ": [";
@@ -495,14 +494,14 @@ void ScriptPrinter::printFunction(const PrimFuncNode &function) {
     if (simple[k])
       continue;
     const BufferBinding &binding = function.bufferMap[k];
-    const std::string &name = defineBuffer(binding.buffer.get());
+    std::string_view name = defineBuffer(binding.buffer.get());
     indent();
     out_ += name;
     out_ += " = T.match_buffer(";
     out_ += varName(binding.param.get());
     out_ += ", ";
     defineDataVar(binding.buffer.get(), name);
-    printBufferArgs(*binding.buffer, nullptr);
+    printBufferArgs(*binding.buffer, std::nullopt);
     out_ += ")\n";
   }
   // Transforms of parameter buffers print here; those of buffers the body declares print after

@@ -3,7 +3,9 @@
 // order); in plain mode every object prints by its own name (for diagnostics).
 #pragma once
 
+#include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -28,26 +30,25 @@ public:
 private:
   // ---- names (tir_script_printer.cpp) ----
   void resetNames();
-  const std::string &defineVar(const VarNode *var);
-  void defineVarAs(const VarNode *var, std::string name);
-  const std::string &defineBuffer(const BufferNode *buffer);
+  std::string_view defineVar(const VarNode *var);
+  std::string_view defineBuffer(const BufferNode *buffer);
   // Binding sites (loops, lets, allocations, buffer declarations): an object bound a second
   // time gets a fresh name, so the text names each binding once and reparses to distinct
   // objects that print the same way again.
-  const std::string &bindVar(const VarNode *var);
-  const std::string &bindBuffer(const BufferNode *buffer);
+  std::string_view bindVar(const VarNode *var);
+  std::string_view bindBuffer(const BufferNode *buffer);
   // A parameter or match_buffer defines its data variable (`A.data`) unless something defined
   // it earlier; an allocating declaration always does.
-  void defineDataVar(const BufferNode *buffer, const std::string &bufferName, bool allocates = false);
-  const std::string &varName(const VarNode *var);
-  const std::string &bufferName(const BufferNode *buffer);
+  void defineDataVar(const BufferNode *buffer, std::string_view bufferName, bool allocates = false);
+  std::string_view varName(const VarNode *var);
+  std::string_view bufferName(const BufferNode *buffer);
 
   // ---- statements and functions (tir_script_printer.cpp) ----
   void newline() { out_ += '\n'; }
   void indent() { out_.append(static_cast<size_t>(indent_) * 4, ' '); }
   void printBody(const Stmt &stmt); // one level deeper
   void printFor(const ForNode &loop);
-  void printBufferArgs(const BufferNode &buffer, const std::string *data);
+  void printBufferArgs(const BufferNode &buffer, std::optional<std::string_view> data);
   void printTypeAnnotation(const VarNode &var);
   void printLayoutTransform(const LayoutTransform &transform);
   // Prints the pending layout transforms of a buffer the body just declared.
@@ -67,8 +68,10 @@ private:
   std::string out_;
   NameTable names_;
   IdentityNames printed_;
+  StringArena dataNames_; // `A.data`
   // Names of the parameters of the lambda being printed; they shadow the function's names.
-  std::vector<std::pair<const VarNode *, std::string>> lambdaNames_;
+  NameTable lambdaTable_;
+  std::vector<std::pair<const VarNode *, std::string_view>> lambdaNames_;
   // Layout transforms of buffers declared in the body: printed right after the declaration,
   // where the buffer's name is in scope.
   std::vector<const LayoutTransform *> pendingTransforms_;
