@@ -16,6 +16,7 @@ std::vector<Expr> Parser::lowerShape(uint32_t id) {
   };
   const AstNode n = node(id);
   if (n.kind == Ast::Tuple || n.kind == Ast::List) {
+    shape.reserve(n.count);
     for (uint32_t k = 0; k < n.count; ++k)
       add(child(id, k));
   } else {

@@ -421,6 +421,7 @@ IndexMap Parser::lowerIndexMap(uint32_t lambdaId, DataType indexType, size_t exp
     ~PopScope() { scope.pop(); }
   } popScope{scope_};
   std::vector<Var> inputs;
+  inputs.reserve(params);
   for (uint32_t k = 0; k < params; ++k) {
     uint32_t p = child(lambdaId, k);
     for (uint32_t j = 0; j < k; ++j)
@@ -434,6 +435,7 @@ IndexMap Parser::lowerIndexMap(uint32_t lambdaId, DataType indexType, size_t exp
   if (node(body).kind != Ast::List && node(body).kind != Ast::Tuple)
     fail(nodeRange(body), "an index map returns a list of indices: lambda i, j: [j, i]");
   std::vector<Expr> outputs;
+  outputs.reserve(node(body).count);
   std::vector<int> separators;
   for (uint32_t k = 0; k < node(body).count; ++k) {
     uint32_t item = child(body, k);

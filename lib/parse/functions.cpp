@@ -6,43 +6,97 @@
 
 namespace tirlower {
 
+uint32_t ScopeStack::hashName(std::string_view name) {
+  uint32_t hash = 2166136261u; // FNV-1a: names are short
+  for (char c : name)
+    hash = (hash ^ static_cast<unsigned char>(c)) * 16777619u;
+  return hash;
+}
+
+ScopeStack::Slot *ScopeStack::findSlot(std::string_view name, uint32_t hash) {
+  if (slots_.empty())
+    return nullptr;
+  size_t mask = slots_.size() - 1;
+  for (size_t k = hash & mask;; k = (k + 1) & mask) {
+    Slot &slot = slots_[k];
+    if (slot.name.data() == nullptr)
+      return nullptr;
+    if (slot.hash == hash && slot.name == name)
+      return &slot;
+  }
+}
+
+const ScopeStack::Slot *ScopeStack::findSlot(std::string_view name) const {
+  return const_cast<ScopeStack *>(this)->findSlot(name, hashName(name));
+}
+
+ScopeStack::Slot &ScopeStack::insertSlot(std::string_view name) {
+  uint32_t hash = hashName(name);
+  if (Slot *slot = findSlot(name, hash))
+    return *slot;
+  if (2 * (usedSlots_ + 1) > slots_.size()) {
+    std::vector<Slot> old = std::move(slots_);
+    slots_.assign(std::max<size_t>(64, old.size() * 2), Slot{});
+    for (const Slot &slot : old)
+      if (slot.name.data() != nullptr)
+        for (size_t k = slot.hash & (slots_.size() - 1);; k = (k + 1) & (slots_.size() - 1))
+          if (slots_[k].name.data() == nullptr) {
+            slots_[k] = slot;
+            break;
+          }
+  }
+  size_t mask = slots_.size() - 1;
+  size_t k = hash & mask;
+  while (slots_[k].name.data() != nullptr)
+    k = (k + 1) & mask;
+  ++usedSlots_;
+  slots_[k] = {name.data() ? name : std::string_view("", 0), hash, UINT32_MAX};
+  return slots_[k];
+}
+
+void ScopeStack::clear() {
+  entries_.clear();
+  marks_.clear();
+  if (usedSlots_ != 0)
+    std::fill(slots_.begin(), slots_.end(), Slot{});
+  usedSlots_ = 0;
+}
+
 void ScopeStack::pop() {
   uint32_t mark = marks_.back();
   marks_.pop_back();
   while (entries_.size() > mark) {
     Entry &e = entries_.back();
-    if (e.shadowed == UINT32_MAX)
-      latest_.erase(e.name);
-    else
-      latest_[e.name] = e.shadowed;
+    findSlot(e.name, hashName(e.name))->latest = e.shadowed;
     entries_.pop_back();
   }
 }
 
 void ScopeStack::define(std::string_view name, Binding binding) {
-  auto [it, inserted] = latest_.try_emplace(name, static_cast<uint32_t>(entries_.size()));
-  uint32_t shadowed = inserted ? UINT32_MAX : it->second;
-  it->second = static_cast<uint32_t>(entries_.size());
+  Slot &slot = insertSlot(name);
+  uint32_t shadowed = slot.latest;
+  slot.latest = static_cast<uint32_t>(entries_.size());
   entries_.push_back({name, std::move(binding), shadowed});
 }
 
 const Binding *ScopeStack::find(std::string_view name) const {
-  auto it = latest_.find(name);
-  return it == latest_.end() ? nullptr : &entries_[it->second].binding;
+  const Slot *slot = findSlot(name);
+  return slot && slot->latest != UINT32_MAX ? &entries_[slot->latest].binding : nullptr;
 }
 
 const Binding *ScopeStack::findInCurrentScope(std::string_view name) const {
-  auto it = latest_.find(name);
-  if (it == latest_.end())
+  const Slot *slot = findSlot(name);
+  if (!slot || slot->latest == UINT32_MAX)
     return nullptr;
   uint32_t mark = marks_.empty() ? 0 : marks_.back();
-  return it->second >= mark ? &entries_[it->second].binding : nullptr;
+  return slot->latest >= mark ? &entries_[slot->latest].binding : nullptr;
 }
 
 std::vector<std::string_view> ScopeStack::visibleNames() const {
   std::vector<std::string_view> names;
-  for (const auto &[name, index] : latest_)
-    names.push_back(name);
+  for (const Slot &slot : slots_)
+    if (slot.name.data() != nullptr && slot.latest != UINT32_MAX)
+      names.push_back(slot.name);
   std::sort(names.begin(), names.end());
   return names;
 }

@@ -65,8 +65,9 @@ struct Binding {
   SourceRange loc;
 };
 
-// Scopes as one vector of bindings with marks; a hash map from name to the innermost binding,
-// each binding remembering the one it shadows. Pushing and popping never copies a scope.
+// Scopes as one vector of bindings with marks; a hash table from name to the innermost binding,
+// each binding remembering the one it shadows. Pushing and popping never copies a scope, and
+// nothing allocates once the table has grown to the function's number of distinct names.
 class ScopeStack {
 public:
   void push() { marks_.push_back(static_cast<uint32_t>(entries_.size())); }
@@ -77,11 +78,7 @@ public:
   const Binding *findInCurrentScope(std::string_view name) const;
   // Every visible name (for "did you mean").
   std::vector<std::string_view> visibleNames() const;
-  void clear() {
-    entries_.clear();
-    marks_.clear();
-    latest_.clear();
-  }
+  void clear();
 
 private:
   struct Entry {
@@ -89,9 +86,21 @@ private:
     Binding binding;
     uint32_t shadowed; // index of the shadowed entry, or UINT32_MAX
   };
+  // Open addressing with linear probing. A name keeps its slot once seen (until clear());
+  // `latest` is UINT32_MAX while no binding of it is visible.
+  struct Slot {
+    std::string_view name;
+    uint32_t hash = 0;
+    uint32_t latest = UINT32_MAX;
+  };
+  static uint32_t hashName(std::string_view name);
+  Slot *findSlot(std::string_view name, uint32_t hash);
+  const Slot *findSlot(std::string_view name) const;
+  Slot &insertSlot(std::string_view name);
   std::vector<Entry> entries_;
   std::vector<uint32_t> marks_;
-  std::unordered_map<std::string_view, uint32_t> latest_;
+  std::vector<Slot> slots_; // a power of two in size, at most half full
+  size_t usedSlots_ = 0;
 };
 
 // An expression under construction: `literal` marks a bare Python number whose type follows
@@ -127,8 +136,18 @@ private:
   // ---- tokens (parser.cpp)
   const Token &peek(size_t k = 0) const { return tokens_[pos_ + k]; }
   bool at(Tok kind) const { return peek().kind == kind; }
-  bool accept(Tok kind);
-  const Token &expect(Tok kind, const char *what);
+  bool accept(Tok kind) {
+    if (!at(kind))
+      return false;
+    ++pos_;
+    return true;
+  }
+  const Token &expect(Tok kind, const char *what) {
+    if (!at(kind)) [[unlikely]]
+      expectFailed(what);
+    return tokens_[pos_++];
+  }
+  [[noreturn, gnu::cold, gnu::noinline]] void expectFailed(const char *what);
   std::string_view text(uint32_t begin, uint32_t end) const { return source_.substr(begin, end - begin); }
   std::string_view tokenText(const Token &t) const { return text(t.begin, t.end); }
   SourceRange range(uint32_t begin, uint32_t end) const { return {fileId_, begin, end}; }

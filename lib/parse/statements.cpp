@@ -423,6 +423,7 @@ Stmt Parser::parseAssignment(uint32_t target, PendingDecl &pending, bool &opened
       fail(nodeRange(base), "only buffer elements can be assigned");
     Buffer buffer = bufferNamed(base);
     std::vector<Expr> indices;
+    indices.reserve(targetNode.count - 1);
     for (uint32_t k = 1; k < targetNode.count; ++k)
       indices.push_back(lowerIndex(child(target, k)));
     SourceRange access = nodeRange(target);

@@ -17,24 +17,14 @@ struct NestingGuard {
 };
 } // namespace
 
-bool Parser::accept(Tok kind) {
-  if (!at(kind))
-    return false;
-  ++pos_;
-  return true;
-}
-
-const Token &Parser::expect(Tok kind, const char *what) {
-  if (!at(kind)) {
-    const Token &t = peek();
-    std::string found = t.kind == Tok::Name || t.kind == Tok::Int || t.kind == Tok::Float
-                            ? "'" + std::string(tokenText(t)) + "'"
-                            : tokenName(t.kind);
-    if (t.kind == Tok::Error)
-      failSilently();
-    fail(tokenRange(t), std::string("expected ") + what + ", found " + found);
-  }
-  return tokens_[pos_++];
+void Parser::expectFailed(const char *what) {
+  const Token &t = peek();
+  std::string found = t.kind == Tok::Name || t.kind == Tok::Int || t.kind == Tok::Float
+                          ? "'" + std::string(tokenText(t)) + "'"
+                          : tokenName(t.kind);
+  if (t.kind == Tok::Error)
+    failSilently();
+  fail(tokenRange(t), std::string("expected ") + what + ", found " + found);
 }
 
 void Parser::report(Diagnostic diagnostic) {
@@ -108,15 +98,9 @@ uint32_t Parser::makeNode(Ast kind, uint32_t begin, uint32_t end, const uint32_t
   if (depth + 1 > kMaxDepth) [[unlikely]]
     failTooDeep(begin, end);
   auto first = static_cast<uint32_t>(children_.size());
-  children_.insert(children_.end(), children, children + count);
-  AstNode &n = ast_.emplace_back();
-  n.kind = kind;
-  n.op = op;
-  n.depth = static_cast<uint16_t>(depth + 1);
-  n.begin = n.nameBegin = begin;
-  n.end = n.nameEnd = end;
-  n.first = first;
-  n.count = count;
+  for (uint32_t k = 0; k < count; ++k) // short lists: a loop beats a memmove call
+    children_.push_back(children[k]);
+  ast_.push_back({kind, op, static_cast<uint16_t>(depth + 1), begin, end, begin, end, first, count});
   return static_cast<uint32_t>(ast_.size() - 1);
 }
 
