@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <deque>
 
 namespace tirlower {
 
@@ -83,24 +84,53 @@ std::string pythonRepr(std::string_view scientific) {
   return out;
 }
 
+// The escape sequence of a character appendQuoted escapes, or null.
+const char *escapeOf(char c) {
+  switch (c) {
+  case '\\': return "\\\\";
+  case '"': return "\\\"";
+  case '\n': return "\\n";
+  case '\t': return "\\t";
+  default: return nullptr;
+  }
+}
+
+// Appends `text` with escapes, in runs of characters that need none.
 void appendEscaped(std::string &out, std::string_view text) {
-  for (char c : text) {
-    switch (c) {
-    case '\\': out += "\\\\"; break;
-    case '"': out += "\\\""; break;
-    case '\n': out += "\\n"; break;
-    case '\t': out += "\\t"; break;
-    default: out += c;
+  size_t run = 0;
+  for (size_t k = 0; k < text.size(); ++k) {
+    if (const char *escape = escapeOf(text[k])) {
+      out.append(text.data() + run, k - run);
+      out += escape;
+      run = k + 1;
     }
   }
+  out.append(text.data() + run, text.size() - run);
 }
 } // namespace
 
 void appendInt(std::string &out, int64_t value) {
+  if (value >= 0 && value < 10) {
+    out += static_cast<char>('0' + value);
+    return;
+  }
   char digits[24];
   auto [end, ec] = std::to_chars(digits, digits + sizeof digits, value);
   (void)ec;
   out.append(digits, end);
+}
+
+std::string_view typeSpelling(DataType type) {
+  struct Entry {
+    DataType type;
+    std::string name;
+  };
+  // A deque keeps the names in place as it grows.
+  thread_local std::deque<Entry> known;
+  for (const Entry &entry : known)
+    if (entry.type == type)
+      return entry.name;
+  return known.emplace_back(Entry{type, type.str()}).name;
 }
 
 double roundToFloatType(double value, DataType type) {
@@ -146,7 +176,7 @@ std::string formatFloat(double value, DataType type) {
 
 void appendFloatLiteral(std::string &out, double value, DataType type) {
   out += "T.";
-  out += type.str();
+  out += typeSpelling(type);
   if (std::isnan(value)) {
     out += "(\"nan\")";
   } else if (std::isinf(value)) {

@@ -12,6 +12,9 @@
 namespace tirlower {
 
 void appendInt(std::string &out, int64_t value);
+// DataType::str(), remembered: printed text spells the same few types over and over. The view
+// stays valid for the thread's lifetime.
+std::string_view typeSpelling(DataType type);
 // `value` rounded to the precision of the float type `type` (float16, bfloat16, float32 or
 // float64), round-to-nearest-even, overflowing to infinity.
 double roundToFloatType(double value, DataType type);

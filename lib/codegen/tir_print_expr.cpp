@@ -140,7 +140,7 @@ void ScriptPrinter::printIntLiteral(DataType type, int64_t value) {
     appendInt(out_, value);
   } else {
     out_ += "T.";
-    out_ += type.str();
+    out_ += typeSpelling(type);
     out_ += '(';
     appendInt(out_, value);
     out_ += ')';
@@ -230,7 +230,7 @@ void ScriptPrinter::printExprPrec(const ExprNode *expr, int context, bool parent
   case ExprKind::Cast: {
     const auto *node = static_cast<const CastNode *>(expr);
     out_ += "T.Cast(";
-    appendQuoted(out_, node->type.str());
+    appendQuoted(out_, typeSpelling(node->type));
     out_ += ", ";
     printExpr(node->value);
     out_ += ')';
@@ -274,7 +274,7 @@ void ScriptPrinter::printExprPrec(const ExprNode *expr, int context, bool parent
     out_ += node->op.view();
     if (node->op.view() == "call_extern") {
       out_ += '(';
-      appendQuoted(out_, node->type.str());
+      appendQuoted(out_, typeSpelling(node->type));
       if (!node->args.empty())
         out_ += ", ";
       printExprList(node->args);

@@ -1,13 +1,67 @@
 // Entry points of the TVMScript printer; the work is done by ScriptPrinter.
 #include "codegen/tir_printer.h"
 
+#include <algorithm>
+
 #include "codegen/tir_script_printer.h"
 
 namespace tirlower {
 
+namespace {
+// The end of the source text a parsed function came from: the furthest location on the path
+// to its last statement (blocks themselves carry no location). 0 when nothing has one.
+uint32_t sourceEnd(const PrimFuncNode &function) {
+  uint32_t end = function.loc.end;
+  const StmtNode *s = function.body.get();
+  while (s) {
+    if (s->loc.fileId == function.loc.fileId)
+      end = std::max(end, s->loc.end);
+    switch (s->kind()) {
+    case StmtKind::SeqStmt: {
+      const auto &stmts = static_cast<const SeqStmtNode *>(s)->stmts;
+      s = stmts.empty() ? nullptr : stmts.back().get();
+      break;
+    }
+    case StmtKind::For: s = static_cast<const ForNode *>(s)->body.get(); break;
+    case StmtKind::While: s = static_cast<const WhileNode *>(s)->body.get(); break;
+    case StmtKind::IfThenElse: {
+      const auto *node = static_cast<const IfThenElseNode *>(s);
+      s = node->elseCase ? node->elseCase.get() : node->thenCase.get();
+      break;
+    }
+    case StmtKind::LetStmt: s = static_cast<const LetStmtNode *>(s)->body.get(); break;
+    case StmtKind::Allocate: s = static_cast<const AllocateNode *>(s)->body.get(); break;
+    case StmtKind::DeclBuffer: s = static_cast<const DeclBufferNode *>(s)->body.get(); break;
+    case StmtKind::AllocBuffer: s = static_cast<const AllocBufferNode *>(s)->body.get(); break;
+    case StmtKind::AttrStmt: s = static_cast<const AttrStmtNode *>(s)->body.get(); break;
+    default: s = nullptr; break;
+    }
+  }
+  return end;
+}
+
+// Printed text is about as long as the source it was parsed from (canonical spelling adds a
+// little here and there, drops comments elsewhere), so a module reserves its source size plus
+// some slack once instead of growing by doubling, which touches twice the final size in fresh
+// pages. Functions without locations (built by passes or tests) count for nothing: the
+// string then grows as usual past the minimum.
+size_t estimatedOutputSize(const Module &module) {
+  constexpr size_t kMinimum = size_t(1) << 16;
+  size_t source = 0;
+  for (const PrimFunc &function : module.functions) {
+    if (!function->loc.valid())
+      continue;
+    uint32_t end = sourceEnd(*function);
+    if (end > function->loc.begin)
+      source += end - function->loc.begin;
+  }
+  return std::max(kMinimum, source + source / 8 + 16 * module.functions.size());
+}
+} // namespace
+
 std::string printModule(const Module &module) {
   ScriptPrinter printer(/*plainNames=*/false);
-  printer.reserve(1 << 16);
+  printer.reserve(estimatedOutputSize(module));
   printer.printModule(module);
   return printer.take();
 }

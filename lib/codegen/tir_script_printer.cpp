@@ -4,8 +4,6 @@
 
 #include <algorithm>
 
-#include <unordered_set>
-
 #include "codegen/tir_literals.h"
 #include "ir/visitor.h"
 
@@ -17,21 +15,43 @@ bool isConstZero(const Expr &e) {
   return value && *value == 0;
 }
 
-std::unordered_set<const BufferNode *> bodyDeclarations(const Stmt &body) {
-  struct Collector : IRVisitor {
-    std::unordered_set<const BufferNode *> buffers;
-    void visit(const DeclBufferNode *op) override {
-      buffers.insert(op->buffer.get());
-      IRVisitor::visit(op);
+// Appends the buffers that statements of `stmt` declare (DeclBuffer, AllocBuffer).
+// Declarations are statements, so the walk never looks into expressions.
+void collectDeclarations(const StmtNode *s, std::vector<const BufferNode *> &buffers) {
+  while (s) {
+    switch (s->kind()) {
+    case StmtKind::SeqStmt:
+      for (const Stmt &child : static_cast<const SeqStmtNode *>(s)->stmts)
+        collectDeclarations(child.get(), buffers);
+      return;
+    case StmtKind::DeclBuffer: {
+      const auto *node = static_cast<const DeclBufferNode *>(s);
+      buffers.push_back(node->buffer.get());
+      s = node->body.get();
+      break;
     }
-    void visit(const AllocBufferNode *op) override {
-      buffers.insert(op->buffer.get());
-      IRVisitor::visit(op);
+    case StmtKind::AllocBuffer: {
+      const auto *node = static_cast<const AllocBufferNode *>(s);
+      buffers.push_back(node->buffer.get());
+      s = node->body.get();
+      break;
     }
-    using IRVisitor::visit;
-  } collector;
-  collector.visit(body);
-  return std::move(collector.buffers);
+    case StmtKind::IfThenElse: {
+      const auto *node = static_cast<const IfThenElseNode *>(s);
+      collectDeclarations(node->thenCase.get(), buffers);
+      s = node->elseCase.get();
+      break;
+    }
+    case StmtKind::For: s = static_cast<const ForNode *>(s)->body.get(); break;
+    case StmtKind::While: s = static_cast<const WhileNode *>(s)->body.get(); break;
+    case StmtKind::LetStmt: s = static_cast<const LetStmtNode *>(s)->body.get(); break;
+    case StmtKind::Allocate: s = static_cast<const AllocateNode *>(s)->body.get(); break;
+    case StmtKind::AttrStmt: s = static_cast<const AttrStmtNode *>(s)->body.get(); break;
+    case StmtKind::BufferStore:
+    case StmtKind::AssertStmt:
+    case StmtKind::Evaluate: return;
+    }
+  }
 }
 
 const char *loopIterator(ForKind kind) {
@@ -114,14 +134,14 @@ void ScriptPrinter::printBody(const Stmt &stmt) {
 void ScriptPrinter::printTypeAnnotation(const VarNode &var) {
   if (!var.type.isHandle()) {
     out_ += "T.";
-    out_ += var.type.str();
+    out_ += typeSpelling(var.type);
     return;
   }
   out_ += "T.handle";
   if (var.pointeeType.isVoid())
     return;
   out_ += '(';
-  appendQuoted(out_, var.pointeeType.str());
+  appendQuoted(out_, typeSpelling(var.pointeeType));
   out_ += ", ";
   appendQuoted(out_, var.storageScope.empty() ? std::string_view("global") : var.storageScope.view());
   out_ += ')';
@@ -130,7 +150,7 @@ void ScriptPrinter::printTypeAnnotation(const VarNode &var) {
 void ScriptPrinter::printBufferArgs(const BufferNode &buffer, std::optional<std::string_view> data) {
   printShape(buffer.shape);
   out_ += ", ";
-  appendQuoted(out_, buffer.dtype.str());
+  appendQuoted(out_, typeSpelling(buffer.dtype));
   if (data) {
     out_ += ", data=";
     out_ += *data;
@@ -226,7 +246,7 @@ void ScriptPrinter::printStmt(const Stmt &stmt) {
       out_ += " = T.allocate([";
       printExprList(node->extents);
       out_ += "], ";
-      appendQuoted(out_, node->dtype.str());
+      appendQuoted(out_, typeSpelling(node->dtype));
       out_ += ", ";
       appendQuoted(out_, node->scope.empty() ? std::string_view("global") : node->scope.view());
       out_ += ")\n";
@@ -473,7 +493,7 @@ void ScriptPrinter::printFunction(const PrimFuncNode &function) {
       out_ += ": T.Buffer(";
       printShape(buffer->shape);
       out_ += ", ";
-      appendQuoted(out_, buffer->dtype.str());
+      appendQuoted(out_, typeSpelling(buffer->dtype));
       out_ += ')';
     } else {
       out_ += varName(param.get());
@@ -506,12 +526,14 @@ void ScriptPrinter::printFunction(const PrimFuncNode &function) {
   }
   // Transforms of parameter buffers print here; those of buffers the body declares print after
   // the declaration, so the text never names a buffer before it exists.
-  std::unordered_set<const BufferNode *> declaredInBody;
-  if (!function.layoutTransforms.empty())
-    declaredInBody = bodyDeclarations(function.body);
   pendingTransforms_.clear();
+  std::vector<const BufferNode *> declaredInBody;
+  if (!function.layoutTransforms.empty()) {
+    collectDeclarations(function.body.get(), declaredInBody);
+    std::ranges::sort(declaredInBody);
+  }
   for (const LayoutTransform &transform : function.layoutTransforms) {
-    if (declaredInBody.count(transform.buffer.get()))
+    if (std::ranges::binary_search(declaredInBody, transform.buffer.get()))
       pendingTransforms_.push_back(&transform);
     else
       printLayoutTransform(transform);
