@@ -34,6 +34,25 @@ inline bool isIdentChar(char c) {
   return kCharClass[static_cast<unsigned char>(c)] != 0;
 }
 
+// Punctuation of one character that never starts a longer token ('.' may start a number, '-'
+// an arrow, ...): lexed inline by the main loop. Tok::Error for every other byte.
+constexpr std::array<Tok, 256> kSingleCharToken = [] {
+  std::array<Tok, 256> table{};
+  table.fill(Tok::Error);
+  table['('] = Tok::LParen;
+  table[')'] = Tok::RParen;
+  table['['] = Tok::LBracket;
+  table[']'] = Tok::RBracket;
+  table['{'] = Tok::LBrace;
+  table['}'] = Tok::RBrace;
+  table[','] = Tok::Comma;
+  table[':'] = Tok::Colon;
+  table['@'] = Tok::At;
+  table['+'] = Tok::Plus;
+  table['%'] = Tok::Percent;
+  return table;
+}();
+
 // A word of up to 8 bytes as one integer, first byte lowest: keywords are matched with one
 // integer comparison instead of string comparisons.
 constexpr uint64_t packWord(std::string_view s) {
@@ -109,6 +128,15 @@ public:
       char c = text_[pos_];
       if (isIdentStart(c)) {
         lexName(); // the commonest token, lexed without a call
+        continue;
+      }
+      if (Tok single = kSingleCharToken[static_cast<unsigned char>(c)]; single != Tok::Error) {
+        if (single == Tok::LParen || single == Tok::LBracket || single == Tok::LBrace)
+          openBracket();
+        else if (single == Tok::RParen || single == Tok::RBracket || single == Tok::RBrace)
+          closeBracket();
+        push(single, pos_, pos_ + 1);
+        ++pos_;
         continue;
       }
       if (c == '\t' || c == '\r' || c == '\f') {
