@@ -1,5 +1,6 @@
 #include "codegen/tir_literals.h"
 
+#include <array>
 #include <charconv>
 #include <cmath>
 #include <cstdio>
@@ -85,7 +86,7 @@ std::string pythonRepr(std::string_view scientific) {
 }
 
 // The escape sequence of a character appendQuoted escapes, or null.
-const char *escapeOf(char c) {
+constexpr const char *escapeOf(char c) {
   switch (c) {
   case '\\': return "\\\\";
   case '"': return "\\\"";
@@ -95,10 +96,19 @@ const char *escapeOf(char c) {
   }
 }
 
+constexpr auto kNeedsEscape = [] {
+  std::array<bool, 256> table{};
+  for (int c = 0; c < 256; ++c)
+    table[static_cast<size_t>(c)] = escapeOf(static_cast<char>(c)) != nullptr;
+  return table;
+}();
+
 // Appends `text` with escapes, in runs of characters that need none.
 void appendEscaped(std::string &out, std::string_view text) {
   size_t run = 0;
   for (size_t k = 0; k < text.size(); ++k) {
+    if (!kNeedsEscape[static_cast<unsigned char>(text[k])])
+      continue;
     if (const char *escape = escapeOf(text[k])) {
       out.append(text.data() + run, k - run);
       out += escape;
@@ -174,6 +184,27 @@ std::string formatFloat(double value, DataType type) {
   return pythonRepr(buffer);
 }
 
+namespace {
+// formatFloat's spelling of the common integral values, without the round trip through
+// scientific notation: below 2^24 (float32) or 2^53 (float64) in magnitude, consecutive
+// values are at most 1 apart, so no decimal shorter than the integer's own digits reads back
+// to it, and Python writes such values in fixed notation: the digits followed by ".0".
+bool appendIntegralFloat(std::string &out, double value, DataType type) {
+  if (type.code() != DataType::Code::Float || (type.bits() != 32 && type.bits() != 64))
+    return false;
+  double limit = type.bits() == 64 ? 0x1p53 : 0x1p24;
+  if (!(std::fabs(value) < limit) || value != std::trunc(value))
+    return false;
+  if (value == 0)
+    out += std::signbit(value) ? "-0.0" : "0.0";
+  else {
+    appendInt(out, static_cast<int64_t>(value));
+    out += ".0";
+  }
+  return true;
+}
+} // namespace
+
 void appendFloatLiteral(std::string &out, double value, DataType type) {
   out += "T.";
   out += typeSpelling(type);
@@ -183,7 +214,8 @@ void appendFloatLiteral(std::string &out, double value, DataType type) {
     out += value < 0 ? "(\"-inf\")" : "(\"inf\")";
   } else {
     out += '(';
-    out += formatFloat(value, type);
+    if (!appendIntegralFloat(out, value, type))
+      out += formatFloat(value, type);
     out += ')';
   }
 }

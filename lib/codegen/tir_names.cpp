@@ -7,11 +7,21 @@
 namespace tirlower {
 
 namespace {
+enum CharClass : uint8_t { kIdentifierChar = 1, kIdentifierStart = 2 };
+constexpr auto kCharClasses = [] {
+  std::array<uint8_t, 256> classes{};
+  for (int c = 0; c < 256; ++c) {
+    bool letter = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
+    bool digit = c >= '0' && c <= '9';
+    classes[static_cast<size_t>(c)] = (letter ? kIdentifierStart | kIdentifierChar : 0) | (digit ? kIdentifierChar : 0);
+  }
+  return classes;
+}();
 bool isIdentifierStart(char c) {
-  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
+  return kCharClasses[static_cast<unsigned char>(c)] & kIdentifierStart;
 }
 bool isIdentifierChar(char c) {
-  return isIdentifierStart(c) || (c >= '0' && c <= '9');
+  return kCharClasses[static_cast<unsigned char>(c)] & kIdentifierChar;
 }
 
 constexpr std::array<std::string_view, 37> kReserved = {
@@ -37,36 +47,63 @@ std::string sanitizeIdentifier(std::string_view name) {
   return out;
 }
 
+namespace {
+// Up to 8 characters packed into an integer, first character lowest: names of the same length
+// are equal exactly when their packings are.
+constexpr uint64_t packShortName(std::string_view name) {
+  uint64_t packed = 0;
+  for (size_t k = 0; k < name.size(); ++k)
+    packed |= uint64_t(static_cast<unsigned char>(name[k])) << (8 * k);
+  return packed;
+}
+} // namespace
+
 bool isReservedName(std::string_view name) {
-  // The reserved words grouped by length: a printed name is compared only with the few
-  // words of its own length (one lookup per name handed out).
-  static constexpr size_t kMaxLength = 8;
+  // The reserved words grouped by length and packed: a printed name is compared only with
+  // the few words of its own length (one lookup per name handed out).
+  static constexpr size_t kMaxLength = 8, kMaxPerLength = 12;
+  struct Group {
+    std::array<uint64_t, kMaxPerLength> words{};
+    size_t count = 0;
+  };
   static constexpr auto kByLength = [] {
-    std::array<std::array<std::string_view, 12>, kMaxLength + 1> table{};
-    std::array<size_t, kMaxLength + 1> count{};
-    for (std::string_view word : kReserved)
-      table[word.size()][count[word.size()]++] = word;
+    std::array<Group, kMaxLength + 1> table{};
+    for (std::string_view word : kReserved) {
+      Group &group = table[word.size()];
+      group.words[group.count++] = packShortName(word);
+    }
     return table;
   }();
   if (name.empty() || name.size() > kMaxLength)
     return false;
-  for (std::string_view word : kByLength[name.size()]) {
-    if (word.empty())
-      return false;
-    if (word == name)
-      return true;
-  }
-  return false;
+  const Group &group = kByLength[name.size()];
+  uint64_t packed = packShortName(name);
+  return std::find(group.words.begin(), group.words.begin() + group.count, packed) != group.words.begin() + group.count;
 }
 
 namespace {
 // FNV-1a: names are short, so a byte loop beats a general-purpose string hash. The high bits
 // are folded in because tables index by the low ones; never 0 (an empty slot's hash).
-uint64_t hashName(std::string_view name) {
-  uint64_t hash = 0xcbf29ce484222325ull;
-  for (char c : name)
-    hash = (hash ^ static_cast<unsigned char>(c)) * 0x100000001b3ull;
+constexpr uint64_t kFnvBasis = 0xcbf29ce484222325ull, kFnvPrime = 0x100000001b3ull;
+uint64_t finishHash(uint64_t hash) {
   return (hash ^ (hash >> 32)) | 1;
+}
+uint64_t hashName(std::string_view name) {
+  uint64_t hash = kFnvBasis;
+  for (char c : name)
+    hash = (hash ^ static_cast<unsigned char>(c)) * kFnvPrime;
+  return finishHash(hash);
+}
+// isValidIdentifier(name) and hashName(name) in one pass over the name.
+bool hashIdentifier(std::string_view name, uint64_t &hash) {
+  uint64_t h = kFnvBasis;
+  uint8_t valid = kIdentifierChar;
+  for (char c : name) {
+    valid &= kCharClasses[static_cast<unsigned char>(c)];
+    h = (h ^ static_cast<unsigned char>(c)) * kFnvPrime;
+  }
+  hash = finishHash(h);
+  return valid && !name.empty() && isIdentifierStart(name.front());
 }
 
 // Strings longer than this get a chunk of their own.
@@ -101,7 +138,7 @@ int64_t NameTable::find(std::string_view name, uint64_t hash) const {
     const Slot &entry = slots_[slot];
     if (entry.index == 0)
       return -1;
-    if (entry.hash == hash && names_[entry.index - 1] == name)
+    if (entry.hash == hash && entries_[entry.index - 1].name == name)
       return entry.index - 1;
   }
 }
@@ -116,8 +153,7 @@ constexpr size_t kKeptSlots = 1024;
 } // namespace
 
 void NameTable::clear() {
-  names_.clear();
-  nextSuffix_.clear();
+  entries_.clear();
   storage_.clear();
   if (slots_.size() > kKeptSlots)
     slots_ = {};
@@ -139,34 +175,43 @@ void NameTable::grow() {
   }
 }
 
-size_t NameTable::add(std::string_view name, uint64_t hash) {
-  if ((names_.size() + 1) * 2 > slots_.size())
+size_t NameTable::add(std::string_view name, uint64_t hash, bool copy) {
+  if ((entries_.size() + 1) * 2 > slots_.size())
     grow();
   size_t mask = slots_.size() - 1;
   size_t slot = hash & mask;
   while (slots_[slot].index != 0)
     slot = (slot + 1) & mask;
-  names_.push_back(storage_.store(name));
-  nextSuffix_.push_back(1);
-  slots_[slot] = {hash, static_cast<uint32_t>(names_.size())};
-  return names_.size() - 1;
+  entries_.push_back({copy ? storage_.store(name) : name});
+  slots_[slot] = {hash, static_cast<uint32_t>(entries_.size())};
+  return entries_.size() - 1;
 }
 
 std::string_view NameTable::fresh(std::string_view hint) {
+  return fresh(hint, /*stableHint=*/false);
+}
+
+std::string_view NameTable::fresh(Symbol hint) {
+  return fresh(hint.view(), /*stableHint=*/true);
+}
+
+std::string_view NameTable::fresh(std::string_view hint, bool stableHint) {
   std::string sanitized;
   std::string_view base = hint;
-  if (!isValidIdentifier(hint)) {
+  uint64_t hash = 0;
+  if (!hashIdentifier(hint, hash)) {
     sanitized = sanitizeIdentifier(hint);
     base = sanitized;
+    hash = hashName(base);
+    stableHint = false;
   }
-  uint64_t hash = hashName(base);
   int64_t existing = find(base, hash);
   if (existing < 0) {
-    existing = static_cast<int64_t>(add(base, hash));
+    existing = static_cast<int64_t>(add(base, hash, !stableHint));
     if (!isReservedName(base))
-      return names_[static_cast<size_t>(existing)];
+      return entries_[static_cast<size_t>(existing)].name;
   }
-  int suffix = nextSuffix_[static_cast<size_t>(existing)];
+  int suffix = entries_[static_cast<size_t>(existing)].nextSuffix;
   size_t added = 0;
   for (;; ++suffix) {
     char digits[16];
@@ -175,75 +220,48 @@ std::string_view NameTable::fresh(std::string_view hint) {
     scratch_.assign(base).append("_").append(digits, end);
     uint64_t candidateHash = hashName(scratch_);
     if (find(scratch_, candidateHash) < 0) {
-      added = add(scratch_, candidateHash);
+      added = add(scratch_, candidateHash, /*copy=*/true);
       break;
     }
   }
-  nextSuffix_[static_cast<size_t>(existing)] = suffix + 1;
-  return names_[added];
-}
-
-size_t IdentityNames::slotOf(const void *object) const {
-  // Fibonacci hashing of the address; nodes are at least 16-byte aligned.
-  uint64_t bits = reinterpret_cast<uintptr_t>(object) >> 4;
-  size_t mask = keys_.size() - 1;
-  size_t slot = static_cast<size_t>((bits * 0x9E3779B97F4A7C15ull) >> 20) & mask;
-  while (keys_[slot] && keys_[slot] != object)
-    slot = (slot + 1) & mask;
-  return slot;
-}
-
-std::string_view IdentityNames::find(const void *object) const {
-  if (keys_.empty())
-    return {};
-  size_t slot = slotOf(object);
-  return keys_[slot] ? values_[slot] : std::string_view();
+  entries_[static_cast<size_t>(existing)].nextSuffix = suffix + 1;
+  return entries_[added].name;
 }
 
 void IdentityNames::clear() {
   size_ = 0;
-  if (keys_.size() > kKeptSlots) {
-    keys_ = {};
-    values_ = {};
-  } else {
-    std::fill(keys_.begin(), keys_.end(), nullptr);
-  }
+  if (slots_.size() > kKeptSlots)
+    slots_ = {};
+  else
+    std::fill(slots_.begin(), slots_.end(), Slot{});
 }
 
 void IdentityNames::grow() {
-  std::vector<const void *> oldKeys = std::move(keys_);
-  std::vector<std::string_view> oldValues = std::move(values_);
-  size_t capacity = oldKeys.empty() ? kInitialSlots : oldKeys.size() * 2;
-  keys_.assign(capacity, nullptr);
-  values_.assign(capacity, {});
-  for (size_t k = 0; k < oldKeys.size(); ++k) {
-    if (!oldKeys[k])
-      continue;
-    size_t slot = slotOf(oldKeys[k]);
-    keys_[slot] = oldKeys[k];
-    values_[slot] = oldValues[k];
-  }
+  std::vector<Slot> old = std::move(slots_);
+  slots_.assign(old.empty() ? kInitialSlots : old.size() * 2, Slot{});
+  for (const Slot &entry : old)
+    if (entry.object)
+      slots_[slotOf(entry.object)] = entry;
 }
 
 std::string_view IdentityNames::assign(const void *object, std::string_view name) {
-  if (!keys_.empty()) {
-    size_t slot = slotOf(object);
-    if (keys_[slot])
-      return values_[slot] = name;
+  if (!slots_.empty()) {
+    Slot &entry = slots_[slotOf(object)];
+    if (entry.object)
+      return entry.name = name;
   }
   return insert(object, name);
 }
 
 std::string_view IdentityNames::insert(const void *object, std::string_view name) {
-  if ((size_ + 1) * 2 > keys_.size())
+  if ((size_ + 1) * 2 > slots_.size())
     grow();
-  size_t slot = slotOf(object);
-  if (keys_[slot])
-    return values_[slot];
-  keys_[slot] = object;
-  values_[slot] = name;
-  ++size_;
-  return name;
+  Slot &entry = slots_[slotOf(object)];
+  if (!entry.object) {
+    entry = {object, name};
+    ++size_;
+  }
+  return entry.name;
 }
 
 } // namespace tirlower

@@ -10,6 +10,8 @@
 #include <string_view>
 #include <vector>
 
+#include "ir/symbol.h"
+
 namespace tirlower {
 
 // Replaces characters that cannot appear in a Python identifier by '_' (and prefixes '_' to a
@@ -42,23 +44,30 @@ public:
   // A name not handed out before: the sanitized hint itself when free, else hint_1, hint_2, ...
   // The view stays valid until clear().
   std::string_view fresh(std::string_view hint);
+  // The same for an interned name, which the table can refer to instead of copying it.
+  std::string_view fresh(Symbol hint);
   // Forgets every name; keeps the memory of a small table for the next function.
   void clear();
 
 private:
   struct Slot {
     uint64_t hash = 0;
-    uint32_t index = 0; // 1 + position in names_; 0 marks an empty slot
+    uint32_t index = 0; // 1 + position in entries_; 0 marks an empty slot
   };
-  // Position of `name` in names_, or -1.
+  // Every name handed out (and every reserved base asked for), with the next suffix to try.
+  struct Entry {
+    std::string_view name;
+    int nextSuffix = 1;
+  };
+  std::string_view fresh(std::string_view hint, bool stableHint);
+  // Position of `name` in entries_, or -1.
   int64_t find(std::string_view name, uint64_t hash) const;
-  size_t add(std::string_view name, uint64_t hash);
+  // Adds `name`, copied into storage_ unless it outlives the table.
+  size_t add(std::string_view name, uint64_t hash, bool copy);
   void grow();
 
   std::vector<Slot> slots_;
-  // Every name handed out (and every reserved base asked for), with the next suffix to try.
-  std::vector<std::string_view> names_;
-  std::vector<int> nextSuffix_;
+  std::vector<Entry> entries_;
   StringArena storage_;
   std::string scratch_; // candidate names with a suffix
 };
@@ -68,7 +77,9 @@ private:
 class IdentityNames {
 public:
   // The object's name, or an empty view when it has none (names are never empty).
-  std::string_view find(const void *object) const;
+  std::string_view find(const void *object) const {
+    return slots_.empty() ? std::string_view() : slots_[slotOf(object)].name; // empty slots have no name
+  }
   // Adds `name` for `object` unless it has one; returns the object's name either way.
   std::string_view insert(const void *object, std::string_view name);
   // Gives `object` the name `name`, replacing any name it had (a redefinition).
@@ -77,10 +88,22 @@ public:
   void clear();
 
 private:
-  size_t slotOf(const void *object) const;
+  struct Slot {
+    const void *object = nullptr; // null marks an empty slot
+    std::string_view name;
+  };
+  // The slot holding `object`, or the empty slot where it would go.
+  size_t slotOf(const void *object) const {
+    // Fibonacci hashing of the address; nodes are at least 16-byte aligned.
+    uint64_t bits = reinterpret_cast<uintptr_t>(object) >> 4;
+    size_t mask = slots_.size() - 1;
+    size_t slot = static_cast<size_t>((bits * 0x9E3779B97F4A7C15ull) >> 20) & mask;
+    while (slots_[slot].object && slots_[slot].object != object)
+      slot = (slot + 1) & mask;
+    return slot;
+  }
   void grow();
-  std::vector<const void *> keys_;
-  std::vector<std::string_view> values_;
+  std::vector<Slot> slots_;
   size_t size_ = 0;
 };
 

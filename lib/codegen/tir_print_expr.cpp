@@ -59,9 +59,8 @@ int binaryPrecedence(BinaryOp op, DataType operandType) {
   default: return kPrecCompare;
   }
 }
-} // namespace
-
-int exprPrecedence(const ExprNode *expr) {
+// exprPrecedence, inlined into the printer's recursion.
+inline int precedenceOf(const ExprNode *expr) {
   switch (expr->kind()) {
   case ExprKind::Binary: {
     const auto *node = static_cast<const BinaryNode *>(expr);
@@ -74,6 +73,11 @@ int exprPrecedence(const ExprNode *expr) {
   }
   default: return kPrecAtom;
   }
+}
+} // namespace
+
+int exprPrecedence(const ExprNode *expr) {
+  return precedenceOf(expr);
 }
 
 bool sameExpr(const Expr &a, const Expr &b) {
@@ -134,10 +138,10 @@ void ScriptPrinter::printExpr(const Expr &expr) {
 }
 
 void ScriptPrinter::printIntLiteral(DataType type, int64_t value) {
-  if (type.isBool()) {
-    out_ += value ? "True" : "False";
-  } else if (type == DataType::int32()) {
+  if (type == DataType::int32()) {
     appendInt(out_, value);
+  } else if (type.isBool()) {
+    out_ += value ? "True" : "False";
   } else {
     out_ += "T.";
     out_ += typeSpelling(type);
@@ -194,7 +198,26 @@ void ScriptPrinter::printBinary(const BinaryNode &node) {
 }
 
 void ScriptPrinter::printExprPrec(const ExprNode *expr, int context, bool parenthesizeEqual) {
-  int precedence = exprPrecedence(expr);
+  // Most operands are variables and int32 literals: they bind at least as tightly as unary
+  // minus, so below that they never take parentheses.
+  if (context < kPrecUnary) {
+    if (expr->kind() == ExprKind::Var) {
+      out_ += varName(static_cast<const VarNode *>(expr));
+      return;
+    }
+    if (expr->kind() == ExprKind::IntImm) {
+      const auto *node = static_cast<const IntImmNode *>(expr);
+      if (node->type == DataType::int32()) {
+        appendInt(out_, node->value);
+        return;
+      }
+    }
+  }
+  printCompoundExpr(expr, context, parenthesizeEqual);
+}
+
+void ScriptPrinter::printCompoundExpr(const ExprNode *expr, int context, bool parenthesizeEqual) {
+  int precedence = precedenceOf(expr);
   bool parens = precedence < context || (parenthesizeEqual && precedence == context);
   if (parens)
     out_ += '(';

@@ -79,7 +79,7 @@ std::string_view ScriptPrinter::defineVar(const VarNode *var) {
     return var->name.view();
   if (std::string_view name = printed_.find(var); !name.empty())
     return name;
-  return printed_.insert(var, names_.fresh(var->name.view()));
+  return printed_.insert(var, names_.fresh(var->name));
 }
 
 std::string_view ScriptPrinter::defineBuffer(const BufferNode *buffer) {
@@ -87,19 +87,19 @@ std::string_view ScriptPrinter::defineBuffer(const BufferNode *buffer) {
     return buffer->name.view();
   if (std::string_view name = printed_.find(buffer); !name.empty())
     return name;
-  return printed_.insert(buffer, names_.fresh(buffer->name.view()));
+  return printed_.insert(buffer, names_.fresh(buffer->name));
 }
 
 std::string_view ScriptPrinter::bindVar(const VarNode *var) {
   if (plain_)
     return var->name.view();
-  return printed_.assign(var, names_.fresh(var->name.view()));
+  return printed_.assign(var, names_.fresh(var->name));
 }
 
 std::string_view ScriptPrinter::bindBuffer(const BufferNode *buffer) {
   if (plain_)
     return buffer->name.view();
-  return printed_.assign(buffer, names_.fresh(buffer->name.view()));
+  return printed_.assign(buffer, names_.fresh(buffer->name));
 }
 
 void ScriptPrinter::defineDataVar(const BufferNode *buffer, std::string_view bufferName, bool allocates) {
@@ -112,15 +112,11 @@ void ScriptPrinter::defineDataVar(const BufferNode *buffer, std::string_view buf
     printed_.insert(data, dataNames_.store(bufferName, ".data"));
 }
 
-std::string_view ScriptPrinter::varName(const VarNode *var) {
+std::string_view ScriptPrinter::lambdaOrDefinedName(const VarNode *var) {
   for (const auto &[param, name] : lambdaNames_)
     if (param == var)
       return name;
   return defineVar(var);
-}
-
-std::string_view ScriptPrinter::bufferName(const BufferNode *buffer) {
-  return defineBuffer(buffer);
 }
 
 // ---- statements ------------------------------------------------------------------------------
@@ -378,7 +374,7 @@ void ScriptPrinter::printIndexMap(const IndexMapNode &map) {
       out_ += var->name.view();
       continue;
     }
-    lambdaNames_.emplace_back(var, lambdaTable_.fresh(var->name.view()));
+    lambdaNames_.emplace_back(var, lambdaTable_.fresh(var->name));
     out_ += lambdaNames_.back().second;
   }
   out_ += ": [";
@@ -460,13 +456,16 @@ bool isSimpleBufferParam(const PrimFuncNode &function, size_t bindingIndex) {
 void ScriptPrinter::printFunction(const PrimFuncNode &function) {
   if (!plain_)
     resetNames();
-  std::vector<bool> simple(function.bufferMap.size());
+  // simple[k]: the buffer of bufferMap[k] when it is a simple parameter, else null.
+  std::vector<const BufferNode *> &simple = simpleBuffers_;
+  simple.assign(function.bufferMap.size(), nullptr);
   for (size_t k = 0; k < simple.size(); ++k)
-    simple[k] = isSimpleBufferParam(function, k);
+    if (isSimpleBufferParam(function, k))
+      simple[k] = function.bufferMap[k].buffer.get();
   auto simpleBufferOf = [&](const Var &param) -> const BufferNode * {
     for (size_t k = 0; k < simple.size(); ++k)
       if (simple[k] && function.bufferMap[k].param == param)
-        return function.bufferMap[k].buffer.get();
+        return simple[k];
     return nullptr;
   };
 

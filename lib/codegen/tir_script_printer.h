@@ -40,8 +40,15 @@ private:
   // A parameter or match_buffer defines its data variable (`A.data`) unless something defined
   // it earlier; an allocating declaration always does.
   void defineDataVar(const BufferNode *buffer, std::string_view bufferName, bool allocates = false);
-  std::string_view varName(const VarNode *var);
-  std::string_view bufferName(const BufferNode *buffer);
+  // The name a reference prints: a lambda parameter's, else the object's (defined on first use).
+  std::string_view varName(const VarNode *var) {
+    if (lambdaNames_.empty() && !plain_)
+      if (std::string_view name = printed_.find(var); !name.empty())
+        return name;
+    return lambdaOrDefinedName(var);
+  }
+  std::string_view lambdaOrDefinedName(const VarNode *var);
+  std::string_view bufferName(const BufferNode *buffer) { return defineBuffer(buffer); }
 
   // ---- statements and functions (tir_script_printer.cpp) ----
   void newline() { out_ += '\n'; }
@@ -55,7 +62,11 @@ private:
   void printTransformsOf(const BufferNode *buffer);
 
   // ---- expressions (tir_print_expr.cpp) ----
+  // `expr` in a context of precedence `context`; parenthesized when it binds less tightly (or
+  // as tightly, with parenthesizeEqual).
   void printExprPrec(const ExprNode *expr, int context, bool parenthesizeEqual);
+  // printExprPrec for the other kinds than variables and int32 literals.
+  void printCompoundExpr(const ExprNode *expr, int context, bool parenthesizeEqual);
   void printBinary(const BinaryNode &node);
   void printCallArgs(const std::vector<Expr> &args);
   void printExprList(const std::vector<Expr> &exprs);
@@ -75,6 +86,9 @@ private:
   // Layout transforms of buffers declared in the body: printed right after the declaration,
   // where the buffer's name is in scope.
   std::vector<const LayoutTransform *> pendingTransforms_;
+  // Per bufferMap entry of the function being printed: its buffer when it prints inline in the
+  // signature, else null (kept to reuse the memory).
+  std::vector<const BufferNode *> simpleBuffers_;
 };
 
 // Precedence levels of printed expressions, loosest first (Python's order).
