@@ -2,6 +2,33 @@
 
 namespace tirlower {
 
+struct AttrValue::Payload {
+  std::string string;
+  std::vector<AttrValue> items;
+  std::vector<Entry> entries;
+};
+
+const AttrValue::Payload &AttrValue::emptyPayload() {
+  static const auto *empty = new Payload();
+  return *empty;
+}
+
+AttrValue::Payload &AttrValue::mutablePayload() {
+  if (!payload_ || payload_.use_count() > 1)
+    payload_ = std::make_shared<Payload>(payload_ ? *payload_ : Payload{});
+  return const_cast<Payload &>(*payload_);
+}
+
+const std::string &AttrValue::asString() const {
+  return (payload_ ? *payload_ : emptyPayload()).string;
+}
+const std::vector<AttrValue> &AttrValue::items() const {
+  return (payload_ ? *payload_ : emptyPayload()).items;
+}
+const std::vector<AttrValue::Entry> &AttrValue::entries() const {
+  return (payload_ ? *payload_ : emptyPayload()).entries;
+}
+
 AttrValue AttrValue::boolean(bool v) {
   AttrValue a;
   a.kind_ = Kind::Bool;
@@ -23,24 +50,24 @@ AttrValue AttrValue::real(double v) {
 AttrValue AttrValue::string(std::string v) {
   AttrValue a;
   a.kind_ = Kind::String;
-  a.string_ = std::move(v);
+  a.mutablePayload().string = std::move(v);
   return a;
 }
 AttrValue AttrValue::list(std::vector<AttrValue> items) {
   AttrValue a;
   a.kind_ = Kind::List;
-  a.items_ = std::move(items);
+  a.mutablePayload().items = std::move(items);
   return a;
 }
 AttrValue AttrValue::dict(std::vector<Entry> entries) {
   AttrValue a;
   a.kind_ = Kind::Dict;
-  a.entries_ = std::move(entries);
+  a.mutablePayload().entries = std::move(entries);
   return a;
 }
 
 const AttrValue *AttrValue::find(const std::string &key) const {
-  for (const auto &[k, v] : entries_)
+  for (const auto &[k, v] : entries())
     if (k == key)
       return &v;
   return nullptr;
@@ -49,19 +76,22 @@ const AttrValue *AttrValue::find(const std::string &key) const {
 void AttrValue::set(const std::string &key, AttrValue value) {
   if (kind_ == Kind::None)
     kind_ = Kind::Dict;
-  for (auto &[k, v] : entries_) {
+  std::vector<Entry> &entries = mutablePayload().entries;
+  for (auto &[k, v] : entries) {
     if (k == key) {
       v = std::move(value);
       return;
     }
   }
-  entries_.emplace_back(key, std::move(value));
+  entries.emplace_back(key, std::move(value));
 }
 
 bool AttrValue::erase(const std::string &key) {
-  for (auto it = entries_.begin(); it != entries_.end(); ++it) {
-    if (it->first == key) {
-      entries_.erase(it);
+  const std::vector<Entry> &current = entries();
+  for (size_t k = 0; k < current.size(); ++k) {
+    if (current[k].first == key) {
+      std::vector<Entry> &entries = mutablePayload().entries;
+      entries.erase(entries.begin() + static_cast<std::ptrdiff_t>(k));
       return true;
     }
   }
@@ -72,19 +102,13 @@ bool operator==(const AttrValue &a, const AttrValue &b) {
   if (a.kind_ != b.kind_)
     return false;
   switch (a.kind_) {
-  case AttrValue::Kind::None:
-    return true;
+  case AttrValue::Kind::None: return true;
   case AttrValue::Kind::Bool:
-  case AttrValue::Kind::Int:
-    return a.int_ == b.int_;
-  case AttrValue::Kind::Float:
-    return a.float_ == b.float_;
-  case AttrValue::Kind::String:
-    return a.string_ == b.string_;
-  case AttrValue::Kind::List:
-    return a.items_ == b.items_;
-  case AttrValue::Kind::Dict:
-    return a.entries_ == b.entries_;
+  case AttrValue::Kind::Int: return a.int_ == b.int_;
+  case AttrValue::Kind::Float: return a.float_ == b.float_;
+  case AttrValue::Kind::String: return a.asString() == b.asString();
+  case AttrValue::Kind::List: return a.items() == b.items();
+  case AttrValue::Kind::Dict: return a.entries() == b.entries();
   }
   return false;
 }

@@ -1,5 +1,7 @@
 // Attribute values of T.func_attr and loop annotations: a small JSON-like tree with insertion
-// order kept (so printing is deterministic and round-trips).
+// order kept (so printing is deterministic and round-trips). Strings, lists and dicts live in a
+// shared payload copied on write: a value is 40 bytes, and copying one never copies its tree
+// (every loop node holds one).
 #pragma once
 
 #include <cstdint>
@@ -28,25 +30,27 @@ public:
   bool asBool() const { return int_ != 0; }
   int64_t asInt() const { return int_; }
   double asFloat() const { return float_; }
-  const std::string &asString() const { return string_; }
-  const std::vector<AttrValue> &items() const { return items_; }
-  const std::vector<Entry> &entries() const { return entries_; }
+  const std::string &asString() const;
+  const std::vector<AttrValue> &items() const;
+  const std::vector<Entry> &entries() const;
 
   // Dict access: null when absent. set() replaces an existing key in place.
   const AttrValue *find(const std::string &key) const;
   void set(const std::string &key, AttrValue value);
   bool erase(const std::string &key);
-  bool empty() const { return kind_ == Kind::None || (kind_ == Kind::Dict && entries_.empty()); }
+  bool empty() const { return kind_ == Kind::None || (kind_ == Kind::Dict && entries().empty()); }
 
   friend bool operator==(const AttrValue &a, const AttrValue &b);
 
 private:
+  struct Payload;
+  Payload &mutablePayload(); // unshared first
+  static const Payload &emptyPayload();
+
   Kind kind_ = Kind::None;
   int64_t int_ = 0;
   double float_ = 0;
-  std::string string_;
-  std::vector<AttrValue> items_;
-  std::vector<Entry> entries_;
+  std::shared_ptr<const Payload> payload_; // String, List and Dict
 };
 
 } // namespace tirlower
