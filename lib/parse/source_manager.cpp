@@ -12,14 +12,20 @@ uint32_t SourceManager::addFile(std::string name, std::string text) {
   auto file = std::make_unique<File>();
   file->name = std::move(name);
   file->text = std::move(text);
-  file->lineStarts.push_back(0);
-  // memchr scans a word at a time; the byte loop was a visible share of parsing big inputs.
-  const char *begin = file->text.data(), *end = begin + file->text.size();
-  for (const char *p = begin;
-       (p = static_cast<const char *>(std::memchr(p, '\n', static_cast<size_t>(end - p)))) != nullptr;)
-    file->lineStarts.push_back(static_cast<uint32_t>(++p - begin));
   files_.push_back(std::move(file));
   return static_cast<uint32_t>(files_.size());
+}
+
+const std::vector<uint32_t> &SourceManager::lineStarts(const File &f) const {
+  if (f.lineStarts.empty()) {
+    f.lineStarts.push_back(0);
+    // memchr scans a word at a time; a byte loop was a visible cost on big inputs.
+    const char *begin = f.text.data(), *end = begin + f.text.size();
+    for (const char *p = begin;
+         (p = static_cast<const char *>(std::memchr(p, '\n', static_cast<size_t>(end - p)))) != nullptr;)
+      f.lineStarts.push_back(static_cast<uint32_t>(++p - begin));
+  }
+  return f.lineStarts;
 }
 
 const SourceManager::File &SourceManager::file(uint32_t fileId) const {
@@ -41,17 +47,19 @@ SourcePosition SourceManager::position(uint32_t fileId, uint32_t offset) const {
     return {};
   const File &f = file(fileId);
   offset = std::min<uint32_t>(offset, static_cast<uint32_t>(f.text.size()));
-  auto it = std::upper_bound(f.lineStarts.begin(), f.lineStarts.end(), offset);
-  auto line = static_cast<uint32_t>(it - f.lineStarts.begin());
-  return {f.name, line, offset - f.lineStarts[line - 1] + 1};
+  const std::vector<uint32_t> &starts = lineStarts(f);
+  auto it = std::upper_bound(starts.begin(), starts.end(), offset);
+  auto line = static_cast<uint32_t>(it - starts.begin());
+  return {f.name, line, offset - starts[line - 1] + 1};
 }
 
 std::string_view SourceManager::lineText(uint32_t fileId, uint32_t line) const {
   const File &f = file(fileId);
-  if (line == 0 || line > f.lineStarts.size())
+  const std::vector<uint32_t> &starts = lineStarts(f);
+  if (line == 0 || line > starts.size())
     return {};
-  uint32_t begin = f.lineStarts[line - 1];
-  uint32_t end = line < f.lineStarts.size() ? f.lineStarts[line] - 1 : static_cast<uint32_t>(f.text.size());
+  uint32_t begin = starts[line - 1];
+  uint32_t end = line < starts.size() ? starts[line] - 1 : static_cast<uint32_t>(f.text.size());
   std::string_view text(f.text.data() + begin, end - begin);
   if (!text.empty() && text.back() == '\r')
     text.remove_suffix(1);

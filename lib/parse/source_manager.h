@@ -29,9 +29,12 @@ private:
   struct File {
     std::string name;
     std::string text;
-    std::vector<uint32_t> lineStarts; // offsets of the first byte of each line
+    // Offsets of the first byte of each line; built on the first position or line asked for
+    // (a run without diagnostics or locations never needs it).
+    mutable std::vector<uint32_t> lineStarts;
   };
   const File &file(uint32_t fileId) const;
+  const std::vector<uint32_t> &lineStarts(const File &file) const;
   std::vector<std::unique_ptr<File>> files_;
 };
 
