@@ -119,11 +119,7 @@ void appendEscaped(std::string &out, std::string_view text) {
 }
 } // namespace
 
-void appendInt(std::string &out, int64_t value) {
-  if (value >= 0 && value < 10) {
-    out += static_cast<char>('0' + value);
-    return;
-  }
+void appendIntDigits(std::string &out, int64_t value) {
   char digits[24];
   auto [end, ec] = std::to_chars(digits, digits + sizeof digits, value);
   (void)ec;

@@ -11,7 +11,13 @@
 
 namespace tirlower {
 
-void appendInt(std::string &out, int64_t value);
+void appendIntDigits(std::string &out, int64_t value);
+inline void appendInt(std::string &out, int64_t value) {
+  if (value >= 0 && value < 10)
+    out += static_cast<char>('0' + value); // most printed integers
+  else
+    appendIntDigits(out, value);
+}
 // DataType::str(), remembered: printed text spells the same few types over and over. The view
 // stays valid for the thread's lifetime.
 std::string_view typeSpelling(DataType type);

@@ -74,19 +74,31 @@ bool isReservedName(std::string_view name) {
     }
     return table;
   }();
-  if (name.empty() || name.size() > kMaxLength)
+  // Bit n of kLengthsByFirst[c]: some reserved word of length n starts with c. Most names
+  // are rejected by this one lookup.
+  static constexpr auto kLengthsByFirst = [] {
+    std::array<uint16_t, 256> table{};
+    for (std::string_view word : kReserved)
+      table[static_cast<unsigned char>(word.front())] |= static_cast<uint16_t>(1u << word.size());
+    return table;
+  }();
+  if (name.empty() || name.size() > kMaxLength ||
+      !((kLengthsByFirst[static_cast<unsigned char>(name.front())] >> name.size()) & 1))
     return false;
   const Group &group = kByLength[name.size()];
   uint64_t packed = packShortName(name);
-  return std::find(group.words.begin(), group.words.begin() + group.count, packed) != group.words.begin() + group.count;
+  for (size_t k = 0; k < group.count; ++k)
+    if (group.words[k] == packed)
+      return true;
+  return false;
 }
 
 namespace {
 // FNV-1a: names are short, so a byte loop beats a general-purpose string hash. The high bits
-// are folded in because tables index by the low ones; never 0 (an empty slot's hash).
+// are folded in because tables index by the low ones.
 constexpr uint64_t kFnvBasis = 0xcbf29ce484222325ull, kFnvPrime = 0x100000001b3ull;
 uint64_t finishHash(uint64_t hash) {
-  return (hash ^ (hash >> 32)) | 1;
+  return hash ^ (hash >> 32);
 }
 uint64_t hashName(std::string_view name) {
   uint64_t hash = kFnvBasis;
@@ -130,16 +142,13 @@ void StringArena::clear() {
   used_ = 0;
 }
 
-int64_t NameTable::find(std::string_view name, uint64_t hash) const {
-  if (slots_.empty())
-    return -1;
+size_t NameTable::slotFor(std::string_view name, uint64_t hash) const {
   size_t mask = slots_.size() - 1;
-  for (size_t slot = hash & mask;; slot = (slot + 1) & mask) {
+  size_t slot = hash & mask;
+  for (;; slot = (slot + 1) & mask) {
     const Slot &entry = slots_[slot];
-    if (entry.index == 0)
-      return -1;
-    if (entry.hash == hash && entries_[entry.index - 1].name == name)
-      return entry.index - 1;
+    if (isFree(entry) || (entry.hash == hash && entries_[entry.index - 1].name == name))
+      return slot;
   }
 }
 
@@ -155,10 +164,13 @@ constexpr size_t kKeptSlots = 1024;
 void NameTable::clear() {
   entries_.clear();
   storage_.clear();
-  if (slots_.size() > kKeptSlots)
+  if (slots_.size() > kKeptSlots) {
     slots_ = {};
-  else
+  } else if (++generation_ == 0) {
+    // Wrapped around: slots of generations long gone could read as current.
     std::fill(slots_.begin(), slots_.end(), Slot{});
+    generation_ = 1;
+  }
 }
 
 void NameTable::grow() {
@@ -166,52 +178,54 @@ void NameTable::grow() {
   slots_.assign(old.empty() ? kInitialSlots : old.size() * 2, Slot{});
   size_t mask = slots_.size() - 1;
   for (const Slot &entry : old) {
-    if (entry.index == 0)
+    if (isFree(entry))
       continue;
     size_t slot = entry.hash & mask;
-    while (slots_[slot].index != 0)
+    while (!isFree(slots_[slot]))
       slot = (slot + 1) & mask;
     slots_[slot] = entry;
   }
 }
 
-size_t NameTable::add(std::string_view name, uint64_t hash, bool copy) {
-  if ((entries_.size() + 1) * 2 > slots_.size())
-    grow();
-  size_t mask = slots_.size() - 1;
-  size_t slot = hash & mask;
-  while (slots_[slot].index != 0)
-    slot = (slot + 1) & mask;
+size_t NameTable::add(size_t slot, std::string_view name, uint64_t hash, bool copy) {
   entries_.push_back({copy ? storage_.store(name) : name});
-  slots_[slot] = {hash, static_cast<uint32_t>(entries_.size())};
+  slots_[slot] = {hash, static_cast<uint32_t>(entries_.size()), generation_};
+  // At most half full, so probes stay short.
+  if (entries_.size() * 2 > slots_.size())
+    grow();
   return entries_.size() - 1;
 }
 
 std::string_view NameTable::fresh(std::string_view hint) {
-  return fresh(hint, /*stableHint=*/false);
+  return freshFrom(hint, /*stableHint=*/false);
 }
 
 std::string_view NameTable::fresh(Symbol hint) {
-  return fresh(hint.view(), /*stableHint=*/true);
+  return freshFrom(hint.view(), /*stableHint=*/true);
 }
 
-std::string_view NameTable::fresh(std::string_view hint, bool stableHint) {
-  std::string sanitized;
-  std::string_view base = hint;
+std::string_view NameTable::freshFrom(std::string_view hint, bool stableHint) {
   uint64_t hash = 0;
   if (!hashIdentifier(hint, hash)) {
-    sanitized = sanitizeIdentifier(hint);
-    base = sanitized;
-    hash = hashName(base);
-    stableHint = false;
+    std::string sanitized = sanitizeIdentifier(hint);
+    return freshValid(sanitized, hashName(sanitized), /*stableBase=*/false);
   }
-  int64_t existing = find(base, hash);
-  if (existing < 0) {
-    existing = static_cast<int64_t>(add(base, hash, !stableHint));
+  return freshValid(hint, hash, stableHint);
+}
+
+std::string_view NameTable::freshValid(std::string_view base, uint64_t hash, bool stableBase) {
+  if (slots_.empty())
+    grow();
+  size_t slot = slotFor(base, hash);
+  size_t existing = isFree(slots_[slot]) ? 0 : slots_[slot].index;
+  if (existing == 0) {
+    existing = add(slot, base, hash, !stableBase);
     if (!isReservedName(base))
-      return entries_[static_cast<size_t>(existing)].name;
+      return entries_[existing].name;
+  } else {
+    existing -= 1;
   }
-  int suffix = entries_[static_cast<size_t>(existing)].nextSuffix;
+  int suffix = entries_[existing].nextSuffix;
   size_t added = 0;
   for (;; ++suffix) {
     char digits[16];
@@ -219,12 +233,13 @@ std::string_view NameTable::fresh(std::string_view hint, bool stableHint) {
     (void)ec;
     scratch_.assign(base).append("_").append(digits, end);
     uint64_t candidateHash = hashName(scratch_);
-    if (find(scratch_, candidateHash) < 0) {
-      added = add(scratch_, candidateHash, /*copy=*/true);
+    size_t candidateSlot = slotFor(scratch_, candidateHash);
+    if (isFree(slots_[candidateSlot])) {
+      added = add(candidateSlot, scratch_, candidateHash, /*copy=*/true);
       break;
     }
   }
-  entries_[static_cast<size_t>(existing)].nextSuffix = suffix + 1;
+  entries_[existing].nextSuffix = suffix + 1;
   return entries_[added].name;
 }
 

@@ -52,21 +52,29 @@ public:
 private:
   struct Slot {
     uint64_t hash = 0;
-    uint32_t index = 0; // 1 + position in entries_; 0 marks an empty slot
+    uint32_t index = 0;      // 1 + position in entries_
+    uint32_t generation = 0; // the slot is free unless this is the table's generation_
   };
   // Every name handed out (and every reserved base asked for), with the next suffix to try.
   struct Entry {
     std::string_view name;
     int nextSuffix = 1;
   };
-  std::string_view fresh(std::string_view hint, bool stableHint);
-  // Position of `name` in entries_, or -1.
-  int64_t find(std::string_view name, uint64_t hash) const;
-  // Adds `name`, copied into storage_ unless it outlives the table.
-  size_t add(std::string_view name, uint64_t hash, bool copy);
+  // fresh(); a stable hint outlives the table, which then refers to it instead of a copy.
+  std::string_view freshFrom(std::string_view hint, bool stableHint);
+  // freshFrom() for a valid identifier `base` with hash `hash`.
+  std::string_view freshValid(std::string_view base, uint64_t hash, bool stableBase);
+  // The slot holding `name`, or the empty slot where it would go.
+  size_t slotFor(std::string_view name, uint64_t hash) const;
+  // Puts `name` in the empty slot `slot` (copied into storage_ unless it outlives the table);
+  // returns its position in entries_.
+  size_t add(size_t slot, std::string_view name, uint64_t hash, bool copy);
   void grow();
+  bool isFree(const Slot &slot) const { return slot.generation != generation_; }
 
   std::vector<Slot> slots_;
+  // clear() frees every slot at once by starting a new generation.
+  uint32_t generation_ = 1;
   std::vector<Entry> entries_;
   StringArena storage_;
   std::string scratch_; // candidate names with a suffix
