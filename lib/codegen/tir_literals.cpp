@@ -126,17 +126,19 @@ void appendIntDigits(std::string &out, int64_t value) {
   out.append(digits, end);
 }
 
-std::string_view typeSpelling(DataType type) {
+const TypeSpelling &typeSpelling(DataType type) {
   struct Entry {
     DataType type;
-    std::string name;
+    TypeSpelling spelling;
   };
-  // A deque keeps the names in place as it grows.
+  // A deque keeps the entries in place as it grows.
   thread_local std::deque<Entry> known;
   for (const Entry &entry : known)
     if (entry.type == type)
-      return entry.name;
-  return known.emplace_back(Entry{type, type.str()}).name;
+      return entry.spelling;
+  std::string name = type.str(), quoted;
+  appendQuoted(quoted, name);
+  return known.emplace_back(Entry{type, {name, std::move(quoted), "T." + name}}).spelling;
 }
 
 double roundToFloatType(double value, DataType type) {
@@ -202,8 +204,7 @@ bool appendIntegralFloat(std::string &out, double value, DataType type) {
 } // namespace
 
 void appendFloatLiteral(std::string &out, double value, DataType type) {
-  out += "T.";
-  out += typeSpelling(type);
+  out += typeSpelling(type).annotation;
   if (std::isnan(value)) {
     out += "(\"nan\")";
   } else if (std::isinf(value)) {

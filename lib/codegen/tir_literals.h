@@ -18,9 +18,14 @@ inline void appendInt(std::string &out, int64_t value) {
   else
     appendIntDigits(out, value);
 }
-// DataType::str(), remembered: printed text spells the same few types over and over. The view
-// stays valid for the thread's lifetime.
-std::string_view typeSpelling(DataType type);
+// The spellings of a type in printed text, remembered: printed text spells the same few types
+// over and over. The reference stays valid for the thread's lifetime.
+struct TypeSpelling {
+  std::string name;       // float32: DataType::str()
+  std::string quoted;     // "float32"
+  std::string annotation; // T.float32
+};
+const TypeSpelling &typeSpelling(DataType type);
 // `value` rounded to the precision of the float type `type` (float16, bfloat16, float32 or
 // float64), round-to-nearest-even, overflowing to infinity.
 double roundToFloatType(double value, DataType type);

@@ -143,8 +143,7 @@ void ScriptPrinter::printIntLiteral(DataType type, int64_t value) {
   } else if (type.isBool()) {
     out_ += value ? "True" : "False";
   } else {
-    out_ += "T.";
-    out_ += typeSpelling(type);
+    out_ += typeSpelling(type).annotation;
     out_ += '(';
     appendInt(out_, value);
     out_ += ')';
@@ -253,7 +252,7 @@ void ScriptPrinter::printCompoundExpr(const ExprNode *expr, int context, bool pa
   case ExprKind::Cast: {
     const auto *node = static_cast<const CastNode *>(expr);
     out_ += "T.Cast(";
-    appendQuoted(out_, typeSpelling(node->type));
+    out_ += typeSpelling(node->type).quoted;
     out_ += ", ";
     printExpr(node->value);
     out_ += ')';
@@ -297,7 +296,7 @@ void ScriptPrinter::printCompoundExpr(const ExprNode *expr, int context, bool pa
     out_ += node->op.view();
     if (node->op.view() == "call_extern") {
       out_ += '(';
-      appendQuoted(out_, typeSpelling(node->type));
+      out_ += typeSpelling(node->type).quoted;
       if (!node->args.empty())
         out_ += ", ";
       printExprList(node->args);

@@ -129,15 +129,14 @@ void ScriptPrinter::printBody(const Stmt &stmt) {
 
 void ScriptPrinter::printTypeAnnotation(const VarNode &var) {
   if (!var.type.isHandle()) {
-    out_ += "T.";
-    out_ += typeSpelling(var.type);
+    out_ += typeSpelling(var.type).annotation;
     return;
   }
   out_ += "T.handle";
   if (var.pointeeType.isVoid())
     return;
   out_ += '(';
-  appendQuoted(out_, typeSpelling(var.pointeeType));
+  out_ += typeSpelling(var.pointeeType).quoted;
   out_ += ", ";
   appendQuoted(out_, var.storageScope.empty() ? std::string_view("global") : var.storageScope.view());
   out_ += ')';
@@ -146,7 +145,7 @@ void ScriptPrinter::printTypeAnnotation(const VarNode &var) {
 void ScriptPrinter::printBufferArgs(const BufferNode &buffer, std::optional<std::string_view> data) {
   printShape(buffer.shape);
   out_ += ", ";
-  appendQuoted(out_, typeSpelling(buffer.dtype));
+  out_ += typeSpelling(buffer.dtype).quoted;
   if (data) {
     out_ += ", data=";
     out_ += *data;
@@ -242,7 +241,7 @@ void ScriptPrinter::printStmt(const Stmt &stmt) {
       out_ += " = T.allocate([";
       printExprList(node->extents);
       out_ += "], ";
-      appendQuoted(out_, typeSpelling(node->dtype));
+      out_ += typeSpelling(node->dtype).quoted;
       out_ += ", ";
       appendQuoted(out_, node->scope.empty() ? std::string_view("global") : node->scope.view());
       out_ += ")\n";
@@ -492,7 +491,7 @@ void ScriptPrinter::printFunction(const PrimFuncNode &function) {
       out_ += ": T.Buffer(";
       printShape(buffer->shape);
       out_ += ", ";
-      appendQuoted(out_, typeSpelling(buffer->dtype));
+      out_ += typeSpelling(buffer->dtype).quoted;
       out_ += ')';
     } else {
       out_ += varName(param.get());
