@@ -1,5 +1,6 @@
 #include "ir/symbol.h"
 
+#include <array>
 #include <unordered_set>
 
 namespace tirlower {
@@ -15,6 +16,13 @@ struct NameHash {
 struct InternTable {
   // Strings live in nodes of the set; node-based containers never move their elements.
   std::unordered_set<std::string, NameHash, std::equal_to<>> strings;
+  // Direct-mapped cache of recent names in front of the set: names repeat (loop variables,
+  // buffers, dtypes), and the set of a large module no longer fits in the processor's caches.
+  struct Recent {
+    size_t hash = 0;
+    const std::string *text = nullptr;
+  };
+  std::array<Recent, 1024> recent{};
   InternTable() { strings.reserve(4096); }
 };
 
@@ -30,11 +38,18 @@ const std::string &emptyString() {
 } // namespace
 
 Symbol::Symbol(std::string_view text) {
-  auto &strings = table().strings;
-  auto it = strings.find(text);
-  if (it == strings.end())
-    it = strings.emplace(text).first;
+  InternTable &interned = table();
+  size_t hash = NameHash()(text);
+  InternTable::Recent &recent = interned.recent[hash % interned.recent.size()];
+  if (recent.text && recent.hash == hash && *recent.text == text) {
+    text_ = recent.text;
+    return;
+  }
+  auto it = interned.strings.find(text);
+  if (it == interned.strings.end())
+    it = interned.strings.emplace(text).first;
   text_ = &*it;
+  recent = {hash, text_};
 }
 
 const std::string &Symbol::str() const {
