@@ -181,10 +181,25 @@ void ScriptPrinter::printAccess(const BufferNode *buffer, const std::vector<Expr
   out_ += ']';
 }
 
+namespace {
+// An int32 constant prints as a bare Python number.
+bool printsBare(const Expr &e) {
+  return e->kind() == ExprKind::IntImm && e->type == DataType::int32();
+}
+} // namespace
+
 void ScriptPrinter::printBinary(const BinaryNode &node) {
   if (const char *infix = infixSpelling(node.op, node.a->type)) {
     int precedence = binaryPrecedence(node.op, node.a->type);
-    printExprPrec(node.a.get(), precedence, precedence == kPrecCompare);
+    if (printsBare(node.a) && printsBare(node.b)) {
+      // `2 * 3` would be Python arithmetic, folded when parsed: spelling one operand as a TIR
+      // constant keeps the operation (and the round trip).
+      out_ += "T.int32(";
+      appendInt(out_, static_cast<const IntImmNode &>(*node.a).value);
+      out_ += ')';
+    } else {
+      printExprPrec(node.a.get(), precedence, precedence == kPrecCompare);
+    }
     out_ += infix;
     printExprPrec(node.b.get(), precedence, true);
     return;
