@@ -42,20 +42,35 @@ bool LinearSum::addTerm(int64_t coef, const std::vector<Expr> &atoms) {
   size_t hash = 0;
   for (const Expr &a : sorted)
     hash += structuralHash(a) * 0x9e3779b97f4a7c15ULL + 1;
-  auto [first, last] = index_.equal_range(hash);
-  for (auto it = first; it != last; ++it) {
-    Term &t = terms_[it->second];
-    if (sameAtoms(t.atoms, sorted)) {
-      auto sum = checkedAdd(t.coef, coef);
-      if (!sum)
-        return false;
+  auto addTo = [&](Term &t) {
+    auto sum = checkedAdd(t.coef, coef);
+    if (sum)
       t.coef = *sum;
-      return true;
-    }
+    return sum.has_value();
+  };
+  if (index_.empty()) {
+    for (Term &t : terms_)
+      if (t.hash == hash && sameAtoms(t.atoms, sorted))
+        return addTo(t);
+  } else {
+    auto [first, last] = index_.equal_range(hash);
+    for (auto it = first; it != last; ++it)
+      if (sameAtoms(terms_[it->second].atoms, sorted))
+        return addTo(terms_[it->second]);
   }
-  index_.emplace(hash, terms_.size());
   terms_.push_back({coef, std::move(sorted), hash});
+  if (!index_.empty())
+    index_.emplace(hash, terms_.size() - 1);
+  else if (terms_.size() > kIndexedTerms)
+    rebuildIndex();
   return true;
+}
+
+void LinearSum::rebuildIndex() {
+  index_.clear();
+  if (terms_.size() > kIndexedTerms)
+    for (size_t k = 0; k < terms_.size(); ++k)
+      index_.emplace(terms_[k].hash, k);
 }
 
 bool LinearSum::addConstant(int64_t value) {
@@ -125,14 +140,11 @@ std::optional<LinearSum> LinearSum::multiply(const LinearSum &other) const {
 
 void LinearSum::compact() {
   std::vector<Term> kept;
-  index_.clear();
-  for (Term &t : terms_) {
-    if (t.coef == 0)
-      continue;
-    index_.emplace(t.hash, kept.size());
-    kept.push_back(std::move(t));
-  }
+  for (Term &t : terms_)
+    if (t.coef != 0)
+      kept.push_back(std::move(t));
   terms_ = std::move(kept);
+  rebuildIndex();
 }
 
 Expr LinearSum::toExpr() const {

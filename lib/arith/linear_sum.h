@@ -49,7 +49,11 @@ private:
   DataType type_;
   std::vector<Term> terms_;
   int64_t constant_ = 0;
-  std::unordered_multimap<size_t, size_t> index_; // term hash -> position
+  // Term hash -> position, built only once a sum has more than kIndexedTerms terms: index
+  // sums have a handful, and scanning them beats a hash table that allocates per term.
+  static constexpr size_t kIndexedTerms = 16;
+  void rebuildIndex();
+  std::unordered_multimap<size_t, size_t> index_;
 };
 
 bool sameAtoms(const std::vector<Expr> &a, const std::vector<Expr> &b);
