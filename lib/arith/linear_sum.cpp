@@ -37,8 +37,15 @@ LinearSum LinearSum::atomSum(const Expr &atom) {
 
 bool LinearSum::addTerm(int64_t coef, const std::vector<Expr> &atoms) {
   std::vector<Expr> sorted = atoms;
-  std::stable_sort(sorted.begin(), sorted.end(),
-                   [](const Expr &x, const Expr &y) { return structuralCompare(x, y) < 0; });
+  auto less = [](const Expr &x, const Expr &y) { return structuralCompare(x, y) < 0; };
+  if (sorted.size() > 16) {
+    std::stable_sort(sorted.begin(), sorted.end(), less);
+  } else {
+    // A term has a few atoms: a stable insertion sort, without std::stable_sort's buffer.
+    for (size_t k = 1; k < sorted.size(); ++k)
+      for (size_t j = k; j > 0 && less(sorted[j], sorted[j - 1]); --j)
+        std::swap(sorted[j], sorted[j - 1]);
+  }
   size_t hash = 0;
   for (const Expr &a : sorted)
     hash += structuralHash(a) * 0x9e3779b97f4a7c15ULL + 1;
