@@ -10,6 +10,7 @@
 
 #include "arith/analyzer.h"
 #include "arith/linear_sum.h"
+#include "arith/pointer_map.h"
 
 namespace tirlower {
 
@@ -58,8 +59,9 @@ private:
   IntBounds boundsNode(const Expr &e);
 
   Analyzer &owner_;
-  std::unordered_map<const ExprNode *, std::pair<Expr, Expr>> memo_;
-  std::unordered_map<const ExprNode *, std::pair<Expr, IntBounds>> boundsMemo_;
+  // Keyed by node; each entry keeps its key alive, so an address is never reused while cached.
+  PointerMap<ExprNode, std::pair<Expr, Expr>> memo_;
+  PointerMap<ExprNode, std::pair<Expr, IntBounds>> boundsMemo_;
   int letDepth_ = 0;
 };
 

@@ -109,12 +109,12 @@ IntBounds AnalyzerImpl::bounds(const LinearSum &s) {
 
 IntBounds AnalyzerImpl::bounds(const Expr &e) {
   if (letDepth_ == 0) {
-    if (auto it = boundsMemo_.find(e.get()); it != boundsMemo_.end())
-      return it->second.second;
+    if (const auto *cached = boundsMemo_.find(e.get()))
+      return cached->second;
   }
   IntBounds result = clampToType(boundsNode(e), e->type);
   if (letDepth_ == 0)
-    boundsMemo_.emplace(e.get(), std::make_pair(e, result));
+    boundsMemo_.insert(e.get(), std::make_pair(e, result));
   return result;
 }
 

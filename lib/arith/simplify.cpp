@@ -79,12 +79,12 @@ bool AnalyzerImpl::canProve(const Expr &condition) {
 
 Expr AnalyzerImpl::simplify(const Expr &e) {
   if (letDepth_ == 0) {
-    if (auto it = memo_.find(e.get()); it != memo_.end())
-      return it->second.second;
+    if (const auto *cached = memo_.find(e.get()))
+      return cached->second;
   }
   Expr result = simplifyNode(e);
   if (letDepth_ == 0)
-    memo_.emplace(e.get(), std::make_pair(e, result));
+    memo_.insert(e.get(), std::make_pair(e, result));
   return result;
 }
 
