@@ -137,7 +137,10 @@ bool structuralEqual(const Expr &a, const Expr &b) {
 }
 
 size_t structuralHash(const Expr &e) {
-  size_t h = static_cast<size_t>(e->kind()) * 31 + std::hash<std::string>()(e->type.str());
+  const DataType t = e->type;
+  size_t h =
+      mix(static_cast<size_t>(e->kind()) * 31,
+          static_cast<size_t>(t.code()) << 32 | static_cast<size_t>(t.bits()) << 16 | static_cast<size_t>(t.lanes()));
   switch (e->kind()) {
   case ExprKind::Var: return mix(h, std::hash<Symbol>()(e.as<VarNode>()->name));
   case ExprKind::IntImm: return mix(h, std::hash<int64_t>()(e.as<IntImmNode>()->value));
