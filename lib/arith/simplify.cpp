@@ -31,8 +31,8 @@ void Analyzer::unbind(const Var &var) {
 }
 
 Expr Analyzer::simplify(const Expr &e) {
-  if (!e)
-    return e;
+  if (!e || e->kind() == ExprKind::IntImm || e->kind() == ExprKind::FloatImm || e->kind() == ExprKind::StringImm)
+    return e; // constants are simplest already
   Expr result = AnalyzerImpl(*this).simplify(e);
   return exprSize(result) <= exprSize(e) ? result : e;
 }
