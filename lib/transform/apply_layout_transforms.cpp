@@ -337,8 +337,8 @@ PrimFunc applyToFunction(const PrimFunc &func) {
 
 class ApplyLayoutTransformsPass : public Pass {
 public:
-  std::optional<Module> run(const Module &module, PassContext &) override {
-    Module result = module;
+  std::optional<Module> run(Module module, PassContext &) override {
+    Module result = std::move(module);
     for (PrimFunc &func : result.functions)
       func = applyToFunction(func);
     return result;

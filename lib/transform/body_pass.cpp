@@ -2,8 +2,8 @@
 
 namespace tirlower {
 
-Module rewriteBodies(const Module &module, const std::function<Stmt(const PrimFunc &)> &rewrite) {
-  Module result = module;
+Module rewriteBodies(Module module, const std::function<Stmt(const PrimFunc &)> &rewrite) {
+  Module result = std::move(module);
   for (PrimFunc &func : result.functions) {
     Stmt body = rewrite(func);
     if (body == func->body)

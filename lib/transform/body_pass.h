@@ -9,14 +9,14 @@
 namespace tirlower {
 
 // Replaces each function's body by rewrite(function); rebuilds only functions that changed.
-Module rewriteBodies(const Module &module, const std::function<Stmt(const PrimFunc &)> &rewrite);
+Module rewriteBodies(Module module, const std::function<Stmt(const PrimFunc &)> &rewrite);
 
 // A pass whose whole work is rewriteBodies with one function.
 class BodyPass : public Pass {
 public:
   explicit BodyPass(std::function<Stmt(const PrimFunc &, PassContext &)> rewrite) : rewrite_(std::move(rewrite)) {}
-  std::optional<Module> run(const Module &module, PassContext &ctx) override {
-    return rewriteBodies(module, [&](const PrimFunc &func) { return rewrite_(func, ctx); });
+  std::optional<Module> run(Module module, PassContext &ctx) override {
+    return rewriteBodies(std::move(module), [&](const PrimFunc &func) { return rewrite_(func, ctx); });
   }
 
 private:

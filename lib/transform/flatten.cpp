@@ -268,8 +268,8 @@ PrimFunc flattenFunction(const PrimFunc &func) {
 
 class FlattenPass : public Pass {
 public:
-  std::optional<Module> run(const Module &module, PassContext &ctx) override {
-    Module result = module;
+  std::optional<Module> run(Module module, PassContext &ctx) override {
+    Module result = std::move(module);
     for (PrimFunc &func : result.functions) {
       if (!func->layoutTransforms.empty()) {
         ctx.diagnostics.error(func->layoutTransforms.front().loc,

@@ -279,9 +279,9 @@ class LegalizeLayoutsPass : public Pass {
 public:
   explicit LegalizeLayoutsPass(std::vector<LayoutRequirement> required) : required_(std::move(required)) {}
 
-  std::optional<Module> run(const Module &module, PassContext &ctx) override {
+  std::optional<Module> run(Module module, PassContext &ctx) override {
     checkRequirementsApply(module, required_, "legalize-layouts");
-    Module result = module;
+    Module result = std::move(module);
     for (PrimFunc &func : result.functions)
       func = Legalizer(func, ctx).run(requirementsOf(*func, required_, ctx.target));
     return result;

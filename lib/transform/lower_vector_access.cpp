@@ -15,8 +15,8 @@ namespace tirlower {
 namespace {
 class LowerVectorAccessPass : public Pass {
 public:
-  std::optional<Module> run(const Module &module, PassContext &ctx) override {
-    Module result = module;
+  std::optional<Module> run(Module module, PassContext &ctx) override {
+    Module result = std::move(module);
     for (PrimFunc &func : result.functions)
       func = rewriteVectorAccesses(func, VectorAliasMode::PerAccess, ctx);
     return result;

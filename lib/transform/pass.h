@@ -40,8 +40,11 @@ class Pass {
 public:
   virtual ~Pass() = default;
   // Returns the rewritten module. Reports input errors by throwing CompileError or by
-  // reporting to ctx.diagnostics and returning std::nullopt.
-  virtual std::optional<Module> run(const Module &module, PassContext &ctx) = 0;
+  // reporting to ctx.diagnostics and returning std::nullopt. The module is the pass's own:
+  // when nothing else holds the input (the pass manager moves it in unless instrumentation
+  // needs it afterwards), a function replaced by its rewrite is freed at once and its memory
+  // reused for the next function's rewrite.
+  virtual std::optional<Module> run(Module module, PassContext &ctx) = 0;
 };
 
 struct PassInfo {

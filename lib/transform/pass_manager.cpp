@@ -70,12 +70,16 @@ std::optional<Module> PassManager::run(Module module, PassContext &ctx, PassInst
     auto start = std::chrono::steady_clock::now();
     std::optional<Module> result;
     size_t errorsBefore = sink.errors;
+    SourceRange where = moduleLocation(module);
     try {
-      result = instance.pass->run(module, passContext);
+      // Instrumentation compares the module before and after the pass; otherwise the pass
+      // takes the module over and frees what it replaces as it goes.
+      result = instrumentation ? instance.pass->run(module, passContext)
+                               : instance.pass->run(std::move(module), passContext);
     } catch (CompileError &e) {
       sink.report(std::move(e.diagnostic()));
     } catch (const IRTypeError &e) {
-      sink.error(moduleLocation(module), "pass '" + name + "' produced invalid IR: " + e.what());
+      sink.error(where, "pass '" + name + "' produced invalid IR: " + e.what());
     }
     PassTiming &timing = timings_[k];
     timing.wallSeconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -83,7 +87,7 @@ std::optional<Module> PassManager::run(Module module, PassContext &ctx, PassInst
 
     if (!result || sink.errors != errorsBefore) {
       if (sink.errors == errorsBefore)
-        sink.error(moduleLocation(module), "pass '" + name + "' failed");
+        sink.error(where, "pass '" + name + "' failed");
       return std::nullopt;
     }
 

@@ -75,8 +75,8 @@ class UnrollPass : public Pass {
 public:
   explicit UnrollPass(int64_t limit) : limit_(limit) {}
 
-  std::optional<Module> run(const Module &module, PassContext &ctx) override {
-    Module result = module;
+  std::optional<Module> run(Module module, PassContext &ctx) override {
+    Module result = std::move(module);
     bool any = false;
     for (PrimFunc &func : result.functions) {
       Unroller unroller(limit_);

@@ -14,8 +14,8 @@ namespace tirlower {
 namespace {
 class VectorTypeRewritePass : public Pass {
 public:
-  std::optional<Module> run(const Module &module, PassContext &ctx) override {
-    Module result = module;
+  std::optional<Module> run(Module module, PassContext &ctx) override {
+    Module result = std::move(module);
     for (PrimFunc &func : result.functions)
       func = rewriteVectorAccesses(func, VectorAliasMode::AllOrNothing, ctx);
     return result;

@@ -14,7 +14,7 @@ namespace {
 
 class VerifyPass : public Pass {
 public:
-  std::optional<Module> run(const Module &module, PassContext &ctx) override {
+  std::optional<Module> run(Module module, PassContext &ctx) override {
     std::vector<Diagnostic> problems = verifyModule(module);
     if (problems.empty())
       return module;

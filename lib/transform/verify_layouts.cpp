@@ -30,7 +30,7 @@ public:
   VerifyLayoutsPass(std::vector<LayoutRequirement> required, std::optional<bool> warn)
       : required_(std::move(required)), warn_(warn) {}
 
-  std::optional<Module> run(const Module &module, PassContext &ctx) override {
+  std::optional<Module> run(Module module, PassContext &ctx) override {
     checkRequirementsApply(module, required_, "verify-layouts");
     bool warn = warn_.value_or(ctx.layoutVerifyWarn);
     size_t failures = 0;

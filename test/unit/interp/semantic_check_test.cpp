@@ -27,7 +27,7 @@ PrimFunc scale2d() {
 class FlattenWithStride : public Pass {
 public:
   explicit FlattenWithStride(int64_t stride) : stride_(stride) {}
-  std::optional<Module> run(const Module &module, PassContext &) override {
+  std::optional<Module> run(Module module, PassContext &) override {
     Module out = module;
     for (PrimFunc &f : out.functions) {
       Buffer a = f->bufferMap[0].buffer, b = f->bufferMap[1].buffer;
@@ -146,7 +146,7 @@ Module paddedBias() {
 // Applies paddedBias's transform but forgets to fill B's padding with pad_value.
 class ApplyWithoutPadding : public Pass {
 public:
-  std::optional<Module> run(const Module &module, PassContext &) override {
+  std::optional<Module> run(Module module, PassContext &) override {
     Module out = module;
     for (PrimFunc &f : out.functions) {
       Buffer a = f->bufferMap[0].buffer;
@@ -214,7 +214,7 @@ Module rowSums() {
 class Reassociate : public Pass {
 public:
   explicit Reassociate(SumOrder order) : order_(order) {}
-  std::optional<Module> run(const Module &module, PassContext &) override {
+  std::optional<Module> run(Module module, PassContext &) override {
     Module out = module;
     for (PrimFunc &f : out.functions) {
       PrimFuncNode::Fields fields = f->fields();
