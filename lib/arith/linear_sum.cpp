@@ -36,6 +36,8 @@ LinearSum LinearSum::atomSum(const Expr &atom) {
 }
 
 bool LinearSum::addTerm(int64_t coef, const std::vector<Expr> &atoms) {
+  if (atoms.size() == 1)
+    return addSortedTerm(coef, atoms); // sorted already: copied only if it is a new term
   std::vector<Expr> sorted = atoms;
   auto less = [](const Expr &x, const Expr &y) { return structuralCompare(x, y) < 0; };
   if (sorted.size() > 16) {
@@ -46,6 +48,10 @@ bool LinearSum::addTerm(int64_t coef, const std::vector<Expr> &atoms) {
       for (size_t j = k; j > 0 && less(sorted[j], sorted[j - 1]); --j)
         std::swap(sorted[j], sorted[j - 1]);
   }
+  return addSortedTerm(coef, sorted);
+}
+
+bool LinearSum::addSortedTerm(int64_t coef, const std::vector<Expr> &sorted) {
   size_t hash = 0;
   for (const Expr &a : sorted)
     hash += structuralHash(a) * 0x9e3779b97f4a7c15ULL + 1;
@@ -65,7 +71,9 @@ bool LinearSum::addTerm(int64_t coef, const std::vector<Expr> &atoms) {
       if (sameAtoms(terms_[it->second].atoms, sorted))
         return addTo(terms_[it->second]);
   }
-  terms_.push_back({coef, std::move(sorted), hash});
+  if (terms_.empty())
+    terms_.reserve(4); // sums of index expressions have a few terms: one allocation, not three
+  terms_.push_back({coef, sorted, hash});
   if (!index_.empty())
     index_.emplace(hash, terms_.size() - 1);
   else if (terms_.size() > kIndexedTerms)

@@ -53,6 +53,7 @@ private:
   // sums have a handful, and scanning them beats a hash table that allocates per term.
   static constexpr size_t kIndexedTerms = 16;
   void rebuildIndex();
+  [[nodiscard]] bool addSortedTerm(int64_t coef, const std::vector<Expr> &sorted);
   std::unordered_multimap<size_t, size_t> index_;
 };
 
