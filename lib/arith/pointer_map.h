@@ -1,9 +1,11 @@
 // A hash map from node pointers to values in one open-addressing array: no allocation per
 // entry (the analyzer's memo tables take an entry for every expression they see, and a node
-// per entry in std::unordered_map was a fifth of the lowering pipeline's allocations).
+// per entry in std::unordered_map was a fifth of the lowering pipeline's allocations). The
+// first InlineSlots slots live in the map itself, so a small query allocates nothing.
 // Entries are never erased; pointers into the table are invalidated by the next insertion.
 #pragma once
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <utility>
@@ -11,12 +13,16 @@
 
 namespace tirlower {
 
-template <typename Key, typename Value> class PointerMap {
+template <typename Key, typename Value, size_t InlineSlots = 16> class PointerMap {
+  static_assert((InlineSlots & (InlineSlots - 1)) == 0, "a power of two");
+
 public:
+  PointerMap() = default;
+  PointerMap(const PointerMap &) = delete; // slots_ may point into the object itself
+  PointerMap &operator=(const PointerMap &) = delete;
+
   const Value *find(const Key *key) const {
-    if (slots_.empty())
-      return nullptr;
-    for (size_t k = slotOf(key);; k = (k + 1) & (slots_.size() - 1)) {
+    for (size_t k = slotOf(key);; k = (k + 1) & (capacity_ - 1)) {
       const Slot &slot = slots_[k];
       if (slot.key == key)
         return &slot.value;
@@ -27,13 +33,13 @@ public:
 
   // Adds `value` under `key` unless the key is present already.
   void insert(const Key *key, Value value) {
-    if (2 * (size_ + 1) > slots_.size())
+    if (2 * (size_ + 1) > capacity_)
       grow();
     size_t k = slotOf(key);
     while (slots_[k].key != nullptr) {
       if (slots_[k].key == key)
         return;
-      k = (k + 1) & (slots_.size() - 1);
+      k = (k + 1) & (capacity_ - 1);
     }
     slots_[k] = {key, std::move(value)};
     ++size_;
@@ -47,26 +53,33 @@ private:
     Value value{};
   };
 
-  size_t slotOf(const Key *key) const {
+  size_t slotOf(const Key *key) const { return slotOf(key, capacity_); }
+  static size_t slotOf(const Key *key, size_t capacity) {
     auto bits = static_cast<uint64_t>(reinterpret_cast<uintptr_t>(key));
     bits *= 0x9e3779b97f4a7c15ULL; // Fibonacci hashing: node addresses differ in their middle bits
-    return static_cast<size_t>(bits >> 32) & (slots_.size() - 1);
+    return static_cast<size_t>(bits >> 32) & (capacity - 1);
   }
 
   void grow() {
-    std::vector<Slot> old = std::move(slots_);
-    slots_.assign(old.empty() ? 16 : old.size() * 2, Slot{});
-    for (Slot &slot : old) {
+    std::vector<Slot> bigger(capacity_ * 2);
+    for (size_t k = 0; k < capacity_; ++k) {
+      Slot &slot = slots_[k];
       if (slot.key == nullptr)
         continue;
-      size_t k = slotOf(slot.key);
-      while (slots_[k].key != nullptr)
-        k = (k + 1) & (slots_.size() - 1);
-      slots_[k] = std::move(slot);
+      size_t j = slotOf(slot.key, bigger.size());
+      while (bigger[j].key != nullptr)
+        j = (j + 1) & (bigger.size() - 1);
+      bigger[j] = std::move(slot);
     }
+    heap_ = std::move(bigger);
+    slots_ = heap_.data();
+    capacity_ = heap_.size();
   }
 
-  std::vector<Slot> slots_; // a power of two in size, at most half full
+  std::array<Slot, InlineSlots> inline_{};
+  std::vector<Slot> heap_;
+  Slot *slots_ = inline_.data();
+  size_t capacity_ = InlineSlots; // a power of two, at most half full
   size_t size_ = 0;
 };
 
