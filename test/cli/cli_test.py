@@ -150,6 +150,39 @@ def emit_and_extension():
         r = expect(run([ok, "--emit=json"]), 0, "--emit=json")
         json.loads(r.out)
         expect(run([ok, "--emit=tir", "-o", w.join("out.txt")]), 0, "--emit with any extension")
+        plain = expect(run([ok]), 0).out
+        expect(run([ok, "-o", w.join("out")]), 0, "-o without an extension")
+        with open(w.join("out")) as f:
+            check(f.read() == plain, "-o without an extension did not write TIR")
+
+
+@case
+def output_to_devices_and_pipes():
+    """An -o naming something other than a regular file is written in place: the atomic
+    rename used for files would replace /dev/null itself."""
+    import stat
+    import threading
+    with Workdir() as w:
+        ok = w.write("ok.tir", VALID)
+        plain = expect(run([ok]), 0).out
+        before = os.stat(os.devnull)
+        expect(run([ok, "-o", os.devnull]), 0, "-o /dev/null")
+        after = os.stat(os.devnull)
+        check(stat.S_ISCHR(after.st_mode) and after.st_rdev == before.st_rdev and after.st_ino == before.st_ino,
+              "-o /dev/null replaced the device")
+        fifo = w.join("pipe")
+        os.mkfifo(fifo)
+        received = []
+        reader = threading.Thread(target=lambda: received.append(open(fifo).read()))
+        reader.start()
+        expect(run([ok, "--emit=tir", "-o", fifo]), 0, "-o FIFO")
+        reader.join(timeout=30)
+        check(received == [plain], f"the FIFO received {received!r}")
+        check(stat.S_ISFIFO(os.stat(fifo).st_mode), "-o FIFO replaced the FIFO")
+        leftovers = [n for n in os.listdir(w.path) if n.startswith(".tirlower")]
+        check(not leftovers, f"temporary files left behind: {leftovers}")
+        r = expect(run([ok, "-o", w.path]), 1, "-o a directory")
+        check("Is a directory" in r.err, r.err)
 
 
 @case

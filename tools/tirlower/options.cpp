@@ -20,7 +20,7 @@ namespace {
 // ("--pass=a{k=v,x=y}"), while `--opt VALUE` is kept verbatim: split the '=' form first.
 std::vector<std::string> normalizeArguments(int argc, char **argv) {
   static const char *const vectorOptions[] = {"--pass", "--print-ir-after", "--transform-layout", "--layout",
-                                               "--require-layout"};
+                                              "--require-layout"};
   std::vector<std::string> args;
   for (int k = 1; k < argc; ++k) {
     std::string arg = argv[k];
@@ -55,6 +55,10 @@ std::optional<int> resolveEmitter(ToolOptions &options, const std::string &emitF
     return std::nullopt;
   }
   const Emitter *emitter = emitterForPath(options.output);
+  std::string_view fileName = options.output;
+  fileName.remove_prefix(fileName.rfind('/') == std::string_view::npos ? 0 : fileName.rfind('/') + 1);
+  if (!emitter && fileName.find('.') == std::string_view::npos)
+    emitter = findEmitter("tir"); // `-o out`, `-o /dev/null`: no extension, the default format
   if (!emitter) {
     printToolError("cannot tell the output format from the name '" + options.output +
                    "'; use --emit=NAME (available emitters: " + emitterNames() + ")");

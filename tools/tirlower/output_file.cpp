@@ -43,6 +43,20 @@ std::string writeOutput(const std::string &path, const std::string &contents) {
     std::cout.flush();
     return std::cout ? "" : "cannot write to stdout";
   }
+  struct stat existing {};
+  if (::stat(path.c_str(), &existing) == 0 && !S_ISREG(existing.st_mode)) {
+    if (S_ISDIR(existing.st_mode))
+      return "cannot write '" + path + "': " + std::strerror(EISDIR);
+    // A device, pipe or socket (/dev/null, /dev/stdout, a FIFO): written in place. Renaming
+    // a temporary file over it would replace the device node itself.
+    int fd = ::open(path.c_str(), O_WRONLY | O_CLOEXEC);
+    if (fd < 0)
+      return "cannot write '" + path + "': " + std::strerror(errno);
+    bool ok = writeAll(fd, contents);
+    int savedErrno = errno;
+    ok = (::close(fd) == 0) && ok;
+    return ok ? "" : "cannot write '" + path + "': " + std::strerror(savedErrno ? savedErrno : errno);
+  }
   std::string pattern = directoryOf(path) + "/.tirlower-XXXXXX";
   std::vector<char> name(pattern.begin(), pattern.end());
   name.push_back('\0');
