@@ -16,25 +16,13 @@ uint32_t sourceEnd(const PrimFuncNode &function) {
   while (s) {
     if (s->loc.fileId == function.loc.fileId)
       end = std::max(end, s->loc.end);
-    switch (s->kind()) {
-    case StmtKind::SeqStmt: {
-      const auto &stmts = static_cast<const SeqStmtNode *>(s)->stmts;
-      s = stmts.empty() ? nullptr : stmts.back().get();
-      break;
-    }
-    case StmtKind::For: s = static_cast<const ForNode *>(s)->body.get(); break;
-    case StmtKind::While: s = static_cast<const WhileNode *>(s)->body.get(); break;
-    case StmtKind::IfThenElse: {
+    if (const auto *seq = s->kind() == StmtKind::SeqStmt ? static_cast<const SeqStmtNode *>(s) : nullptr) {
+      s = seq->stmts.empty() ? nullptr : seq->stmts.back().get();
+    } else if (s->kind() == StmtKind::IfThenElse) {
       const auto *node = static_cast<const IfThenElseNode *>(s);
       s = node->elseCase ? node->elseCase.get() : node->thenCase.get();
-      break;
-    }
-    case StmtKind::LetStmt: s = static_cast<const LetStmtNode *>(s)->body.get(); break;
-    case StmtKind::Allocate: s = static_cast<const AllocateNode *>(s)->body.get(); break;
-    case StmtKind::DeclBuffer: s = static_cast<const DeclBufferNode *>(s)->body.get(); break;
-    case StmtKind::AllocBuffer: s = static_cast<const AllocBufferNode *>(s)->body.get(); break;
-    case StmtKind::AttrStmt: s = static_cast<const AttrStmtNode *>(s)->body.get(); break;
-    default: s = nullptr; break;
+    } else {
+      s = scopedBody(*s);
     }
   }
   return end;

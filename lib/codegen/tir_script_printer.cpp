@@ -42,14 +42,7 @@ void collectDeclarations(const StmtNode *s, std::vector<const BufferNode *> &buf
       s = node->elseCase.get();
       break;
     }
-    case StmtKind::For: s = static_cast<const ForNode *>(s)->body.get(); break;
-    case StmtKind::While: s = static_cast<const WhileNode *>(s)->body.get(); break;
-    case StmtKind::LetStmt: s = static_cast<const LetStmtNode *>(s)->body.get(); break;
-    case StmtKind::Allocate: s = static_cast<const AllocateNode *>(s)->body.get(); break;
-    case StmtKind::AttrStmt: s = static_cast<const AttrStmtNode *>(s)->body.get(); break;
-    case StmtKind::BufferStore:
-    case StmtKind::AssertStmt:
-    case StmtKind::Evaluate: return;
+    default: s = scopedBody(*s); break; // null for a store, assert or evaluate
     }
   }
 }

@@ -7,7 +7,9 @@ template <typename T> Stmt located(T *node, SourceRange loc) {
   node->loc = loc;
   return Stmt(node);
 }
-[[noreturn]] void fail(const std::string &message) { throw IRTypeError(message); }
+[[noreturn]] void fail(const std::string &message) {
+  throw IRTypeError(message);
+}
 
 void requireBody(const Stmt &body, const char *what) {
   if (!body)
@@ -19,10 +21,9 @@ Stmt BufferStoreNode::make(Buffer buffer, Expr value, std::vector<Expr> indices,
   DataType expected = accessType(*buffer, indices);
   if (value->type != expected) {
     int indexLanes = expected.lanes() / buffer->dtype.lanes();
-    fail("cannot store a value of type " + value->type.str() + " into buffer '" + buffer->name.str() +
-         "': expected " + expected.str() + " (" + std::to_string(indexLanes) + " index lane" +
-         (indexLanes == 1 ? "" : "s") + " x " + std::to_string(buffer->dtype.lanes()) + " element lane" +
-         (buffer->dtype.lanes() == 1 ? "" : "s") + ")");
+    fail("cannot store a value of type " + value->type.str() + " into buffer '" + buffer->name.str() + "': expected " +
+         expected.str() + " (" + std::to_string(indexLanes) + " index lane" + (indexLanes == 1 ? "" : "s") + " x " +
+         std::to_string(buffer->dtype.lanes()) + " element lane" + (buffer->dtype.lanes() == 1 ? "" : "s") + ")");
   }
   auto *node = new BufferStoreNode();
   node->buffer = std::move(buffer);
@@ -42,8 +43,8 @@ const char *forKindName(ForKind kind) {
   return "?";
 }
 
-Stmt ForNode::make(Var loopVar, Expr min, Expr extent, ForKind kind, Stmt body, Symbol threadTag,
-                   AttrValue annotations, SourceRange loc) {
+Stmt ForNode::make(Var loopVar, Expr min, Expr extent, ForKind kind, Stmt body, Symbol threadTag, AttrValue annotations,
+                   SourceRange loc) {
   if (!loopVar->type.isIndex())
     fail("loop variable '" + loopVar->name.str() + "' must be a scalar integer, not " + loopVar->type.str());
   if (min->type != loopVar->type || extent->type != loopVar->type)
@@ -179,6 +180,19 @@ bool isNoOp(const Stmt &stmt) {
   if (const auto *eval = stmt.as<EvaluateNode>())
     return eval->value.as<IntImmNode>() != nullptr;
   return false;
+}
+
+const StmtNode *scopedBody(const StmtNode &stmt) {
+  switch (stmt.kind()) {
+  case StmtKind::For: return static_cast<const ForNode &>(stmt).body.get();
+  case StmtKind::While: return static_cast<const WhileNode &>(stmt).body.get();
+  case StmtKind::LetStmt: return static_cast<const LetStmtNode &>(stmt).body.get();
+  case StmtKind::Allocate: return static_cast<const AllocateNode &>(stmt).body.get();
+  case StmtKind::DeclBuffer: return static_cast<const DeclBufferNode &>(stmt).body.get();
+  case StmtKind::AllocBuffer: return static_cast<const AllocBufferNode &>(stmt).body.get();
+  case StmtKind::AttrStmt: return static_cast<const AttrStmtNode &>(stmt).body.get();
+  default: return nullptr;
+  }
 }
 
 } // namespace tirlower

@@ -59,7 +59,7 @@ public:
   Var loopVar;
   Expr min, extent;
   ForKind forKind;
-  Symbol threadTag; // for ThreadBinding: "blockIdx.x", "threadIdx.x", ...
+  Symbol threadTag;      // for ThreadBinding: "blockIdx.x", "threadIdx.x", ...
   AttrValue annotations; // a dict; empty when none
   Stmt body;
   static Stmt make(Var loopVar, Expr min, Expr extent, ForKind kind, Stmt body, Symbol threadTag = {},
@@ -196,5 +196,9 @@ private:
 };
 
 bool isNoOp(const Stmt &stmt); // an empty SeqStmt or Evaluate of a constant
+
+// The one body a statement scopes (For, While, LetStmt, Allocate, DeclBuffer, AllocBuffer,
+// AttrStmt); null for statements with none or with several (SeqStmt, IfThenElse).
+const StmtNode *scopedBody(const StmtNode &stmt);
 
 } // namespace tirlower
