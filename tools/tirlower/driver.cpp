@@ -276,7 +276,8 @@ private:
     if (options_.verifyRoundtrip &&
         !timing_.time("verify-roundtrip", [&] { return checkRoundTrip(*lowered, inputName_, sources_, diagnostics); }))
       return std::nullopt;
-    bury(std::move(*lowered));
+    if (range.end == sources_.text(fileId_).size())
+      bury(std::move(*lowered)); // the last chunk; earlier ones free theirs for the next to reuse
     return text;
   }
 

@@ -52,10 +52,12 @@ std::string writeOutput(const std::string &path, const std::string &contents) {
     int fd = ::open(path.c_str(), O_WRONLY | O_CLOEXEC);
     if (fd < 0)
       return "cannot write '" + path + "': " + std::strerror(errno);
-    bool ok = writeAll(fd, contents);
-    int savedErrno = errno;
-    ok = (::close(fd) == 0) && ok;
-    return ok ? "" : "cannot write '" + path + "': " + std::strerror(savedErrno ? savedErrno : errno);
+    bool written = writeAll(fd, contents);
+    int writeErrno = errno;
+    bool closed = ::close(fd) == 0;
+    if (written && closed)
+      return "";
+    return "cannot write '" + path + "': " + std::strerror(written ? errno : writeErrno);
   }
   std::string pattern = directoryOf(path) + "/.tirlower-XXXXXX";
   std::vector<char> name(pattern.begin(), pattern.end());
