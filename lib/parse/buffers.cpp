@@ -83,6 +83,9 @@ Buffer Parser::buildBuffer(uint32_t nameNode, const CallArgs &args, size_t first
   }
   if (uint32_t l = args.find("layout"); l != UINT32_MAX)
     f.layout = Symbol(layoutArgument(l, f.name.str(), f.shape.size()).name());
+  if (uint32_t t = args.find("buffer_type"); t != UINT32_MAX && stringLiteral(t) != "default")
+    fail(nodeRange(t), "buffer_type \"" + stringLiteral(t) +
+                           "\" is not supported (broadcasting buffers with zero strides); only \"default\"");
   for (std::string_view hint : {"align", "offset_factor"})
     if (uint32_t h = args.find(hint); h != UINT32_MAX && constantInt(h, hint.data()) < 0)
       fail(nodeRange(h), std::string(hint) + " must not be negative");
@@ -115,12 +118,16 @@ void Parser::declareBuffer(uint32_t target, uint32_t call, std::string_view kind
     return;
   }
   bool alloc = kind == "alloc_buffer";
+  // annotations= (TVM prints allocation hints such as "buffer_data_alignment") do not change
+  // what the function computes and are not kept.
   CallArgs args = alloc ? callArgs(call, kind, 1, 2,
                                    {"shape", "dtype", "strides", "elem_offset", "scope", "axis_separators", "layout",
-                                    "align", "offset_factor"})
+                                    "align", "offset_factor", "annotations", "buffer_type"})
                         : callArgs(call, kind, kind == "Buffer" ? 0 : 1, 2,
                                    {"shape", "dtype", "data", "strides", "elem_offset", "scope", "axis_separators",
-                                    "layout", "align", "offset_factor"});
+                                    "layout", "align", "offset_factor", "annotations", "buffer_type"});
+  if (uint32_t a = args.find("annotations"); a != UINT32_MAX && node(a).kind != Ast::Dict)
+    fail(nodeRange(a), "annotations must be a dict");
   Var data;
   if (uint32_t d = args.find("data"); d != UINT32_MAX) {
     Expr value = lowerValue(d);
@@ -136,10 +143,96 @@ void Parser::declareBuffer(uint32_t target, uint32_t call, std::string_view kind
   pending.allocates = !alloc && !data;
 }
 
+// `x_1 = x.view(512)`: TVM's alias of a buffer's storage with another shape (how FlattenBuffer
+// writes the flat view of a parameter), `x.view(-1)` inferring one extent, and `x.view("int8")`
+// reinterpreting the last dimension with another element type. The alias keeps the data,
+// strides, elem_offset and scope of `x`.
+void Parser::declareView(uint32_t target, uint32_t call, PendingDecl &pending) {
+  uint32_t callee = child(call, 0);
+  Buffer base = bufferNamed(child(callee, 0));
+  CallArgs args = splitArgs(call, 1);
+  for (uint32_t keyword : args.keywords)
+    fail(nodeRange(keyword), "'" + std::string(nodeName(keyword)) + "' is not an argument of '.view'");
+  if (args.positional.empty())
+    fail(nodeRange(call), "'.view' needs a shape, such as " + base->name.str() + ".view(16)");
+  BufferNode::Fields f;
+  f.name = Symbol(nodeText(target));
+  f.loc = nodeRange(call);
+  f.data = base->data;
+  f.dtype = base->dtype;
+  f.strides = base->strides;
+  f.elemOffset = base->elemOffset;
+  f.scope = base->scope;
+  if (args.positional.size() == 1 && node(args.positional[0]).kind == Ast::String) {
+    DataType to = dtypeArgument(args.positional[0]);
+    int from = base->dtype.bits() * base->dtype.lanes(), bits = to.bits() * to.lanes();
+    if (base->rank() == 0 || (from % bits != 0 && bits % from != 0))
+      fail(nodeRange(args.positional[0]), "cannot view buffer '" + base->name.str() + "' of " + base->dtype.str() +
+                                               " as " + to.str() + ": the element sizes do not divide each other");
+    f.dtype = to;
+    f.shape = base->shape;
+    int64_t ratio = from > bits ? from / bits : bits / from;
+    auto rescale = [&](const Expr &e) -> Expr {
+      if (const int64_t *c = asConstInt(e)) {
+        if (from < bits && *c % ratio != 0)
+          fail(nodeRange(call), "cannot view buffer '" + base->name.str() + "' as " + to.str() + ": its extent " +
+                                    std::to_string(*c) + " is not a multiple of " + std::to_string(ratio));
+        return intImm(from > bits ? *c * ratio : *c / ratio, e->type);
+      }
+      return checked(f.loc, [&] {
+        return BinaryNode::make(from > bits ? BinaryOp::Mul : BinaryOp::FloorDiv, e, intImm(ratio, e->type), f.loc);
+      });
+    };
+    f.shape.back() = rescale(f.shape.back());
+    if (f.elemOffset)
+      f.elemOffset = rescale(f.elemOffset);
+  } else {
+    int64_t known = 1;
+    size_t inferred = SIZE_MAX;
+    for (size_t k = 0; k < args.positional.size(); ++k) {
+      uint32_t item = args.positional[k];
+      Expr extent = lowerValue(item);
+      if (!extent->type.isIndex())
+        fail(nodeRange(item), "buffer extents must be scalar integers, not " + extent->type.str());
+      const int64_t *c = asConstInt(extent);
+      if (c && *c == -1 && inferred == SIZE_MAX) {
+        inferred = k;
+      } else if (c && *c < 0) {
+        fail(nodeRange(item), "buffer extent " + std::to_string(*c) + " is negative");
+      } else if (c) {
+        known *= *c;
+      } else {
+        known = -1;
+      }
+      f.shape.push_back(extent);
+    }
+    int64_t total = 1;
+    for (const Expr &e : base->shape)
+      total = total < 0 || !asConstInt(e) ? -1 : total * *asConstInt(e);
+    if (inferred != SIZE_MAX) {
+      if (total < 0 || known <= 0 || total % known != 0)
+        fail(nodeRange(args.positional[inferred]), "cannot infer this extent of the view of buffer '" +
+                                                       base->name.str() + "'");
+      f.shape[inferred] = intImm(total / known, base->shape.empty() ? DataType::int32() : base->shape[0]->type);
+    } else if (total >= 0 && known >= 0 && total != known) {
+      fail(nodeRange(call), "the view has " + std::to_string(known) + " elements but buffer '" + base->name.str() +
+                                "' has " + std::to_string(total));
+    }
+    if (!f.strides.empty() && f.strides.size() != f.shape.size())
+      fail(nodeRange(call), "cannot view strided buffer '" + base->name.str() + "' with another rank");
+  }
+  Buffer buffer = checked(f.loc, [&] { return BufferNode::make(std::move(f)); });
+  defineBuffer(target, buffer);
+  pending.buffer = buffer;
+  pending.kind = PendingDecl::Kind::DeclBuffer;
+  pending.allocates = false;
+}
+
 void Parser::parseMatchBuffer(uint32_t target, uint32_t call) {
   CallArgs args = callArgs(
       call, "match_buffer", 2, 3,
-      {"shape", "dtype", "strides", "elem_offset", "scope", "axis_separators", "layout", "align", "offset_factor"});
+      {"shape", "dtype", "strides", "elem_offset", "scope", "axis_separators", "layout", "align", "offset_factor",
+       "buffer_type"});
   uint32_t handle = args.positional[0];
   if (node(handle).kind != Ast::Name)
     fail(nodeRange(handle), "the first argument of T.match_buffer must be a T.handle parameter");

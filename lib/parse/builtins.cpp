@@ -228,6 +228,8 @@ Typed Parser::lowerBuiltin(uint32_t id, std::string_view name) {
       return {value.expr, false};
     return {checked(where, [&] { return CastNode::make(*type, value.expr, where); }), false};
   }
+  if (std::optional<Typed> operation = lowerOperatorCall(id, name))
+    return *operation;
   const BuiltinEntry *entry = findBuiltin(name);
   if (!entry) {
     if (isStatementBuiltin(name))

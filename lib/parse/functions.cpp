@@ -170,11 +170,18 @@ void Parser::parseTopLevel(Module &module) {
   }
   bool isPrivate = false;
   if (node(decorator).kind == Ast::Call) {
-    CallArgs args = callArgs(decorator, "prim_func", 0, 0, {"private"});
-    if (uint32_t p = args.find("private"); p != UINT32_MAX) {
-      if (node(p).kind != Ast::True && node(p).kind != Ast::False)
-        fail(nodeRange(p), "private= takes True or False");
-      isPrivate = node(p).kind == Ast::True;
+    // TVM 0.25-0.27 print s_tir=True on every function (schedulable TIR) and may print
+    // check_well_formed=False; neither changes what the function computes.
+    try {
+      CallArgs args = callArgs(decorator, "prim_func", 0, 0, {"private", "s_tir", "check_well_formed"});
+      for (std::string_view key : {"private", "s_tir", "check_well_formed"})
+        if (uint32_t p = args.find(key); p != UINT32_MAX && node(p).kind != Ast::True && node(p).kind != Ast::False)
+          fail(nodeRange(p), std::string(key) + "= takes True or False");
+      if (uint32_t p = args.find("private"); p != UINT32_MAX)
+        isPrivate = node(p).kind == Ast::True;
+    } catch (const StatementFailed &) {
+      skipStatement(); // the function goes with its decorator
+      throw;
     }
   }
   parseFunction(module, begin, isPrivate);
@@ -340,7 +347,7 @@ void Parser::parseParams(PrimFuncNode::Fields &func) {
       } else if (node(type).kind == Ast::Call) {
         args = callArgs(type, "Buffer", 1, 2,
                         {"shape", "dtype", "strides", "elem_offset", "scope", "axis_separators", "layout", "align",
-                         "offset_factor", "data"});
+                         "offset_factor", "data", "buffer_type"});
         if (uint32_t d = args.find("data"); d != UINT32_MAX)
           fail(nodeRange(d), "data= is not allowed on a parameter buffer");
       } else {

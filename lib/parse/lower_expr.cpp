@@ -307,6 +307,43 @@ Typed Parser::lower(uint32_t id) {
   fail(where, "unsupported expression");
 }
 
+namespace {
+struct OperatorCall {
+  std::string_view name;
+  BinaryOp op;
+};
+// The operator nodes TVM prints as calls when it does not fold them (`T.Add(T.Add(i, 0), 0)`,
+// `T.LT(0, 1)`); T.Min, T.Max, T.Div, T.Mod, T.FloorDiv and T.FloorMod are builtins.
+constexpr OperatorCall kOperatorCalls[] = {
+    {"Add", BinaryOp::Add}, {"Sub", BinaryOp::Sub}, {"Mul", BinaryOp::Mul}, {"EQ", BinaryOp::EQ},
+    {"NE", BinaryOp::NE},   {"LT", BinaryOp::LT},   {"LE", BinaryOp::LE},   {"GT", BinaryOp::GT},
+    {"GE", BinaryOp::GE},   {"And", BinaryOp::And}, {"Or", BinaryOp::Or},
+};
+} // namespace
+
+// T.Add(a, b), T.LT(a, b), T.And(a, b), T.Not(a): the operation itself, never folded.
+std::optional<Typed> Parser::lowerOperatorCall(uint32_t id, std::string_view name) {
+  SourceRange where = nodeRange(id);
+  if (name == "Not") {
+    CallArgs args = callArgs(id, name, 1, 1, {});
+    Expr a = lowerBool(args.positional[0], "operand of T.Not");
+    return Typed{checked(where, [&] { return NotNode::make(a, where); }), false};
+  }
+  for (const OperatorCall &call : kOperatorCalls) {
+    if (call.name != name)
+      continue;
+    CallArgs args = callArgs(id, name, 2, 2, {});
+    if (isLogical(call.op)) {
+      Expr a = lowerBool(args.positional[0], "operand of T.And/T.Or");
+      Expr b = lowerBool(args.positional[1], "operand of T.And/T.Or");
+      return Typed{checked(where, [&] { return BinaryNode::make(call.op, a, b, where); }), false};
+    }
+    Typed a = lower(args.positional[0]), b = lower(args.positional[1]);
+    return Typed{makeBinary(call.op, a, b, where, "T." + std::string(name)), false};
+  }
+  return std::nullopt;
+}
+
 Typed Parser::lowerBinary(uint32_t id) {
   SourceRange where = nodeRange(id);
   Tok op = node(id).op;
@@ -458,11 +495,20 @@ Typed Parser::lowerSubscript(uint32_t id) {
   if (node(base).kind != Ast::Name)
     fail(nodeRange(base), "only buffers can be indexed");
   Buffer buffer = bufferNamed(base);
-  std::vector<Expr> indices;
-  indices.reserve(node(id).count - 1);
-  for (uint32_t k = 1; k < node(id).count; ++k)
-    indices.push_back(lowerIndex(child(id, k)));
+  std::vector<Expr> indices = lowerIndices(id);
   return {checked(where, [&] { return BufferLoadNode::make(buffer, std::move(indices), where); }), false};
+}
+
+// The indices of `buf[i, j]`; `buf[()]` (how TVM writes an element of a 0-d buffer) has none.
+std::vector<Expr> Parser::lowerIndices(uint32_t subscript) {
+  std::vector<Expr> indices;
+  const AstNode n = node(subscript);
+  if (n.count == 2 && node(child(subscript, 1)).kind == Ast::Tuple && node(child(subscript, 1)).count == 0)
+    return indices;
+  indices.reserve(n.count - 1);
+  for (uint32_t k = 1; k < n.count; ++k)
+    indices.push_back(lowerIndex(child(subscript, k)));
+  return indices;
 }
 
 } // namespace tirlower

@@ -196,8 +196,10 @@ private:
   Typed lowerBinary(uint32_t id);
   Typed lowerCompare(uint32_t id);
   Typed lowerSubscript(uint32_t id);
+  std::vector<Expr> lowerIndices(uint32_t subscript);
   Typed lowerCall(uint32_t id);
   Typed lowerBuiltin(uint32_t id, std::string_view name);
+  std::optional<Typed> lowerOperatorCall(uint32_t id, std::string_view name);
   Expr lowerSlice(uint32_t id);
   Expr typedLiteral(const Typed &literal, DataType type, SourceRange where);
   std::pair<Expr, Expr> unify(const Typed &a, const Typed &b, SourceRange where, std::string_view op);
@@ -294,6 +296,7 @@ private:
   void parseLayoutRequirements(uint32_t dict);
   void parseTransformLayout(uint32_t call);
   void parseMatchBuffer(uint32_t target, uint32_t call);
+  void declareView(uint32_t target, uint32_t call, PendingDecl &pending);
   void defineBuffer(uint32_t nameNode, const Buffer &buffer);
   Stmt makeLoop(ForKind kind, Var var, Expr min, Expr extent, Stmt body, Symbol thread, AttrValue annotations,
                 SourceRange loc);

@@ -352,6 +352,12 @@ Stmt Parser::parseExpressionStatement(PendingDecl &pending, bool &opened) {
     expect(Tok::Assign, "'=' in an annotated assignment");
     uint32_t valueNode = parseExpr();
     expect(Tok::Newline, "end of line after the assignment");
+    // TVM prints lets as `x: T.let[T.int32] = value`.
+    if (node(typeNode).kind == Ast::Subscript && builtinName(child(typeNode, 0)) == "let") {
+      if (node(typeNode).count != 2)
+        fail(nodeRange(typeNode), "T.let[...] takes one type, such as T.let[T.int32]");
+      typeNode = child(typeNode, 1);
+    }
     std::string_view typeName = builtinName(typeNode);
     std::optional<DataType> type = typeName.empty() ? std::nullopt : DataType::parse(typeName);
     if (!type || type->isVoid())
@@ -422,10 +428,7 @@ Stmt Parser::parseAssignment(uint32_t target, PendingDecl &pending, bool &opened
     if (node(base).kind != Ast::Name)
       fail(nodeRange(base), "only buffer elements can be assigned");
     Buffer buffer = bufferNamed(base);
-    std::vector<Expr> indices;
-    indices.reserve(targetNode.count - 1);
-    for (uint32_t k = 1; k < targetNode.count; ++k)
-      indices.push_back(lowerIndex(child(target, k)));
+    std::vector<Expr> indices = lowerIndices(target);
     SourceRange access = nodeRange(target);
     DataType expected = checked(access, [&] { return accessType(*buffer, indices); });
     Typed value = lower(valueNode);
@@ -449,7 +452,15 @@ Stmt Parser::parseAssignment(uint32_t target, PendingDecl &pending, bool &opened
   std::string_view name = nodeText(target);
   try {
     if (node(valueNode).kind == Ast::Call) {
-      std::string_view callee = builtinName(child(valueNode, 0));
+      uint32_t calleeNode = child(valueNode, 0);
+      if (node(calleeNode).kind == Ast::Attr && nodeName(calleeNode) == "view" &&
+          node(child(calleeNode, 0)).kind == Ast::Name && nodeText(child(calleeNode, 0)) != "T") {
+        declareView(target, valueNode, pending);
+        pending.loc = loc;
+        opened = true;
+        return nullptr;
+      }
+      std::string_view callee = builtinName(calleeNode);
       if (callee == "match_buffer") {
         parseMatchBuffer(target, valueNode);
         return nullptr;

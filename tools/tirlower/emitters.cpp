@@ -15,32 +15,7 @@ LLVMEmitOptions llvmOptions(const EmitSettings &settings) {
   options.targetTriple = settings.targetTriple;
   return options;
 }
-
-const std::vector<TargetPreset> &targets() {
-  static const std::vector<TargetPreset> all = {
-      {"c", "c", "apply-layout-transforms,flatten,vectorize,simplify,remove-no-op"},
-      {"llvm", "llvm", "apply-layout-transforms,flatten,vectorize,simplify,remove-no-op"},
-      // The layout passes meet the texture role of the target (and any --require-layout).
-      {"opencl", "opencl",
-       "legalize-layouts,apply-layout-transforms,verify-layouts,flatten,vectorize,simplify,remove-no-op"},
-  };
-  return all;
-}
 } // namespace
-
-const TargetPreset *findTarget(const std::string &name) {
-  for (const TargetPreset &t : targets())
-    if (t.name == name)
-      return &t;
-  return nullptr;
-}
-
-std::string targetNames() {
-  std::string names;
-  for (const TargetPreset &t : targets())
-    names += (names.empty() ? "" : ", ") + t.name;
-  return names;
-}
 
 const std::vector<Emitter> &emitters() {
   static const std::vector<Emitter> all = {

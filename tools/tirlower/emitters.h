@@ -30,13 +30,4 @@ const Emitter *findEmitter(const std::string &name);
 const Emitter *emitterForPath(const std::string &path);
 std::string emitterNames(); // "tir, json, ..."
 
-// A --target preset: the emitter and the default pipeline for that target.
-struct TargetPreset {
-  std::string name;
-  std::string emitter;
-  std::string pipeline;
-};
-const TargetPreset *findTarget(const std::string &name);
-std::string targetNames();
-
 } // namespace tirlower

@@ -7,6 +7,7 @@
 #include "emitters.h"
 #include "transform/pass.h"
 #include "transform/pipeline.h"
+#include "transform/target_pipelines.h"
 
 #ifndef TIRLOWER_VERSION
 #error "TIRLOWER_VERSION must be defined by the build"
@@ -134,8 +135,8 @@ std::optional<int> parseCommandLine(int argc, char **argv, ToolOptions &options)
       ->check(CLI::Range(0, 3));
   app.add_option("--target-triple", options.emitSettings.targetTriple, "LLVM target triple (default: the host)");
   app.add_option("--target", options.target,
-                 "target preset: " + targetNames() + "; sets the default pipeline and emitter")
-      ->check([](const std::string &v) { return findTarget(v) ? std::string() : "unknown target '" + v + "'"; });
+                 "target preset: " + targetPipelineNames() + "; sets the default pipeline and emitter")
+      ->check([](const std::string &v) { return findTargetPipeline(v) ? std::string() : "unknown target '" + v + "'"; });
   app.add_option("--layout", options.layouts,
                  "add a layout transform from layout strings: 'B=NHWC->NCHW4c'; repeatable")
       ->allow_extra_args(false);
@@ -178,7 +179,7 @@ std::optional<int> parseCommandLine(int argc, char **argv, ToolOptions &options)
   }
   if (pipelineOption->count() > 0)
     options.pipeline = pipeline;
-  if (const TargetPreset *preset = options.target.empty() ? nullptr : findTarget(options.target)) {
+  if (const TargetPipeline *preset = options.target.empty() ? nullptr : findTargetPipeline(options.target)) {
     // The preset's pipeline applies when no pass is named; its emitter when none is chosen.
     if (!options.pipeline && options.passFlags.empty())
       options.pipeline = preset->pipeline;

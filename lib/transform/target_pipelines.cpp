@@ -1,0 +1,32 @@
+#include "transform/target_pipelines.h"
+
+namespace tirlower {
+
+const std::vector<TargetPipeline> &targetPipelines() {
+  static const std::vector<TargetPipeline> all = {
+      // Layout transforms first (they rewrite multi-dimensional accesses), then flattening to
+      // the emitters' 1-d buffers, vector code, and cleanup of the index arithmetic.
+      {"c", "c", "apply-layout-transforms,flatten,vectorize,simplify,remove-no-op"},
+      {"llvm", "llvm", "apply-layout-transforms,flatten,vectorize,simplify,remove-no-op"},
+      // The layout passes meet the texture role of the target (and any --require-layout).
+      {"opencl", "opencl",
+       "legalize-layouts,apply-layout-transforms,verify-layouts,flatten,vectorize,simplify,remove-no-op"},
+  };
+  return all;
+}
+
+const TargetPipeline *findTargetPipeline(std::string_view name) {
+  for (const TargetPipeline &t : targetPipelines())
+    if (t.name == name)
+      return &t;
+  return nullptr;
+}
+
+std::string targetPipelineNames() {
+  std::string names;
+  for (const TargetPipeline &t : targetPipelines())
+    names += (names.empty() ? "" : ", ") + t.name;
+  return names;
+}
+
+} // namespace tirlower
