@@ -1,0 +1,263 @@
+// The TVM reference test: every file of the corpus TVM 0.27 printed (test/tvm/corpus, made by
+// scripts/gen-tvm-corpus) is parsed unmodified and run three ways on the inputs TVM was given,
+// each compared with the outputs TVM's own LLVM build computed:
+//   interp  the reference interpreter on the function as read;
+//   c       the C target's default pipeline, the C emitter, the system C compiler (-O2, with
+//           -Wall -Wextra -Werror), called through a shim;
+//   llvm    the LLVM target's default pipeline, JIT-compiled at -O3.
+//   tvm_corpus [--workdir=DIR] [--ways=interp,c,llvm] FILE.tir...
+// FILE is NAME.STAGE.tir; its data are NAME.in.json (the inputs) and NAME.out.json (every
+// buffer after TVM's run, and "tolerance": {"kind": "exact"} or {"kind": "float", "rtol": R,
+// "atol": A}), both in the format of docs/run-json.md. Integers and bools always compare
+// exactly; floats bit for bit under "exact" (any NaN matches any NaN), else within
+// |got - want| <= atol + rtol * |want|. One PASS/FAIL line per file and way; exit 0 when all pass.
+#include <dlfcn.h>
+
+#include <cmath>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "c_harness.h"
+#include "codegen/c_emitter.h"
+#include "codegen/llvm/llvm_emitter.h"
+#include "interp/run_json.h"
+#include "parse/parser.h"
+#include "transform/target_pipelines.h"
+
+namespace tirlower {
+namespace {
+
+struct Tolerance {
+  bool exact = true;
+  double rtol = 0, atol = 0;
+};
+
+class CollectingSink : public DiagnosticSink {
+public:
+  void report(Diagnostic d) override {
+    if (d.severity == Severity::Error)
+      messages += "    " + d.message + "\n";
+  }
+  std::string messages;
+};
+
+std::string readFile(const std::filesystem::path &path) {
+  std::ifstream in(path);
+  if (!in)
+    throw std::runtime_error("cannot open " + path.string());
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+// Compares every buffer parameter with TVM's; describes the first difference of each.
+bool compareWithTvm(const PrimFuncNode &func, const std::vector<ArgValue> &want, const std::vector<ArgValue> &got,
+                    const Tolerance &tolerance, std::string &report) {
+  bool ok = true;
+  for (size_t p = 0; p < want.size(); ++p) {
+    if (!want[p].isBuffer())
+      continue;
+    const BufferData &w = *want[p].buffer, &g = *got[p].buffer;
+    DataType t = w.elementType();
+    size_t differing = 0, first = 0;
+    double worst = 0;
+    for (size_t k = 0; k < w.size(); ++k) {
+      bool same;
+      if (!t.isFloat()) {
+        same = t.isUInt() ? w.getUInt(k) == g.getUInt(k) : w.getInt(k) == g.getInt(k);
+      } else {
+        double a = g.getFloat(k), b = w.getFloat(k);
+        if (std::isnan(a) || std::isnan(b))
+          same = std::isnan(a) && std::isnan(b);
+        else if (tolerance.exact || std::isinf(a) || std::isinf(b))
+          same = a == b && std::signbit(a) == std::signbit(b);
+        else {
+          double error = std::fabs(a - b), bound = tolerance.atol + tolerance.rtol * std::fabs(b);
+          same = error <= bound;
+          worst = std::max(worst, error / (bound > 0 ? bound : 1));
+        }
+      }
+      if (!same && differing++ == 0)
+        first = k;
+    }
+    if (!differing)
+      continue;
+    ok = false;
+    report += "    buffer '" + func.params[p]->name.str() + "' differs from TVM in " + std::to_string(differing) +
+              " of " + std::to_string(w.size()) + " elements; first at " + std::to_string(first) + ": TVM " +
+              cdiff::elementText(w, first) + ", got " + cdiff::elementText(g, first) + "\n";
+  }
+  return ok;
+}
+
+class Tester {
+public:
+  Tester(std::string workdir, std::vector<std::string> ways) : workdir_(std::move(workdir)), ways_(std::move(ways)) {}
+
+  int run(const std::vector<std::string> &files) {
+    int failed = 0, total = 0;
+    for (const std::string &file : files) {
+      for (const std::string &way : ways_) {
+        std::string report;
+        bool ok = false;
+        try {
+          ok = testFile(file, way, report);
+        } catch (const std::exception &error) {
+          report += "    " + std::string(error.what()) + "\n";
+        }
+        std::cout << (ok ? "PASS " : "FAIL ") << way << " " << std::filesystem::path(file).filename().string()
+                  << "\n"
+                  << report << std::flush;
+        failed += !ok;
+        ++total;
+      }
+    }
+    std::cout << total - failed << " of " << total << " runs match TVM\n";
+    return failed ? 1 : 0;
+  }
+
+private:
+  bool testFile(const std::string &file, const std::string &way, std::string &report) {
+    std::filesystem::path path(file);
+    std::string stem = path.filename().string();
+    stem = stem.substr(0, stem.find('.')); // NAME.STAGE.tir -> NAME
+    std::filesystem::path dir = path.parent_path();
+    std::string inputs = readFile(dir / (stem + ".in.json")), outputs = readFile(dir / (stem + ".out.json"));
+    Tolerance tolerance;
+    nlohmann::json out = nlohmann::json::parse(outputs);
+    if (out.contains("tolerance") && out["tolerance"].value("kind", "exact") == "float") {
+      tolerance.exact = false;
+      tolerance.rtol = out["tolerance"].value("rtol", 0.0);
+      tolerance.atol = out["tolerance"].value("atol", 0.0);
+    }
+    std::string functionName = nlohmann::json::parse(inputs).value("function", "");
+
+    SourceManager sources;
+    CollectingSink sink;
+    uint32_t id = sources.addFile(file, readFile(path));
+    std::optional<Module> parsed = parseModule(sources, id, sink, {});
+    if (!parsed) {
+      report += "    does not parse:\n" + sink.messages;
+      return false;
+    }
+    std::optional<Module> module = *parsed;
+    if (way != "interp") {
+      const TargetPipeline *target = findTargetPipeline(way);
+      module = cdiff::lowerModule(*parsed, target->pipeline, sink);
+      if (!module) {
+        report += "    the " + way + " pipeline fails:\n" + sink.messages;
+        return false;
+      }
+    }
+    size_t index = 0;
+    while (index < module->functions.size() && module->functions[index]->name.str() != functionName)
+      ++index;
+    if (index == module->functions.size()) {
+      if (module->functions.size() != 1)
+        throw std::runtime_error("no function '" + functionName + "' in " + file);
+      index = 0;
+    }
+    const PrimFunc &func = module->functions[index];
+    std::vector<ArgValue> args = makeArgsFromJson(func, inputs, 0);
+    std::vector<ArgValue> want = makeArgsFromJson(func, outputs, 0);
+    if (way == "interp") {
+      RunResult result = tirlower::run(func, args);
+      if (!result.ok()) {
+        report += "    the interpreter stops: " + cdiff::describe(result) + "\n";
+        return false;
+      }
+    } else if (way == "c") {
+      if (!runC(*module, index, args, stem + "." + path.filename().string(), sink, report))
+        return false;
+    } else {
+      LLVMEmitOptions options;
+      options.optLevel = 3;
+      JitModule jit(*module, options, true);
+      std::vector<std::vector<uint8_t>> scalars;
+      std::vector<void *> pointers = cdiff::shimArguments(args, scalars);
+      if (int32_t rc = jit.callPacked(llvmSymbolName(*func), pointers.data()); rc != 0) {
+        report += "    the function returned " + std::to_string(rc) + "\n";
+        return false;
+      }
+    }
+    return compareWithTvm(*func, want, args, tolerance, report);
+  }
+
+  bool runC(const Module &module, size_t index, std::vector<ArgValue> &args, const std::string &stem,
+            DiagnosticSink &sink, std::string &report) {
+    std::string source = emitC(module, CEmitOptions{}, sink);
+    std::vector<std::string> symbols = cdiff::definedSymbols(source);
+    if (symbols.size() != module.functions.size()) {
+      report += "    the C source defines " + std::to_string(symbols.size()) + " functions for " +
+                std::to_string(module.functions.size()) + "\n";
+      return false;
+    }
+    std::string c = workdir_ + "/" + stem + ".c", so = workdir_ + "/" + stem + ".so", output;
+    std::ofstream(c) << source << "\n" << cdiff::callShim(*module.functions[index], index, symbols[index]);
+    std::string command = "cc -std=c11 -O2 -Wall -Wextra -Werror -shared -fPIC -o " + cdiff::quote(so) + " " +
+                          cdiff::quote(c) + " -lm";
+    if (cdiff::shell(command, output) != 0) {
+      report += "    the emitted C does not compile (" + c + "):\n" + output;
+      return false;
+    }
+    void *library = dlopen(so.c_str(), RTLD_NOW | RTLD_LOCAL);
+    if (!library) {
+      report += "    dlopen: " + std::string(dlerror()) + "\n";
+      return false;
+    }
+    using Shim = int32_t (*)(void **);
+    auto shim = reinterpret_cast<Shim>(dlsym(library, ("tl_call_" + std::to_string(index)).c_str()));
+    std::vector<std::vector<uint8_t>> scalars;
+    std::vector<void *> pointers = cdiff::shimArguments(args, scalars);
+    int32_t rc = shim(pointers.data());
+    dlclose(library);
+    if (rc != 0) {
+      report += "    the function returned " + std::to_string(rc) + "\n";
+      return false;
+    }
+    return true;
+  }
+
+  std::string workdir_;
+  std::vector<std::string> ways_;
+};
+
+} // namespace
+} // namespace tirlower
+
+int main(int argc, char **argv) {
+  using namespace tirlower;
+  std::string workdir = (std::filesystem::temp_directory_path() / "tirlower-tvm-corpus").string();
+  std::vector<std::string> ways = {"interp", "c", "llvm"}, files;
+  for (int k = 1; k < argc; ++k) {
+    std::string arg = argv[k];
+    if (arg.rfind("--workdir=", 0) == 0) {
+      workdir = arg.substr(10);
+    } else if (arg.rfind("--ways=", 0) == 0) {
+      ways.clear();
+      std::stringstream list(arg.substr(7));
+      for (std::string way; std::getline(list, way, ',');) {
+        if (way != "interp" && way != "c" && way != "llvm") {
+          std::cerr << "tvm_corpus: unknown way '" << way << "' (interp, c, llvm)\n";
+          return 2;
+        }
+        ways.push_back(way);
+      }
+    } else {
+      files.push_back(arg);
+    }
+  }
+  std::filesystem::create_directories(workdir);
+  try {
+    return Tester(workdir, ways).run(files);
+  } catch (const std::exception &error) {
+    std::cerr << "FAIL: " << error.what() << "\n";
+    return 1;
+  }
+}
