@@ -208,6 +208,7 @@ private:
   // ---- statements -------------------------------------------------------------------------
   void emitStmt(const Stmt &s) {
     switch (s->kind()) {
+    case StmtKind::Block: throw CompileError(s->loc, "C emitter: " + blockMessage(*s.as<BlockNode>()));
     case StmtKind::SeqStmt:
       for (const Stmt &child : s.as<SeqStmtNode>()->stmts)
         emitStmt(child);

@@ -56,15 +56,15 @@ const char *cInfixOperator(BinaryOp op, bool vector) {
 
 namespace {
 
-using Range = IntRanges::Range;
+using IntRange = IntRanges::Range;
 
-std::optional<Range> fit(__int128 lo, __int128 hi) {
+std::optional<IntRange> fit(__int128 lo, __int128 hi) {
   if (lo < INT64_MIN || hi > INT64_MAX)
     return std::nullopt;
-  return Range{static_cast<int64_t>(lo), static_cast<int64_t>(hi)};
+  return IntRange{static_cast<int64_t>(lo), static_cast<int64_t>(hi)};
 }
 
-bool fitsType(const Range &r, DataType t) {
+bool fitsType(const IntRanges::Range &r, DataType t) {
   if (t.bits() >= 64)
     return t.isInt() || r.first >= 0;
   int64_t lo = t.isUInt() ? 0 : -(int64_t(1) << (t.bits() - 1));
@@ -74,24 +74,24 @@ bool fitsType(const Range &r, DataType t) {
 
 } // namespace
 
-std::optional<Range> IntRanges::of(const Expr &e) const {
+std::optional<IntRanges::Range> IntRanges::of(const Expr &e) const {
   if (!e->type.isScalar() || !(e->type.isInt() || e->type.isUInt()))
     return std::nullopt;
   if (const int64_t *v = asConstInt(e))
-    return Range{*v, *v};
+    return IntRange{*v, *v};
   if (const auto *var = e.as<VarNode>()) {
     auto it = ranges_.find(var);
-    return it == ranges_.end() ? std::nullopt : std::optional<Range>(it->second);
+    return it == ranges_.end() ? std::nullopt : std::optional<IntRange>(it->second);
   }
   if (const auto *cast = e.as<CastNode>()) {
-    std::optional<Range> r = of(cast->value);
+    std::optional<IntRange> r = of(cast->value);
     return r && fitsType(*r, e->type) ? r : std::nullopt;
   }
   if (const auto *select = e.as<SelectNode>()) {
-    std::optional<Range> a = of(select->trueValue), b = of(select->falseValue);
+    std::optional<IntRange> a = of(select->trueValue), b = of(select->falseValue);
     if (!a || !b)
       return std::nullopt;
-    return Range{std::min(a->first, b->first), std::max(a->second, b->second)};
+    return IntRange{std::min(a->first, b->first), std::max(a->second, b->second)};
   }
   const auto *op = e.as<BinaryNode>();
   return op ? binary(op) : std::nullopt;
@@ -105,14 +105,14 @@ void IntRanges::setLoop(const VarNode *var, const Expr &min, const Expr &extent)
     ranges_.erase(var);
 }
 
-std::optional<Range> IntRanges::binary(const BinaryNode *op) const {
+std::optional<IntRanges::Range> IntRanges::binary(const BinaryNode *op) const {
   if (!op->type.isScalar() || !(op->type.isInt() || op->type.isUInt()))
     return std::nullopt;
-  std::optional<Range> a = of(op->a), b = of(op->b);
+  std::optional<IntRange> a = of(op->a), b = of(op->b);
   if (!a || !b)
     return std::nullopt;
   __int128 al = a->first, ah = a->second, bl = b->first, bh = b->second;
-  std::optional<Range> r;
+  std::optional<IntRange> r;
   switch (op->op) {
   case BinaryOp::Add: r = fit(al + bl, ah + bh); break;
   case BinaryOp::Sub: r = fit(al - bh, ah - bl); break;
@@ -121,8 +121,8 @@ std::optional<Range> IntRanges::binary(const BinaryNode *op) const {
     r = fit(*std::min_element(p, p + 4), *std::max_element(p, p + 4));
     break;
   }
-  case BinaryOp::Min: r = Range{std::min(a->first, b->first), std::min(a->second, b->second)}; break;
-  case BinaryOp::Max: r = Range{std::max(a->first, b->first), std::max(a->second, b->second)}; break;
+  case BinaryOp::Min: r = IntRange{std::min(a->first, b->first), std::min(a->second, b->second)}; break;
+  case BinaryOp::Max: r = IntRange{std::max(a->first, b->first), std::max(a->second, b->second)}; break;
   case BinaryOp::FloorDiv:
   case BinaryOp::FloorMod: {
     if (bl != bh || bl <= 0)
@@ -150,7 +150,7 @@ bool IntRanges::mayOverflow(const BinaryNode *op) const {
 bool IntRanges::mayBeMinusOne(const Expr &divisor) const {
   if (const auto *b = divisor.as<BroadcastNode>())
     return mayBeMinusOne(b->value);
-  std::optional<Range> r = of(divisor);
+  std::optional<IntRange> r = of(divisor);
   return !r || (r->first <= -1 && r->second >= -1);
 }
 

@@ -31,6 +31,7 @@ const char *stmtKindName(StmtKind kind) {
   case StmtKind::AssertStmt: return "assert";
   case StmtKind::Evaluate: return "evaluate";
   case StmtKind::SeqStmt: return "seq";
+  case StmtKind::Block: return "block";
   }
   return "?";
 }
@@ -383,8 +384,46 @@ private:
       node["stmts"] = std::move(list);
       break;
     }
+    case StmtKind::Block: block(*static_cast<const BlockNode *>(base), node); break;
     }
     return node;
+  }
+
+  Json region(const BufferRegion &r) {
+    Json ranges = Json::array();
+    for (const Range &range : r.region)
+      ranges.push_back(Json{{"min", expr(range.min)}, {"extent", expr(range.extent)}});
+    return Json{{"buffer", declareBuffer(*r.buffer, "implicit")}, {"region", std::move(ranges)}};
+  }
+
+  void block(const BlockNode &op, Json &node) {
+    node["name"] = op.name.str();
+    Json iters = Json::array();
+    for (const BlockIterVar &iv : op.iterVars)
+      iters.push_back(Json{{"var", varRef(iv.var.get())},
+                           {"kind", iterKindName(iv.kind)},
+                           {"min", expr(iv.min)},
+                           {"extent", expr(iv.extent)},
+                           {"value", expr(iv.value)}});
+    node["iter_vars"] = std::move(iters);
+    node["predicate"] = op.predicate ? expr(op.predicate) : Json(nullptr);
+    for (const auto &[key, regions] : {std::pair{"reads", &op.reads}, std::pair{"writes", &op.writes}}) {
+      Json list = Json::array();
+      for (const BufferRegion &r : *regions)
+        list.push_back(region(r));
+      node[key] = std::move(list);
+    }
+    Json allocs = Json::array();
+    for (const Buffer &b : op.allocBuffers)
+      allocs.push_back(declareBuffer(*b, "alloc_buffer"));
+    node["alloc_buffers"] = std::move(allocs);
+    Json matches = Json::array();
+    for (const MatchBufferRegion &m : op.matchBuffers)
+      matches.push_back(Json{{"buffer", declareBuffer(*m.buffer, "match_buffer")}, {"source", region(m.source)}});
+    node["match_buffers"] = std::move(matches);
+    node["annotations"] = op.annotations.isNone() ? Json::object() : attrJson(op.annotations);
+    node["init"] = op.init ? stmt(op.init) : Json(nullptr);
+    node["body"] = stmt(op.body);
   }
 
   const SourceInfo *sources_;

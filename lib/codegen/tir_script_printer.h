@@ -55,6 +55,9 @@ private:
   void indent() { out_.append(static_cast<size_t>(indent_) * 4, ' '); }
   void printBody(const Stmt &stmt); // one level deeper
   void printFor(const ForNode &loop);
+  void printBlock(const BlockNode &block);
+  void printIterVars(const BlockNode &block);
+  void printRegion(const BufferRegion &region);
   void printBufferArgs(const BufferNode &buffer, std::optional<std::string_view> data);
   void printTypeAnnotation(const VarNode &var);
   void printLayoutTransform(const LayoutTransform &transform);
@@ -89,6 +92,8 @@ private:
   // Per bufferMap entry of the function being printed: its buffer when it prints inline in the
   // signature, else null (kept to reuse the memory).
   std::vector<const BufferNode *> simpleBuffers_;
+  // The loops around the statement being printed (T.axis.remap takes their domains).
+  std::vector<const ForNode *> loops_;
 };
 
 // Precedence levels of printed expressions, loosest first (Python's order).

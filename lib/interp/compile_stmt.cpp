@@ -122,6 +122,28 @@ private:
   Scratch out_;
 };
 
+// Fresh, uninitialised storage of `dtype` for the product of `extents` (or what `layout`
+// needs), within the interpreter's allocation limit.
+std::unique_ptr<BufferData> allocateStorage(Frame &frame, SourceRange loc, const std::string &name, DataType dtype,
+                                            const BufferLayout *layout, const std::vector<ExprCodePtr> &extents) {
+  __int128 scalars = dtype.lanes();
+  if (layout)
+    scalars = layout->requiredScalars(frame);
+  for (const ExprCodePtr &extent : extents) {
+    const int64_t e = extent->scalar(frame).i;
+    if (e < 0)
+      runtimeError(loc, "allocation '" + name + "' has negative extent " + std::to_string(e));
+    scalars *= e;
+    if (scalars > static_cast<__int128>(frame.options->maxAllocationBytes))
+      break;
+  }
+  const __int128 bytes = scalars * dtype.laneBytes();
+  if (bytes > static_cast<__int128>(frame.options->maxAllocationBytes))
+    runtimeError(loc, "allocation '" + name + "' needs more than the interpreter's limit of " +
+                          std::to_string(frame.options->maxAllocationBytes) + " bytes");
+  return std::make_unique<BufferData>(dtype.element(), static_cast<size_t>(scalars));
+}
+
 // Fresh storage for a handle variable for the extent of `body`. The size is either the product
 // of Allocate's extents or what a declared buffer's layout needs.
 class AllocateCode : public StmtCode {
@@ -131,22 +153,7 @@ public:
       : StmtCode(loc), name_(std::move(name)), dtype_(dtype), slot_(slot), extents_(std::move(extents)),
         layout_(std::move(layout)), body_(std::move(body)) {}
   void exec(Frame &frame) const override {
-    __int128 scalars = dtype_.lanes();
-    if (layout_)
-      scalars = layout_->requiredScalars(frame);
-    for (const ExprCodePtr &extent : extents_) {
-      const int64_t e = extent->scalar(frame).i;
-      if (e < 0)
-        runtimeError(loc, "allocation '" + name_ + "' has negative extent " + std::to_string(e));
-      scalars *= e;
-      if (scalars > static_cast<__int128>(frame.options->maxAllocationBytes))
-        break;
-    }
-    const __int128 bytes = scalars * dtype_.laneBytes();
-    if (bytes > static_cast<__int128>(frame.options->maxAllocationBytes))
-      runtimeError(loc, "allocation '" + name_ + "' needs more than the interpreter's limit of " +
-                            std::to_string(frame.options->maxAllocationBytes) + " bytes");
-    auto storage = std::make_unique<BufferData>(dtype_.element(), static_cast<size_t>(scalars));
+    std::unique_ptr<BufferData> storage = allocateStorage(frame, loc, name_, dtype_, layout_.get(), extents_);
     frame.env[slot_].p = storage.get();
     body_->exec(frame);
   }
@@ -165,6 +172,97 @@ StmtCodePtr allocateBuffer(Compiler &compiler, const Buffer &buffer, const Stmt 
   ScopedBinding binding(compiler, buffer->data);
   return std::make_unique<AllocateCode>(loc, buffer->name.str(), buffer->dtype, binding.slot(),
                                         std::vector<ExprCodePtr>{}, std::move(layout), compiler.stmt(body));
+}
+
+// A block run as TVM defines it, without lowering it: the iteration variables take their
+// bound values (each must lie in its domain), the predicate decides whether the block runs, its
+// allocations are fresh for each run, and `init` runs first when every reduce variable is at
+// the minimum of its domain.
+class BlockCode : public StmtCode {
+public:
+  struct Iter {
+    std::string name;
+    int slot;
+    NumKind kind;
+    ExprCodePtr value, min, extent;
+    bool reduce;
+  };
+  struct Alloc {
+    std::string name;
+    DataType dtype;
+    int slot;
+    std::unique_ptr<BufferLayout> layout;
+  };
+  BlockCode(SourceRange loc, std::string name, std::vector<Iter> iters, ExprCodePtr predicate,
+            std::vector<Alloc> allocs, StmtCodePtr init, StmtCodePtr body)
+      : StmtCode(loc), name_(std::move(name)), iters_(std::move(iters)), predicate_(std::move(predicate)),
+        allocs_(std::move(allocs)), init_(std::move(init)), body_(std::move(body)), values_(iters_.size()) {}
+
+  void exec(Frame &frame) const override {
+    // Every binding is evaluated before any iteration variable is set: bindings read loop
+    // variables only.
+    for (size_t k = 0; k < iters_.size(); ++k)
+      values_[k] = iters_[k].value->scalar(frame);
+    bool atInit = true;
+    for (size_t k = 0; k < iters_.size(); ++k) {
+      const Iter &it = iters_[k];
+      const Cell min = it.min->scalar(frame), extent = it.extent->scalar(frame), v = values_[k];
+      bool inside = it.kind == NumKind::Int ? v.i >= min.i && v.i - min.i < extent.i
+                                            : v.u >= min.u && v.u - min.u < extent.u;
+      if (!inside)
+        runtimeError(loc, "block \"" + name_ + "\": iteration variable '" + it.name + "' is bound to " +
+                              std::to_string(v.i) + ", outside its domain [" + std::to_string(min.i) + ", " +
+                              std::to_string(min.i + extent.i) + ")");
+      atInit &= !it.reduce || v.u == min.u;
+      frame.env[it.slot] = v;
+    }
+    if (predicate_ && !predicate_->scalar(frame).u)
+      return;
+    std::vector<std::unique_ptr<BufferData>> storage;
+    for (const Alloc &a : allocs_) {
+      storage.push_back(allocateStorage(frame, loc, a.name, a.dtype, a.layout.get(), {}));
+      frame.env[a.slot].p = storage.back().get();
+    }
+    if (init_ && atInit)
+      init_->exec(frame);
+    body_->exec(frame);
+  }
+
+private:
+  std::string name_;
+  std::vector<Iter> iters_;
+  ExprCodePtr predicate_;
+  std::vector<Alloc> allocs_;
+  StmtCodePtr init_, body_;
+  mutable std::vector<Cell> values_;
+};
+
+StmtCodePtr compileBlock(Compiler &compiler, const BlockNode &op) {
+  if (!op.matchBuffers.empty())
+    throw CompileError(op.loc, "the interpreter cannot run T.match_buffer inside block \"" + op.name.str() +
+                                   "\"; run lower-match-buffer first");
+  std::vector<BlockCode::Iter> iters;
+  std::vector<std::unique_ptr<ScopedBinding>> bindings;
+  for (const BlockIterVar &iv : op.iterVars)
+    iters.push_back({iv.var->name.str(), 0, numKind(iv.var->type), compiler.expr(iv.value), compiler.expr(iv.min),
+                     compiler.expr(iv.extent), iv.kind == IterKind::Reduce});
+  for (size_t k = 0; k < op.iterVars.size(); ++k) {
+    bindings.push_back(std::make_unique<ScopedBinding>(compiler, op.iterVars[k].var));
+    iters[k].slot = bindings.back()->slot();
+  }
+  ExprCodePtr predicate = op.predicate ? compiler.expr(op.predicate) : nullptr;
+  std::vector<BlockCode::Alloc> allocs;
+  for (const Buffer &b : op.allocBuffers) {
+    auto layout = std::make_unique<BufferLayout>(compiler, *b, op.loc);
+    bindings.push_back(std::make_unique<ScopedBinding>(compiler, b->data));
+    allocs.push_back({b->name.str(), b->dtype, bindings.back()->slot(), std::move(layout)});
+  }
+  StmtCodePtr init = op.init ? compiler.stmt(op.init) : nullptr;
+  StmtCodePtr body = compiler.stmt(op.body);
+  while (!bindings.empty())
+    bindings.pop_back(); // unbind in reverse order
+  return std::make_unique<BlockCode>(op.loc, op.name.str(), std::move(iters), std::move(predicate),
+                                     std::move(allocs), std::move(init), std::move(body));
 }
 
 } // namespace
@@ -223,6 +321,7 @@ StmtCodePtr Compiler::stmt(const Stmt &s) {
     return std::make_unique<AssertCode>(loc, expr(op->condition), op->message);
   }
   case StmtKind::Evaluate: return std::make_unique<EvaluateCode>(loc, expr(s.as<EvaluateNode>()->value));
+  case StmtKind::Block: return compileBlock(*this, *s.as<BlockNode>());
   case StmtKind::SeqStmt: {
     std::vector<StmtCodePtr> stmts;
     for (const Stmt &child : s.as<SeqStmtNode>()->stmts)

@@ -1,5 +1,7 @@
 #include "ir/stmt.h"
 
+#include <algorithm>
+
 namespace tirlower {
 
 namespace {
@@ -172,6 +174,68 @@ Stmt SeqStmtNode::make(std::vector<Stmt> stmts, SourceRange loc) {
   auto *node = new SeqStmtNode();
   node->stmts = std::move(flat);
   return located(node, loc);
+}
+
+const char *iterKindName(IterKind kind) {
+  switch (kind) {
+  case IterKind::Spatial: return "spatial";
+  case IterKind::Reduce: return "reduce";
+  case IterKind::Scan: return "scan";
+  case IterKind::Opaque: return "opaque";
+  }
+  return "?";
+}
+
+Stmt BlockNode::make(Fields f, SourceRange loc) {
+  for (const BlockIterVar &iv : f.iterVars) {
+    if (!iv.var->type.isIndex())
+      fail("block iteration variable '" + iv.var->name.str() + "' must be a scalar integer, not " +
+           iv.var->type.str());
+    if (!iv.value || iv.value->type != iv.var->type)
+      fail("block iteration variable '" + iv.var->name.str() + "' of type " + iv.var->type.str() +
+           " must be bound to a value of the same type");
+    if (iv.min->type != iv.var->type || iv.extent->type != iv.var->type)
+      fail("the domain of block iteration variable '" + iv.var->name.str() + "' must have its type " +
+           iv.var->type.str());
+  }
+  if (f.predicate && f.predicate->type != DataType::boolean())
+    fail("block predicate must be a scalar bool, not " + f.predicate->type.str());
+  for (const auto *regions : {&f.reads, &f.writes})
+    for (const BufferRegion &r : *regions)
+      if (r.region.size() != r.buffer->rank())
+        fail("region of buffer '" + r.buffer->name.str() + "' has " + std::to_string(r.region.size()) +
+             " ranges for " + std::to_string(r.buffer->rank()) + " dimensions");
+  for (const MatchBufferRegion &m : f.matchBuffers)
+    if (m.source.region.size() != m.source.buffer->rank())
+      fail("matched region of buffer '" + m.source.buffer->name.str() + "' has " +
+           std::to_string(m.source.region.size()) + " ranges for " + std::to_string(m.source.buffer->rank()) +
+           " dimensions");
+  if (f.init && std::none_of(f.iterVars.begin(), f.iterVars.end(),
+                             [](const BlockIterVar &iv) { return iv.kind == IterKind::Reduce; }))
+    fail("block '" + f.name.str() + "' has T.init() but no reduce iteration variable");
+  requireBody(f.body, "block");
+  auto *node = new BlockNode();
+  node->name = f.name;
+  node->iterVars = std::move(f.iterVars);
+  node->predicate = std::move(f.predicate);
+  node->reads = std::move(f.reads);
+  node->writes = std::move(f.writes);
+  node->allocBuffers = std::move(f.allocBuffers);
+  node->matchBuffers = std::move(f.matchBuffers);
+  node->annotations = std::move(f.annotations);
+  node->init = std::move(f.init);
+  node->body = std::move(f.body);
+  return located(node, loc);
+}
+
+BlockNode::Fields BlockNode::fields() const {
+  return {name, iterVars, predicate, reads, writes, allocBuffers, matchBuffers, annotations, init, body};
+}
+
+std::string blockMessage(const BlockNode &block) {
+  return "block \"" + block.name.str() +
+         "\" is schedulable TIR; lower it first (lower-init-block, convert-blocks-to-opaque, lower-match-buffer, "
+         "lower-opaque-block: every target's default pipeline starts with them)";
 }
 
 bool isNoOp(const Stmt &stmt) {

@@ -23,6 +23,7 @@ enum class StmtKind : uint8_t {
   AssertStmt,
   Evaluate,
   SeqStmt,
+  Block,
 };
 
 class StmtNode : public Node {
@@ -194,6 +195,80 @@ public:
 private:
   SeqStmtNode() : StmtNode(kNodeKind) {}
 };
+
+// ---- Blocks (schedulable TIR) ----------------------------------------------------------------
+
+// The role of a block iteration variable (`T.axis.spatial/reduce/scan/opaque`, letters
+// S/R/C/O in `T.axis.remap`).
+enum class IterKind : uint8_t { Spatial, Reduce, Scan, Opaque };
+const char *iterKindName(IterKind kind); // "spatial", "reduce", "scan", "opaque"
+
+// A block iteration variable over [min, min + extent), bound to `value` (an expression of the
+// enclosing loop variables) where the block is realized.
+struct BlockIterVar {
+  Var var;
+  Expr min, extent;
+  IterKind kind = IterKind::Spatial;
+  Expr value;
+};
+
+// A half-open range [min, min + extent) of one buffer dimension.
+struct Range {
+  Expr min, extent;
+};
+
+// `A[v_i, 0:16]`: the part of a buffer a block reads or writes.
+struct BufferRegion {
+  Buffer buffer;
+  std::vector<Range> region; // one range per dimension
+};
+
+// `B = T.match_buffer(A[v_i, 0:16], (16,))` inside a block: B views that region of A.
+struct MatchBufferRegion {
+  Buffer buffer;
+  BufferRegion source;
+};
+
+// A block as TVM's SBlockRealize + SBlock: `with T.sblock("name"):` with its iteration
+// variables and their bindings, an optional predicate (`T.where`), the regions it reads and
+// writes, its own allocations and matched buffers, annotations, an optional `T.init()` (run
+// when every reduce variable is at its minimum) and its body. The lowering passes
+// (lower-init-block, convert-blocks-to-opaque, lower-match-buffer, lower-opaque-block) remove
+// blocks; the interpreter runs them directly.
+class BlockNode : public StmtNode {
+public:
+  static constexpr StmtKind kNodeKind = StmtKind::Block;
+  Symbol name;
+  std::vector<BlockIterVar> iterVars;
+  Expr predicate; // null: always
+  std::vector<BufferRegion> reads, writes;
+  std::vector<Buffer> allocBuffers;
+  std::vector<MatchBufferRegion> matchBuffers;
+  AttrValue annotations; // a dict; empty when none
+  Stmt init;             // null: none
+  Stmt body;
+  struct Fields {
+    Symbol name;
+    std::vector<BlockIterVar> iterVars;
+    Expr predicate;
+    std::vector<BufferRegion> reads, writes;
+    std::vector<Buffer> allocBuffers;
+    std::vector<MatchBufferRegion> matchBuffers;
+    AttrValue annotations;
+    Stmt init, body;
+  };
+  // Iteration variables are scalar integers with bindings of their type; the predicate is a
+  // scalar bool; every region has one range per dimension of its buffer; an init needs a
+  // reduce variable.
+  static Stmt make(Fields fields, SourceRange loc = {});
+  Fields fields() const;
+
+private:
+  BlockNode() : StmtNode(kNodeKind) {}
+};
+
+// What an emitter says of a block it meets: blocks must be lowered first.
+std::string blockMessage(const BlockNode &block);
 
 bool isNoOp(const Stmt &stmt); // an empty SeqStmt or Evaluate of a constant
 

@@ -243,6 +243,56 @@ private:
     IRVisitor::visit(op);
   }
 
+  void checkRegion(const BufferRegion &region) {
+    if (!buffers_.count(region.buffer.get()) && reportedBuffers_.insert(region.buffer.get()).second)
+      error(context_, "buffer " + quoted(region.buffer->name) + " is named in a block region but not declared");
+    for (const Range &range : region.region) {
+      visit(range.min);
+      visit(range.extent);
+    }
+  }
+
+  // Block iteration variables are bound once each and scope the block; its allocations and
+  // matched buffers are declared for its init and body.
+  void visit(const BlockNode *op) override {
+    Context context(*this, op->loc);
+    for (const BlockIterVar &iv : op->iterVars) {
+      visit(iv.min);
+      visit(iv.extent);
+      visit(iv.value);
+    }
+    for (const BlockIterVar &iv : op->iterVars)
+      define(iv.var, iv.var->loc.valid() ? iv.var->loc : op->loc);
+    visit(op->predicate);
+    for (const MatchBufferRegion &match : op->matchBuffers) {
+      checkRegion(match.source);
+      define(match.buffer->data, op->loc);
+      checkBufferFields(match.buffer);
+      declareBuffer(match.buffer);
+    }
+    for (const Buffer &buffer : op->allocBuffers) {
+      define(buffer->data, op->loc);
+      checkBufferFields(buffer);
+      declareBuffer(buffer);
+    }
+    for (const BufferRegion &region : op->reads)
+      checkRegion(region);
+    for (const BufferRegion &region : op->writes)
+      checkRegion(region);
+    visit(op->init);
+    visit(op->body);
+    for (const Buffer &buffer : op->allocBuffers) {
+      undeclareBuffer(buffer);
+      undefine(buffer->data);
+    }
+    for (const MatchBufferRegion &match : op->matchBuffers) {
+      undeclareBuffer(match.buffer);
+      undefine(match.buffer->data);
+    }
+    for (const BlockIterVar &iv : op->iterVars)
+      undefine(iv.var);
+  }
+
   // Maps of one data variable are applied in order: each takes the previous one's output.
   void checkLayoutTransforms() {
     std::unordered_map<const VarNode *, size_t> currentRank;

@@ -38,6 +38,7 @@ void IRVisitor::visit(const Stmt &s) {
   case StmtKind::Allocate: return visit(static_cast<const AllocateNode *>(s.get()));
   case StmtKind::DeclBuffer: return visit(static_cast<const DeclBufferNode *>(s.get()));
   case StmtKind::AllocBuffer: return visit(static_cast<const AllocBufferNode *>(s.get()));
+  case StmtKind::Block: return visit(static_cast<const BlockNode *>(s.get()));
   case StmtKind::AttrStmt: return visit(static_cast<const AttrStmtNode *>(s.get()));
   case StmtKind::AssertStmt: return visit(static_cast<const AssertStmtNode *>(s.get()));
   case StmtKind::Evaluate: return visit(static_cast<const EvaluateNode *>(s.get()));
@@ -122,6 +123,33 @@ void IRVisitor::visit(const SeqStmtNode *op) {
   for (const Stmt &s : op->stmts)
     visit(s);
 }
+void IRVisitor::visit(const BlockNode *op) {
+  for (const BlockIterVar &iv : op->iterVars) {
+    visit(iv.min);
+    visit(iv.extent);
+    visit(iv.value);
+  }
+  visit(op->predicate);
+  auto region = [&](const BufferRegion &r) {
+    visitBuffer(r.buffer);
+    for (const Range &range : r.region) {
+      visit(range.min);
+      visit(range.extent);
+    }
+  };
+  for (const BufferRegion &r : op->reads)
+    region(r);
+  for (const BufferRegion &r : op->writes)
+    region(r);
+  for (const Buffer &b : op->allocBuffers)
+    visitBuffer(b);
+  for (const MatchBufferRegion &m : op->matchBuffers) {
+    visitBuffer(m.buffer);
+    region(m.source);
+  }
+  visit(op->init);
+  visit(op->body);
+}
 
 // ---- IRMutator -------------------------------------------------------------------------------
 
@@ -158,6 +186,7 @@ Stmt IRMutator::mutate(const Stmt &s) {
   case StmtKind::Allocate: return visit(static_cast<const AllocateNode *>(s.get()));
   case StmtKind::DeclBuffer: return visit(static_cast<const DeclBufferNode *>(s.get()));
   case StmtKind::AllocBuffer: return visit(static_cast<const AllocBufferNode *>(s.get()));
+  case StmtKind::Block: return visit(static_cast<const BlockNode *>(s.get()));
   case StmtKind::AttrStmt: return visit(static_cast<const AttrStmtNode *>(s.get()));
   case StmtKind::AssertStmt: return visit(static_cast<const AssertStmtNode *>(s.get()));
   case StmtKind::Evaluate: return visit(static_cast<const EvaluateNode *>(s.get()));
@@ -317,6 +346,46 @@ Stmt IRMutator::visit(const SeqStmtNode *op) {
     changed |= stmts.back() != s;
   }
   return changed ? SeqStmtNode::make(std::move(stmts), op->loc) : Stmt(op);
+}
+BufferRegion IRMutator::mutate(const BufferRegion &r, bool *changed) {
+  BufferRegion result{mutateBuffer(r.buffer), {}};
+  *changed |= result.buffer != r.buffer;
+  result.region.reserve(r.region.size());
+  for (const Range &range : r.region) {
+    Expr min = mutate(range.min), extent = mutate(range.extent);
+    *changed |= min != range.min || extent != range.extent;
+    result.region.push_back({min, extent});
+  }
+  return result;
+}
+Stmt IRMutator::visit(const BlockNode *op) {
+  BlockNode::Fields f = op->fields();
+  bool changed = false;
+  for (BlockIterVar &iv : f.iterVars) {
+    Expr min = mutate(iv.min), extent = mutate(iv.extent), value = mutate(iv.value);
+    changed |= min != iv.min || extent != iv.extent || value != iv.value;
+    iv.min = min, iv.extent = extent, iv.value = value;
+  }
+  f.predicate = mutate(op->predicate);
+  changed |= f.predicate != op->predicate;
+  for (auto *regions : {&f.reads, &f.writes})
+    for (BufferRegion &r : *regions)
+      r = mutate(r, &changed);
+  for (Buffer &b : f.allocBuffers) {
+    Buffer mutated = mutateBuffer(b);
+    changed |= mutated != b;
+    b = mutated;
+  }
+  for (MatchBufferRegion &m : f.matchBuffers) {
+    Buffer mutated = mutateBuffer(m.buffer);
+    changed |= mutated != m.buffer;
+    m.buffer = mutated;
+    m.source = mutate(m.source, &changed);
+  }
+  f.init = mutate(op->init);
+  f.body = mutate(op->body);
+  changed |= f.init != op->init || f.body != op->body;
+  return changed ? BlockNode::make(std::move(f), op->loc) : Stmt(op);
 }
 
 // ---- substitute ------------------------------------------------------------------------------

@@ -43,6 +43,7 @@ protected:
   virtual void visit(const AssertStmtNode *);
   virtual void visit(const EvaluateNode *);
   virtual void visit(const SeqStmtNode *);
+  virtual void visit(const BlockNode *);
 };
 
 class IRMutator {
@@ -83,6 +84,8 @@ protected:
   virtual Stmt visit(const AssertStmtNode *op);
   virtual Stmt visit(const EvaluateNode *op);
   virtual Stmt visit(const SeqStmtNode *op);
+  virtual Stmt visit(const BlockNode *op);
+  BufferRegion mutate(const BufferRegion &region, bool *changed);
 };
 
 // Replaces variables by expressions (a map keyed by node identity) everywhere, including

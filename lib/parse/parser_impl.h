@@ -126,6 +126,13 @@ struct PendingDecl {
 
 class Parser {
 public:
+  // The block whose header statements (T.axis, T.reads, T.where, ...) are being read.
+  struct BlockScope {
+    BlockNode::Fields fields;
+    uint32_t depth = 0;  // blockDepth_ inside its body
+    bool legacy = false; // T.block (before TVM 0.25): T.alloc_buffer in its header allocates for the block
+  };
+
   Parser(const SourceManager &sources, uint32_t fileId, DiagnosticSink &diagnostics, ParseRange range);
 
   std::optional<Module> parseModule();
@@ -298,6 +305,19 @@ private:
   void parseMatchBuffer(uint32_t target, uint32_t call);
   void declareView(uint32_t target, uint32_t call, PendingDecl &pending);
   void defineBuffer(uint32_t nameNode, const Buffer &buffer);
+  // ---- blocks (blocks.cpp)
+  bool isBlockCall(uint32_t call) const;
+  std::string_view axisName(uint32_t callee) const; // "spatial" for T.axis.spatial
+  BlockScope *blockHeader(uint32_t id, const char *what);
+  Stmt parseBlockStmt(uint32_t call, SourceRange loc);
+  Stmt parseInit(uint32_t call);
+  Range lowerRange(uint32_t id);
+  Range boundsRange(uint32_t minNode, uint32_t endNode, SourceRange where, const char *what);
+  BufferRegion lowerRegion(uint32_t id);
+  bool parseBlockAnnotation(uint32_t call, std::string_view name);
+  void parseAxis(const std::vector<uint32_t> &targets, uint32_t call);
+  void parseBlockBuffer(uint32_t target, uint32_t call, std::string_view kind);
+
   Stmt makeLoop(ForKind kind, Var var, Expr min, Expr extent, Stmt body, Symbol thread, AttrValue annotations,
                 SourceRange loc);
 
@@ -326,6 +346,9 @@ private:
   std::vector<uint32_t> scratch_;
 
   ScopeStack scope_;
+  BlockScope *block_ = nullptr;
+  // The loops around the statement being read, innermost last: T.axis.remap takes their domains.
+  std::vector<std::pair<const VarNode *, Range>> loopDomains_;
   std::unordered_set<std::string_view> functionNames_;
   // Per function being parsed.
   struct FunctionState {

@@ -224,6 +224,13 @@ Stmt Parser::parseFor() {
     scope_.define(tokenText(targets[k]), {Binding::Kind::Var, var, nullptr, where});
     vars.push_back(var);
   }
+  for (size_t k = 0; k < vars.size(); ++k)
+    loopDomains_.push_back({vars[k].get(), {bounds[k].min, bounds[k].extent}});
+  struct PopDomains {
+    std::vector<std::pair<const VarNode *, Range>> &domains;
+    size_t size;
+    ~PopDomains() { domains.resize(size); }
+  } popDomains{loopDomains_, loopDomains_.size() - vars.size()};
   Stmt body = parseBlock();
   for (size_t k = vars.size(); k-- > 0;)
     body = makeLoop(kind, vars[k], bounds[k].min, bounds[k].extent, body, thread,
@@ -303,8 +310,13 @@ Stmt Parser::parseWith(PendingDecl &pending, bool &opened) {
   uint32_t call = parseExpr();
   expect(Tok::Colon, "':' after the with header");
   SourceRange loc = range(begin, node(call).end);
+  if (node(call).kind == Ast::Call && isBlockCall(call))
+    return parseBlockStmt(call, loc);
+  if (node(call).kind == Ast::Call && builtinName(child(call, 0)) == "init")
+    return parseInit(call);
   if (node(call).kind != Ast::Call || builtinName(child(call, 0)) != "attr")
-    fail(nodeRange(call), "unsupported 'with' statement; expected 'with T.attr(node, \"key\", value):'");
+    fail(nodeRange(call), "unsupported 'with' statement; expected 'with T.sblock(\"name\"):', 'with T.init():' or "
+                          "'with T.attr(node, \"key\", value):'");
   lowerAttr(call, pending);
   expect(Tok::Newline, "end of line after ':'");
   pending.loc = loc;
@@ -345,6 +357,22 @@ void Parser::lowerAttr(uint32_t call, PendingDecl &pending) {
 
 Stmt Parser::parseExpressionStatement(PendingDecl &pending, bool &opened) {
   uint32_t first = parseExpr();
+  if (at(Tok::Comma) && node(first).kind == Ast::Name) {
+    // v_i, v_j = T.axis.remap("SS", [i, j])
+    std::vector<uint32_t> targets{first};
+    while (accept(Tok::Comma))
+      targets.push_back(parseExpr());
+    expect(Tok::Assign, "'=' after the names");
+    uint32_t valueNode = parseExpr();
+    expect(Tok::Newline, "end of line after the assignment");
+    for (uint32_t target : targets)
+      if (node(target).kind != Ast::Name)
+        fail(nodeRange(target), "tuple assignment binds names only");
+    if (node(valueNode).kind != Ast::Call || axisName(child(valueNode, 0)).empty())
+      fail(nodeRange(valueNode), "tuple assignment is only supported for T.axis.remap");
+    parseAxis(targets, valueNode);
+    return nullptr;
+  }
   if (at(Tok::Colon) && node(first).kind == Ast::Name) {
     // x: T.int32 = value
     ++pos_;
@@ -404,6 +432,8 @@ Stmt Parser::parseExpressionStatement(PendingDecl &pending, bool &opened) {
     opened = true;
     return nullptr;
   }
+  if (parseBlockAnnotation(first, name))
+    return nullptr;
   if (name == "evaluate") {
     CallArgs args = callArgs(first, name, 1, 1, {});
     Expr value = lowerValue(args.positional[0]);
@@ -461,6 +491,19 @@ Stmt Parser::parseAssignment(uint32_t target, PendingDecl &pending, bool &opened
         return nullptr;
       }
       std::string_view callee = builtinName(calleeNode);
+      if (!axisName(calleeNode).empty()) {
+        parseAxis({target}, valueNode);
+        return nullptr;
+      }
+      bool inBlockHeader = block_ && blockDepth_ == block_->depth;
+      if (inBlockHeader && (callee == "sblock_alloc_buffer" || (callee == "alloc_buffer" && block_->legacy) ||
+                            (callee == "match_buffer" && node(valueNode).count > 1 &&
+                             node(child(valueNode, 1)).kind == Ast::Subscript))) {
+        parseBlockBuffer(target, valueNode, callee);
+        return nullptr;
+      }
+      if (callee == "sblock_alloc_buffer") // outside blocks: the root block's allocation
+        callee = "alloc_buffer";
       if (callee == "match_buffer") {
         parseMatchBuffer(target, valueNode);
         return nullptr;

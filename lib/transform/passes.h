@@ -17,5 +17,9 @@ PassInfo vectorTypeRewritePassInfo();     // vector_type_rewrite.cpp
 PassInfo lowerVectorAccessPassInfo();     // lower_vector_access.cpp
 PassInfo verifyLayoutsPassInfo();         // verify_layouts.cpp
 PassInfo legalizeLayoutsPassInfo();       // legalize_layouts.cpp
+PassInfo lowerInitBlockPassInfo();        // lower_init_block.cpp
+PassInfo convertBlocksToOpaquePassInfo(); // convert_blocks_to_opaque.cpp
+PassInfo lowerMatchBufferPassInfo();      // lower_match_buffer.cpp
+PassInfo lowerOpaqueBlockPassInfo();      // lower_opaque_block.cpp
 
 } // namespace tirlower

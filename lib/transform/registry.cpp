@@ -12,6 +12,10 @@ const PassRegistry &PassRegistry::builtin() {
   static const PassRegistry registry = [] {
     PassRegistry r;
     r.add(verifyPassInfo());
+    r.add(lowerInitBlockPassInfo());
+    r.add(convertBlocksToOpaquePassInfo());
+    r.add(lowerMatchBufferPassInfo());
+    r.add(lowerOpaqueBlockPassInfo());
     r.add(legalizeLayoutsPassInfo());
     r.add(applyLayoutTransformsPassInfo());
     r.add(verifyLayoutsPassInfo());

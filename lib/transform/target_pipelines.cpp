@@ -2,14 +2,21 @@
 
 namespace tirlower {
 
+namespace {
+// Schedulable TIR to low-level TIR, as TVM's block lowering does; no change without blocks.
+#define TL_LOWER_BLOCKS "lower-init-block,convert-blocks-to-opaque,lower-match-buffer,lower-opaque-block,"
+} // namespace
+
 const std::vector<TargetPipeline> &targetPipelines() {
   static const std::vector<TargetPipeline> all = {
-      // Layout transforms first (they rewrite multi-dimensional accesses), then flattening to
-      // the emitters' 1-d buffers, vector code, and cleanup of the index arithmetic.
-      {"c", "c", "apply-layout-transforms,flatten,vectorize,simplify,remove-no-op"},
-      {"llvm", "llvm", "apply-layout-transforms,flatten,vectorize,simplify,remove-no-op"},
+      // Blocks first, then layout transforms (they rewrite multi-dimensional accesses), then
+      // flattening to the emitters' 1-d buffers, vector code, and cleanup of the index
+      // arithmetic.
+      {"c", "c", TL_LOWER_BLOCKS "apply-layout-transforms,flatten,vectorize,simplify,remove-no-op"},
+      {"llvm", "llvm", TL_LOWER_BLOCKS "apply-layout-transforms,flatten,vectorize,simplify,remove-no-op"},
       // The layout passes meet the texture role of the target (and any --require-layout).
       {"opencl", "opencl",
+       TL_LOWER_BLOCKS
        "legalize-layouts,apply-layout-transforms,verify-layouts,flatten,vectorize,simplify,remove-no-op"},
   };
   return all;

@@ -42,6 +42,7 @@ public:
 
   Stmt stmt(const Stmt &s) {
     switch (s->kind()) {
+    case StmtKind::Block: throw NotVectorizable{"it contains a block (lower blocks first)"};
     case StmtKind::SeqStmt: {
       std::vector<Stmt> out;
       for (const Stmt &child : s.as<SeqStmtNode>()->stmts)

@@ -109,6 +109,7 @@ void FunctionLowering::returnWith(int32_t code) {
 
 void FunctionLowering::lowerStmt(const Stmt &stmt) {
   switch (stmt->kind()) {
+  case StmtKind::Block: throw CompileError(stmt->loc, "LLVM emitter: " + blockMessage(*stmt.as<BlockNode>()));
   case StmtKind::SeqStmt:
     for (const Stmt &child : stmt.as<SeqStmtNode>()->stmts)
       lowerStmt(child);

@@ -124,6 +124,7 @@ void KernelEmitter::block(const Stmt &body) {
 
 void KernelEmitter::emitStmt(const Stmt &s) {
   switch (s->kind()) {
+  case StmtKind::Block: fail(s->loc, blockMessage(*s.as<BlockNode>()));
   case StmtKind::SeqStmt:
     for (const Stmt &child : s.as<SeqStmtNode>()->stmts)
       emitStmt(child);
