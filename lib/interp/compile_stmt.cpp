@@ -203,6 +203,12 @@ public:
     // variables only.
     for (size_t k = 0; k < iters_.size(); ++k)
       values_[k] = iters_[k].value->scalar(frame);
+    for (size_t k = 0; k < iters_.size(); ++k)
+      frame.env[iters_[k].slot] = values_[k];
+    // A block whose predicate is false does not run, and its bindings may then lie outside
+    // their domains (the tail of a split loop).
+    if (predicate_ && !predicate_->scalar(frame).u)
+      return;
     bool atInit = true;
     for (size_t k = 0; k < iters_.size(); ++k) {
       const Iter &it = iters_[k];
@@ -214,10 +220,7 @@ public:
                               std::to_string(v.i) + ", outside its domain [" + std::to_string(min.i) + ", " +
                               std::to_string(min.i + extent.i) + ")");
       atInit &= !it.reduce || v.u == min.u;
-      frame.env[it.slot] = v;
     }
-    if (predicate_ && !predicate_->scalar(frame).u)
-      return;
     std::vector<std::unique_ptr<BufferData>> storage;
     for (const Alloc &a : allocs_) {
       storage.push_back(allocateStorage(frame, loc, a.name, a.dtype, a.layout.get(), {}));

@@ -5,7 +5,7 @@ import glob
 import os
 import sys
 
-STAGES = ("low", "flat")
+STAGES = ("block", "low", "flat")
 
 
 def main():
