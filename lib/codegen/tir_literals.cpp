@@ -159,7 +159,28 @@ double roundToFloatType(double value, DataType type) {
   return rounded;
 }
 
+namespace {
+std::string shortestFloat(double value, DataType type);
+} // namespace
+
+// The shortest decimal that reads back to `value` at the precision of `type`, unless that
+// decimal, read as a double, lies beyond the type's largest finite value (3.4028235e+38 for
+// FLT_MAX): TVM's parser rejects such a literal as out of range, so the float64 spelling of the
+// exact value is written instead.
 std::string formatFloat(double value, DataType type) {
+  std::string text = shortestFloat(value, type);
+  bool narrow = type.code() != DataType::Code::Float || type.bits() != 64;
+  if (narrow && std::isfinite(value)) {
+    FloatFormat format = formatOf(type);
+    double maxFinite = std::ldexp(2.0 - std::ldexp(1.0, 1 - format.significandBits), format.maxExponent);
+    if (std::fabs(std::strtod(text.c_str(), nullptr)) > maxFinite)
+      return shortestFloat(roundToFloatType(value, type), DataType::float64());
+  }
+  return text;
+}
+
+namespace {
+std::string shortestFloat(double value, DataType type) {
   char buffer[64];
   if (type.code() == DataType::Code::Float && type.bits() == 64) {
     auto [end, ec] = std::to_chars(buffer, buffer + sizeof buffer, value, std::chars_format::scientific);
@@ -181,6 +202,7 @@ std::string formatFloat(double value, DataType type) {
   }
   return pythonRepr(buffer);
 }
+} // namespace
 
 namespace {
 // formatFloat's spelling of the common integral values, without the round trip through

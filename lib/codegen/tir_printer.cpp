@@ -47,8 +47,8 @@ size_t estimatedOutputSize(const Module &module) {
 }
 } // namespace
 
-std::string printModule(const Module &module) {
-  ScriptPrinter printer(/*plainNames=*/false);
+std::string printModule(const Module &module, std::optional<ScriptSpelling> spelling) {
+  ScriptPrinter printer(/*plainNames=*/false, spelling.value_or(module.spelling));
   printer.reserve(estimatedOutputSize(module));
   printer.printModule(module);
   return printer.take();

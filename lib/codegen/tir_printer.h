@@ -2,13 +2,15 @@
 // same text again. Names are made unique in definition order (A, A_1, A_2, ...).
 #pragma once
 
+#include <optional>
 #include <string>
 
 #include "ir/function.h"
 
 namespace tirlower {
 
-std::string printModule(const Module &module);
+// In the module's own spelling (the one its input used), or in `spelling` when given.
+std::string printModule(const Module &module, std::optional<ScriptSpelling> spelling = std::nullopt);
 std::string printFunction(const PrimFunc &function);
 // Short forms for diagnostics and tests; variables print by their plain names.
 std::string printExpr(const Expr &expr);

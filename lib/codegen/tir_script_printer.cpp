@@ -302,7 +302,7 @@ void ScriptPrinter::printRegion(const BufferRegion &region) {
 
 void ScriptPrinter::printBlock(const BlockNode &block) {
   indent();
-  out_ += "with T.block(";
+  out_ += tirx_ ? "with T.sblock(" : "with T.block(";
   appendQuoted(out_, block.name.view());
   out_ += "):\n";
   ++indent_;
@@ -325,7 +325,7 @@ void ScriptPrinter::printBlock(const BlockNode &block) {
   }
   if (!block.annotations.empty()) {
     indent();
-    out_ += "T.block_attr(";
+    out_ += tirx_ ? "T.sblock_attr(" : "T.block_attr(";
     appendAttrValue(out_, block.annotations);
     out_ += ")\n";
   }
@@ -334,7 +334,7 @@ void ScriptPrinter::printBlock(const BlockNode &block) {
     defineDataVar(buffer.get(), name, true);
     indent();
     out_ += name;
-    out_ += " = T.alloc_buffer(";
+    out_ += tirx_ ? " = T.sblock_alloc_buffer(" : " = T.alloc_buffer(";
     printBufferArgs(*buffer, std::nullopt);
     out_ += ")\n";
   }
@@ -621,7 +621,10 @@ void ScriptPrinter::printFunction(const PrimFuncNode &function) {
   }
 
   indent();
-  out_ += function.isPrivate ? "@T.prim_func(private=True)\n" : "@T.prim_func\n";
+  if (tirx_)
+    out_ += function.isPrivate ? "@T.prim_func(private=True, s_tir=True)\n" : "@T.prim_func(s_tir=True)\n";
+  else
+    out_ += function.isPrivate ? "@T.prim_func(private=True)\n" : "@T.prim_func\n";
   indent();
   out_ += "def ";
   out_ += function.name.view();
@@ -686,14 +689,15 @@ void ScriptPrinter::printFunction(const PrimFuncNode &function) {
 
 void ScriptPrinter::printModule(const Module &module) {
   if (!module.isIRModule) {
-    out_ += "# from tvm.script import tir as T\n";
+    out_ += tirx_ ? "# from tvm.script import tirx as T\n" : "# from tvm.script import tir as T\n";
     for (size_t k = 0; k < module.functions.size(); ++k) {
       out_ += k ? "\n\n" : "\n";
       printFunction(*module.functions[k]);
     }
     return;
   }
-  out_ += "# from tvm.script import ir as I\n# from tvm.script import tir as T\n\n@I.ir_module\nclass ";
+  out_ += tirx_ ? "# from tvm.script import ir as I\n# from tvm.script import tirx as T\n\n@I.ir_module\nclass "
+               : "# from tvm.script import ir as I\n# from tvm.script import tir as T\n\n@I.ir_module\nclass ";
   out_ += module.name.empty() ? std::string_view("Module") : std::string_view(module.name);
   out_ += ":\n";
   ++indent_;

@@ -16,7 +16,8 @@ namespace tirlower {
 
 class ScriptPrinter {
 public:
-  explicit ScriptPrinter(bool plainNames) : plain_(plainNames) {}
+  explicit ScriptPrinter(bool plainNames, ScriptSpelling spelling = ScriptSpelling::Tir)
+      : plain_(plainNames), tirx_(spelling == ScriptSpelling::Tirx) {}
 
   std::string take() { return std::move(out_); }
   void reserve(size_t bytes) { out_.reserve(bytes); }
@@ -78,6 +79,7 @@ private:
   void printAccess(const BufferNode *buffer, const std::vector<Expr> &indices);
 
   bool plain_;
+  bool tirx_; // TVM 0.25-0.27's spelling (ScriptSpelling::Tirx)
   int indent_ = 0;
   std::string out_;
   NameTable names_;

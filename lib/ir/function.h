@@ -62,9 +62,16 @@ private:
 };
 using PrimFunc = Ref<PrimFuncNode>;
 
+// The TVMScript spelling a module prints in: `tir` (TVM before 0.25: `from tvm.script import
+// tir as T`, `T.block`) or `tirx` (TVM 0.25-0.27: `tirx as T`, `@T.prim_func(s_tir=True)`,
+// `T.sblock`, `T.sblock_attr`, `T.sblock_alloc_buffer`).
+enum class ScriptSpelling : uint8_t { Tir, Tirx };
+
 struct Module {
   std::string name;        // the @I.ir_module class name, empty for loose functions
   bool isIRModule = false; // printed as a class
+  // The spelling the input was written in (tirx when any function has s_tir= or a T.sblock).
+  ScriptSpelling spelling = ScriptSpelling::Tir;
   std::vector<PrimFunc> functions;
   uint32_t fileId = 0;
 

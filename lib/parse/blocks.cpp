@@ -39,6 +39,7 @@ Stmt Parser::parseBlockStmt(uint32_t call, SourceRange loc) {
   scope.fields.name = Symbol(stringLiteral(args.positional[0]));
   scope.depth = blockDepth_ + 1;
   scope.legacy = kind == "block";
+  sawTirxSpelling_ |= !scope.legacy;
   expect(Tok::Newline, "end of line after ':'");
   RestoreBlock restore{block_, block_};
   block_ = &scope;

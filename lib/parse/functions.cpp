@@ -129,6 +129,8 @@ std::optional<Module> Parser::parseModule() {
   flushLexerDiagnostics(UINT32_MAX);
   if (failed_)
     return std::nullopt;
+  if (sawTirxSpelling_)
+    module.spelling = ScriptSpelling::Tirx;
   return module;
 }
 
@@ -179,6 +181,7 @@ void Parser::parseTopLevel(Module &module) {
           fail(nodeRange(p), std::string(key) + "= takes True or False");
       if (uint32_t p = args.find("private"); p != UINT32_MAX)
         isPrivate = node(p).kind == Ast::True;
+      sawTirxSpelling_ |= args.find("s_tir") != UINT32_MAX;
     } catch (const StatementFailed &) {
       skipStatement(); // the function goes with its decorator
       throw;

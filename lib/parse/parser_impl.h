@@ -347,6 +347,7 @@ private:
 
   ScopeStack scope_;
   BlockScope *block_ = nullptr;
+  bool sawTirxSpelling_ = false; // s_tir=, T.sblock: the module prints back in TVM 0.25-0.27's spelling
   // The loops around the statement being read, innermost last: T.axis.remap takes their domains.
   std::vector<std::pair<const VarNode *, Range>> loopDomains_;
   std::unordered_set<std::string_view> functionNames_;

@@ -21,7 +21,9 @@ const std::vector<Emitter> &emitters() {
   static const std::vector<Emitter> all = {
       {"tir",
        {".tir"},
-       [](const Module &m, const SourceInfo *, const EmitSettings &, DiagnosticSink &) { return printModule(m); }},
+       [](const Module &m, const SourceInfo *, const EmitSettings &s, DiagnosticSink &) {
+         return printModule(m, s.spelling);
+       }},
       {"json",
        {".json"},
        [](const Module &m, const SourceInfo *sources, const EmitSettings &, DiagnosticSink &) {

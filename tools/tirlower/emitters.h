@@ -3,6 +3,7 @@
 #pragma once
 
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -16,6 +17,8 @@ struct EmitSettings {
   bool openmp = false;      // --openmp: T.parallel loops become OpenMP loops in C
   int optLevel = 0;         // -O0..-O3 for LLVM
   std::string targetTriple; // --target-triple for LLVM; empty = host
+  // --tir-spelling for TVMScript output; unset = the input's own spelling.
+  std::optional<ScriptSpelling> spelling;
 };
 
 struct Emitter {

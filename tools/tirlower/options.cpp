@@ -134,6 +134,14 @@ std::optional<int> parseCommandLine(int argc, char **argv, ToolOptions &options)
   app.add_option("-O", options.emitSettings.optLevel, "LLVM optimisation level 0-3 (default 0)")
       ->check(CLI::Range(0, 3));
   app.add_option("--target-triple", options.emitSettings.targetTriple, "LLVM target triple (default: the host)");
+  app.add_option_function<std::string>(
+         "--tir-spelling",
+         [&options](const std::string &v) {
+           options.emitSettings.spelling = v == "tirx" ? ScriptSpelling::Tirx : ScriptSpelling::Tir;
+         },
+         "TVMScript output spelling: tirx (TVM 0.25-0.27: s_tir=True, T.sblock) or tir (older TVM); default: the "
+         "input's own")
+      ->check(CLI::IsMember({"tir", "tirx"}));
   app.add_option("--target", options.target,
                  "target preset: " + targetPipelineNames() + "; sets the default pipeline and emitter")
       ->check([](const std::string &v) { return findTargetPipeline(v) ? std::string() : "unknown target '" + v + "'"; });
