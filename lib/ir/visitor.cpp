@@ -388,6 +388,22 @@ Stmt IRMutator::visit(const BlockNode *op) {
   return changed ? BlockNode::make(std::move(f), op->loc) : Stmt(op);
 }
 
+const BlockNode *findBlock(const Stmt &s) {
+  struct Finder : IRVisitor {
+    const BlockNode *found = nullptr;
+    using IRVisitor::visit;
+    void visit(const BlockNode *op) override {
+      if (!found)
+        found = op;
+    }
+    // Blocks are statements: expressions need no walk.
+    void visit(const BufferStoreNode *) override {}
+    void visit(const EvaluateNode *) override {}
+  } finder;
+  finder.visit(s);
+  return finder.found;
+}
+
 // ---- substitute ------------------------------------------------------------------------------
 
 namespace {

@@ -88,6 +88,10 @@ protected:
   BufferRegion mutate(const BufferRegion &region, bool *changed);
 };
 
+// The first block in `s` (in text order), or null: passes that take low-level TIR only use it
+// to reject block-level input with blockMessage().
+const BlockNode *findBlock(const Stmt &s);
+
 // Replaces variables by expressions (a map keyed by node identity) everywhere, including
 // buffer shapes, strides and offsets.
 Expr substitute(const Expr &e, const std::vector<std::pair<Var, Expr>> &replacements);

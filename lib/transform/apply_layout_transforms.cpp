@@ -337,10 +337,16 @@ PrimFunc applyToFunction(const PrimFunc &func) {
 
 class ApplyLayoutTransformsPass : public Pass {
 public:
-  std::optional<Module> run(Module module, PassContext &) override {
+  std::optional<Module> run(Module module, PassContext &ctx) override {
     Module result = std::move(module);
-    for (PrimFunc &func : result.functions)
+    for (PrimFunc &func : result.functions) {
+      const BlockNode *block = func->layoutTransforms.empty() ? nullptr : findBlock(func->body);
+      if (block) {
+        ctx.diagnostics.error(block->loc, "apply-layout-transforms: " + blockMessage(*block));
+        return std::nullopt;
+      }
       func = applyToFunction(func);
+    }
     return result;
   }
 };

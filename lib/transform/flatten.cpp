@@ -271,6 +271,10 @@ public:
   std::optional<Module> run(Module module, PassContext &ctx) override {
     Module result = std::move(module);
     for (PrimFunc &func : result.functions) {
+      if (const BlockNode *block = findBlock(func->body)) {
+        ctx.diagnostics.error(block->loc, "flatten: " + blockMessage(*block));
+        return std::nullopt;
+      }
       if (!func->layoutTransforms.empty()) {
         ctx.diagnostics.error(func->layoutTransforms.front().loc,
                               "function '" + func->name.str() +
