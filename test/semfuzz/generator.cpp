@@ -300,12 +300,35 @@ private:
     }
     for (const IndexExpr &s : scalars_)
       scope_.push_back(s);
-    if (!guards.empty()) {
-      std::string cond;
-      for (const std::string &g : guards)
-        cond += (cond.empty() ? "" : " and ") + g;
+    // A block around the body, as TVM's te.create_prim_func writes one: its iteration
+    // variables shadow the loop variables they are bound to, a split's guard is its T.where,
+    // and an accumulation may start from a T.init().
+    const bool block = rng_.chance(0.3);
+    std::string cond;
+    for (const std::string &g : guards)
+      cond += (cond.empty() ? "" : " and ") + g;
+    if (block) {
+      hasBlocks_ = true;
+      line("with T.sblock(\"b" + str(nextVar_++) + "\"):");
+      ++indent_;
+      std::string names, kinds;
+      for (const Loop &loop : loops) {
+        names += (names.empty() ? "" : ", ") + loop.name;
+        kinds += loop.reduction ? 'R' : 'S';
+      }
+      if (!loops.empty())
+        line(names + " = T.axis.remap(\"" + kinds + "\", [" + names + "])");
+      if (!cond.empty())
+        line("T.where(" + cond + ")");
+    } else if (!guards.empty()) {
       line("if " + cond + ":");
       ++indent_;
+    }
+    if (block && reduce && !initialise && rng_.chance(0.5)) {
+      line("with T.init():");
+      ++indent_;
+      line(access + " = " + exprs_.valueLeaf(dtype_).text);
+      --indent_;
     }
     for (int lets = static_cast<int>(rng_.range(0, 2)); lets > 0; --lets) {
       IndexExpr e = exprs_.index(2);
@@ -375,6 +398,12 @@ private:
         passes.push_back(pass);
       }
     };
+    if (hasBlocks_) { // blocks first, as every target's pipeline lowers them
+      if (rng_.chance(0.3))
+        passes.push_back(rng_.chance(0.5) ? "simplify" : "remove-no-op");
+      for (const char *p : {"lower-init-block", "convert-blocks-to-opaque", "lower-match-buffer", "lower-opaque-block"})
+        passes.push_back(p);
+    }
     some(2, false);
     flattened_ = rng_.chance(0.92);
     if (transformed_ || flattened_ || rng_.chance(0.5))
@@ -400,7 +429,7 @@ private:
   std::string text_;
   int indent_ = 0;
   int nextVar_ = 0;
-  bool transformed_ = false, separators_ = false, flattened_ = false;
+  bool transformed_ = false, separators_ = false, flattened_ = false, hasBlocks_ = false;
   Expressions exprs_{rng_, scope_, readable_};
 };
 
