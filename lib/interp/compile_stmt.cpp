@@ -2,6 +2,7 @@
 // While is one step against RunOptions::stepLimit. Allocations get fresh, uninitialised storage
 // that lives until the end of their scope.
 #include "interp/buffer_layout.h"
+#include "ir/visitor.h"
 
 namespace tirlower {
 namespace {
@@ -241,9 +242,18 @@ private:
 };
 
 StmtCodePtr compileBlock(Compiler &compiler, const BlockNode &op) {
-  if (!op.matchBuffers.empty())
-    throw CompileError(op.loc, "the interpreter cannot run T.match_buffer inside block \"" + op.name.str() +
-                                   "\"; run lower-match-buffer first");
+  // A matched buffer is the view of its region (ir/stmt.h regionView), written in the block's
+  // iteration variables: the init and body access the views instead.
+  std::vector<std::pair<Buffer, Buffer>> views;
+  for (const MatchBufferRegion &match : op.matchBuffers) {
+    try {
+      views.emplace_back(match.buffer, regionView(match));
+    } catch (const IRTypeError &e) {
+      throw CompileError(op.loc, e.what());
+    }
+  }
+  Stmt initStmt = op.init && !views.empty() ? substituteBuffers(op.init, views) : op.init;
+  Stmt bodyStmt = views.empty() ? op.body : substituteBuffers(op.body, views);
   std::vector<BlockCode::Iter> iters;
   std::vector<std::unique_ptr<ScopedBinding>> bindings;
   for (const BlockIterVar &iv : op.iterVars)
@@ -260,8 +270,8 @@ StmtCodePtr compileBlock(Compiler &compiler, const BlockNode &op) {
     bindings.push_back(std::make_unique<ScopedBinding>(compiler, b->data));
     allocs.push_back({b->name.str(), b->dtype, bindings.back()->slot(), std::move(layout)});
   }
-  StmtCodePtr init = op.init ? compiler.stmt(op.init) : nullptr;
-  StmtCodePtr body = compiler.stmt(op.body);
+  StmtCodePtr init = initStmt ? compiler.stmt(initStmt) : nullptr;
+  StmtCodePtr body = compiler.stmt(bodyStmt);
   while (!bindings.empty())
     bindings.pop_back(); // unbind in reverse order
   return std::make_unique<BlockCode>(op.loc, op.name.str(), std::move(iters), std::move(predicate),

@@ -232,6 +232,70 @@ BlockNode::Fields BlockNode::fields() const {
   return {name, iterVars, predicate, reads, writes, allocBuffers, matchBuffers, annotations, init, body};
 }
 
+namespace {
+Expr mulIndex(const Expr &a, const Expr &b) {
+  const int64_t *x = asConstInt(a), *y = asConstInt(b);
+  if (x && *x == 1)
+    return b;
+  if (y && *y == 1)
+    return a;
+  if (x && y)
+    return intImm(*x * *y, a->type);
+  return BinaryNode::make(BinaryOp::Mul, a, b);
+}
+
+Expr addIndex(const Expr &a, const Expr &b) {
+  const int64_t *x = asConstInt(a), *y = asConstInt(b);
+  if (x && *x == 0)
+    return b;
+  if (y && *y == 0)
+    return a;
+  if (x && y)
+    return intImm(*x + *y, a->type);
+  return BinaryNode::make(BinaryOp::Add, a, b);
+}
+
+Expr asIndexType(const Expr &e, DataType type) { return e->type == type ? e : CastNode::make(type, e); }
+} // namespace
+
+Ref<BufferNode> regionView(const MatchBufferRegion &match) {
+  const BufferNode &source = *match.source.buffer, &matched = *match.buffer;
+  auto error = [&](const std::string &why) {
+    throw IRTypeError("cannot match buffer '" + matched.name.str() + "' to a region of '" + source.name.str() +
+                      "': " + why);
+  };
+  if (!matched.strides.empty() || (matched.elemOffset && !asConstInt(matched.elemOffset)))
+    error("a matched buffer with strides or elem_offset of its own is not supported");
+  if (matched.dtype != source.dtype)
+    error("the dtypes differ (" + matched.dtype.str() + " and " + source.dtype.str() + ")");
+  const std::vector<Range> &region = match.source.region;
+  size_t rank = matched.rank();
+  if (rank > region.size())
+    error("the matched buffer has more dimensions than the region");
+  size_t lead = region.size() - rank;
+  for (size_t k = 0; k < lead; ++k)
+    if (const int64_t *e = asConstInt(region[k].extent); !e || *e != 1)
+      error("region dimension " + std::to_string(k) + " has an extent other than 1 and no matching dimension");
+  DataType index = source.shape.empty() ? DataType::int32() : source.shape[0]->type;
+  std::vector<Expr> strides(source.rank());
+  for (size_t k = source.rank(); k-- > 0;)
+    strides[k] = !source.strides.empty()  ? asIndexType(source.strides[k], index)
+                 : k + 1 == source.rank() ? intImm(1, index)
+                                          : mulIndex(strides[k + 1], asIndexType(source.shape[k + 1], index));
+  Expr offset = source.elemOffset ? asIndexType(source.elemOffset, index) : intImm(0, index);
+  for (size_t k = 0; k < region.size(); ++k)
+    offset = addIndex(offset, mulIndex(asIndexType(region[k].min, index), strides[k]));
+  BufferNode::Fields f = matched.fields();
+  DataType viewIndex = f.shape.empty() ? index : f.shape[0]->type;
+  f.data = source.data;
+  f.scope = source.scope;
+  f.strides.clear();
+  for (size_t k = lead; k < strides.size(); ++k)
+    f.strides.push_back(asIndexType(strides[k], viewIndex));
+  f.elemOffset = asIndexType(offset, viewIndex);
+  return BufferNode::make(std::move(f));
+}
+
 std::string blockMessage(const BlockNode &block) {
   return "block \"" + block.name.str() +
          "\" is schedulable TIR; lower it first (lower-init-block, convert-blocks-to-opaque, lower-match-buffer, "

@@ -229,6 +229,13 @@ struct MatchBufferRegion {
   BufferRegion source;
 };
 
+// The buffer `match.buffer` stands for: a view over the source's data with the source's strides
+// for the matched dimensions (the region's trailing ones; the leading ones must have extent 1)
+// and the region's start as its element offset. Throws IRTypeError when the match cannot be
+// expressed so (the matched buffer declares strides or an elem_offset of its own, or another
+// dtype). Used by lower-match-buffer and by the interpreter, which runs blocks directly.
+Ref<BufferNode> regionView(const MatchBufferRegion &match);
+
 // A block as TVM's SBlockRealize + SBlock: `with T.sblock("name"):` with its iteration
 // variables and their bindings, an optional predicate (`T.where`), the regions it reads and
 // writes, its own allocations and matched buffers, annotations, an optional `T.init()` (run

@@ -388,6 +388,27 @@ Stmt IRMutator::visit(const BlockNode *op) {
   return changed ? BlockNode::make(std::move(f), op->loc) : Stmt(op);
 }
 
+Stmt substituteBuffers(const Stmt &s, const std::vector<std::pair<Buffer, Buffer>> &replacements) {
+  struct Replacer : IRMutator {
+    const std::vector<std::pair<Buffer, Buffer>> &pairs;
+    explicit Replacer(const std::vector<std::pair<Buffer, Buffer>> &p) : pairs(p) {}
+    using IRMutator::visit;
+    Buffer mutateBuffer(const Buffer &buffer) override {
+      for (const auto &[from, to] : pairs)
+        if (from == buffer)
+          return to;
+      return buffer;
+    }
+    Expr visit(const VarNode *op) override {
+      for (const auto &[from, to] : pairs)
+        if (from->data.get() == op)
+          return to->data;
+      return Expr(op);
+    }
+  } replacer(replacements);
+  return replacer.mutate(s);
+}
+
 const BlockNode *findBlock(const Stmt &s) {
   struct Finder : IRVisitor {
     const BlockNode *found = nullptr;

@@ -88,6 +88,9 @@ protected:
   BufferRegion mutate(const BufferRegion &region, bool *changed);
 };
 
+// Replaces each buffer `from` (and its data variable) by `to` everywhere in `s`.
+Stmt substituteBuffers(const Stmt &s, const std::vector<std::pair<Buffer, Buffer>> &replacements);
+
 // The first block in `s` (in text order), or null: passes that take low-level TIR only use it
 // to reject block-level input with blockMessage().
 const BlockNode *findBlock(const Stmt &s);
