@@ -1,5 +1,7 @@
 #include "ir/data_type.h"
 
+#include <cmath>
+
 #include <charconv>
 
 namespace tirlower {
@@ -94,6 +96,21 @@ std::string DataType::str() const {
   if (lanes_ > 1)
     out += "x" + std::to_string(lanes_);
   return out;
+}
+
+double floatOverflowThreshold(DataType type) {
+  // Significand bits (with the implicit one) and the largest exponent of each format.
+  int significand = 53, maxExponent = 1023;
+  if (type.code() == DataType::Code::BFloat)
+    significand = 8, maxExponent = 127;
+  else if (type.bits() == 16)
+    significand = 11, maxExponent = 15;
+  else if (type.bits() == 32)
+    significand = 24, maxExponent = 127;
+  if (type.bits() == 64)
+    return INFINITY;
+  // Halfway between the largest finite value and the next power of two rounds (to even) up.
+  return std::ldexp(2.0 - std::ldexp(1.0, -significand), maxExponent);
 }
 
 } // namespace tirlower

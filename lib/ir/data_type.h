@@ -60,4 +60,8 @@ private:
   uint16_t lanes_ = 1;
 };
 
+// For a floating-point type: the smallest magnitude that rounds to infinity in it (2^128 -
+// 2^103 for float32), so a finite literal fits the type when its magnitude is below this.
+double floatOverflowThreshold(DataType floatType);
+
 } // namespace tirlower

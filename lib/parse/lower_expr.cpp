@@ -2,6 +2,8 @@
 // buffer accesses and slices.
 #include <charconv>
 #include <cmath>
+#include <cstdio>
+#include <cstdlib>
 #include <functional>
 #include <limits>
 
@@ -164,16 +166,28 @@ Expr Parser::typedLiteral(const Typed &literal, DataType type, SourceRange where
     return checked(where, [&] { return BroadcastNode::make(scalar, type.lanes(), where); });
   }
   const Expr &e = literal.expr;
+  auto checkRange = [&](double value) {
+    if (std::isfinite(value) && std::fabs(value) >= floatOverflowThreshold(type)) {
+      char text[32];
+      auto written = std::to_chars(text, text + sizeof text, value); // the shortest form that reads back
+      fail(where, "the value " + std::string(text, written.ptr) + " does not fit " + type.str() +
+                      " (it would round to infinity; write T." + type.str() + "(\"inf\") for an infinity)");
+    }
+  };
   if (const auto *i = e.as<IntImmNode>()) {
-    if (type.isFloat())
+    if (type.isFloat()) {
+      checkRange(static_cast<double>(i->value));
       return FloatImmNode::make(type, static_cast<double>(i->value), where);
+    }
     if (type.isIntOrUInt())
       return checked(where, [&] { return IntImmNode::make(type, i->value, where); });
     fail(where, "cannot use the integer literal " + std::to_string(i->value) + " as a value of type " + type.str());
   }
   const auto *f = e.as<FloatImmNode>();
-  if (f && type.isFloat())
+  if (f && type.isFloat()) {
+    checkRange(f->value);
     return FloatImmNode::make(type, f->value, where);
+  }
   fail(where, "cannot use a floating-point literal as a value of type " + type.str());
 }
 
