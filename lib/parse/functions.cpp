@@ -141,11 +141,7 @@ void Parser::parseTopLevel(Module &module) {
   case Tok::Dedent: ++pos_; return;
   case Tok::Indent: fail(tokenRange(peek(1)), "unexpected indent");
   case Tok::KwFrom:
-  case Tok::KwImport:
-    while (!at(Tok::Newline) && !at(Tok::EndOfFile))
-      ++pos_;
-    accept(Tok::Newline);
-    return;
+  case Tok::KwImport: parseImport(); return;
   case Tok::String: // module docstring
     ++pos_;
     expect(Tok::Newline, "end of line");
@@ -188,6 +184,35 @@ void Parser::parseTopLevel(Module &module) {
     }
   }
   parseFunction(module, begin, isPrivate);
+}
+
+// `from tvm.script import tirx as T`, `import tvm`: read as Python would and otherwise
+// ignored (T, I and the rest are known names).
+void Parser::parseImport() {
+  auto dottedName = [&] {
+    expect(Tok::Name, "a module name");
+    while (accept(Tok::Dot))
+      expect(Tok::Name, "a module name after '.'");
+  };
+  auto alias = [&] {
+    if (accept(Tok::KwAs))
+      expect(Tok::Name, "a name after 'as'");
+  };
+  if (accept(Tok::KwFrom)) {
+    dottedName();
+    expect(Tok::KwImport, "'import'");
+    do {
+      expect(Tok::Name, "a name to import");
+      alias();
+    } while (accept(Tok::Comma));
+  } else {
+    expect(Tok::KwImport, "'import'");
+    do {
+      dottedName();
+      alias();
+    } while (accept(Tok::Comma));
+  }
+  expect(Tok::Newline, "end of line after the import");
 }
 
 void Parser::parseClass(Module &module) {

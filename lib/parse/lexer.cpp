@@ -139,6 +139,10 @@ public:
         ++pos_;
         continue;
       }
+      if (c == '\r' && (pos_ + 1 >= text_.size() || text_[pos_ + 1] != '\n')) {
+        loneCarriageReturn();
+        continue;
+      }
       if (c == '\t' || c == '\r' || c == '\f') {
         ++pos_;
         continue;
@@ -204,9 +208,20 @@ private:
     --depth_;
     brackets_.pop_back();
   }
+  // A comment ends at a newline, or at a lone carriage return (then reported).
   void skipComment() {
-    while (pos_ < text_.size() && text_[pos_] != '\n')
+    while (pos_ < text_.size() && text_[pos_] != '\n' &&
+           !(text_[pos_] == '\r' && (pos_ + 1 >= text_.size() || text_[pos_ + 1] != '\n')))
       ++pos_;
+  }
+  // Line ends are LF or CRLF; a CR alone (classic Mac line ends) would silently join lines, so
+  // it is an error, reported once per input.
+  void loneCarriageReturn() {
+    if (!reportedCarriageReturn_)
+      error(pos_, pos_ + 1,
+            "carriage return without a newline: line ends must be LF or CRLF (convert CR-only line ends first)");
+    reportedCarriageReturn_ = true;
+    ++pos_;
   }
 
   // Measures the indentation of the next non-blank line and emits INDENT/DEDENT. Returns
@@ -226,8 +241,12 @@ private:
         }
         ++pos_;
       }
-      if (pos_ < text_.size() && text_[pos_] == '\r')
-        ++pos_;
+      if (pos_ < text_.size() && text_[pos_] == '\r') {
+        if (pos_ + 1 >= text_.size() || text_[pos_ + 1] != '\n')
+          loneCarriageReturn();
+        else
+          ++pos_;
+      }
       if (pos_ >= text_.size())
         return false;
       char c = text_[pos_];
@@ -461,6 +480,7 @@ private:
   bool atLineStart_ = true;
   bool reportedTab_ = false;
   bool done_ = false;
+  bool reportedCarriageReturn_ = false;
 };
 
 const char *tokenName(Tok kind) {

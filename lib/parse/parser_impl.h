@@ -279,6 +279,7 @@ private:
   void parseTopLevel(Module &module);
   void parseFunction(Module &module, uint32_t decoratorBegin, bool isPrivate);
   void parseClass(Module &module);
+  void parseImport();
   void parseParams(PrimFuncNode::Fields &func);
   Stmt parseBlock(bool newScope = true);
   Stmt finishDecl(PendingDecl &decl, Stmt body);

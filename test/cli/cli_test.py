@@ -92,6 +92,24 @@ def exit_codes():
 
 
 @case
+def line_endings():
+    # LF and CRLF read alike; a CR alone (classic Mac line ends) is a located error, never an
+    # empty module.
+    with Workdir() as w:
+        lf = expect(run([w.write("lf.tir", VALID)]), 0, "LF input").out
+        crlf_path = w.join("crlf.tir")
+        with open(crlf_path, "wb") as f:
+            f.write(VALID.replace("\n", "\r\n").encode())
+        check(expect(run([crlf_path]), 0, "CRLF input").out == lf, "CRLF and LF inputs print differently")
+        cr_path = w.join("cr.tir")
+        with open(cr_path, "wb") as f:
+            f.write(VALID.replace("\n", "\r").encode())
+        r = expect(run([cr_path, "-o", w.join("out.c")]), 1, "CR-only input")
+        check("cr.tir:1:" in r.err and "carriage return without a newline" in r.err, r.err)
+        check(not os.path.exists(w.join("out.c")), "a CR-only input left an output file")
+
+
+@case
 def missing_input():
     with Workdir() as w:
         r = expect(run(["nope.tir"], cwd=w.path), 1, "missing input")
