@@ -1,5 +1,6 @@
 #include "ir/verifier.h"
 
+#include <algorithm>
 #include <string>
 #include <unordered_map>
 #include <unordered_set>
@@ -252,6 +253,55 @@ private:
     }
   }
 
+  // As TVM's well-formedness check, by buffer: a block that states its regions names in
+  // T.reads or T.writes every buffer it loads (its own allocations and matched buffers aside;
+  // a nested block's regions count as its accesses), and in T.writes every buffer it stores.
+  void checkRegionsCover(const BlockNode &block) {
+    struct Accesses : IRVisitor {
+      std::vector<const BufferNode *> loads, stores;
+      using IRVisitor::visit;
+      void visit(const BufferLoadNode *op) override {
+        loads.push_back(op->buffer.get());
+        IRVisitor::visit(op);
+      }
+      void visit(const BufferStoreNode *op) override {
+        stores.push_back(op->buffer.get());
+        IRVisitor::visit(op);
+      }
+      void visit(const BlockNode *op) override {
+        for (const BufferRegion &r : op->reads)
+          loads.push_back(r.buffer.get());
+        for (const BufferRegion &r : op->writes)
+          stores.push_back(r.buffer.get());
+      }
+    } accesses;
+    accesses.visit(block.init);
+    accesses.visit(block.body);
+    auto named = [](const std::vector<BufferRegion> &regions, const BufferNode *b) {
+      return std::any_of(regions.begin(), regions.end(), [&](const BufferRegion &r) { return r.buffer.get() == b; });
+    };
+    auto own = [&](const BufferNode *b) {
+      return std::any_of(block.allocBuffers.begin(), block.allocBuffers.end(),
+                         [&](const Buffer &a) { return a.get() == b; }) ||
+             std::any_of(block.matchBuffers.begin(), block.matchBuffers.end(),
+                         [&](const MatchBufferRegion &m) { return m.buffer.get() == b; }) ||
+             !everDeclaredOutside(b);
+    };
+    std::unordered_set<const BufferNode *> reported;
+    for (const BufferNode *b : accesses.stores)
+      if (!own(b) && !named(block.writes, b) && reported.insert(b).second)
+        error(block.loc, "block \"" + block.name.str() + "\" writes buffer " + quoted(b->name) +
+                             ", which its T.writes does not name");
+    for (const BufferNode *b : accesses.loads)
+      if (!own(b) && !named(block.reads, b) && !named(block.writes, b) && reported.insert(b).second)
+        error(block.loc, "block \"" + block.name.str() + "\" reads buffer " + quoted(b->name) +
+                             ", which its T.reads does not name");
+  }
+
+  // Buffers declared inside the block's body (decl_buffer views, alloc_buffer statements) are
+  // the block's own: only buffers in scope at the block need a region.
+  bool everDeclaredOutside(const BufferNode *b) const { return buffers_.count(b) != 0; }
+
   // Block iteration variables are bound once each and scope the block; its allocations and
   // matched buffers are declared for its init and body.
   void visit(const BlockNode *op) override {
@@ -281,6 +331,8 @@ private:
       checkRegion(region);
     visit(op->init);
     visit(op->body);
+    if (!op->reads.empty() || !op->writes.empty())
+      checkRegionsCover(*op);
     for (const Buffer &buffer : op->allocBuffers) {
       undeclareBuffer(buffer);
       undefine(buffer->data);

@@ -61,6 +61,14 @@ void PassManager::add(const PassInfo &info, PassOptions options) {
 std::optional<Module> PassManager::run(Module module, PassContext &ctx, PassInstrumentation *instrumentation) {
   CountingSink sink(ctx.diagnostics);
   PassContext passContext{sink, ctx.remarks, ctx.layoutVerifyWarn, ctx.target};
+  // The input is verified too, so that a pass is never blamed for what it was given.
+  if (verifyEach && !passes_.empty()) {
+    std::vector<Diagnostic> problems = verifyModule(module);
+    for (Diagnostic &problem : problems)
+      sink.report(std::move(problem));
+    if (!problems.empty())
+      return std::nullopt;
+  }
   for (size_t k = 0; k < passes_.size(); ++k) {
     const PassInstance &instance = passes_[k];
     const std::string &name = instance.info->name;
