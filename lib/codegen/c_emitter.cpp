@@ -54,9 +54,21 @@ int precedence(BinaryOp op) {
   }
 }
 
+// libm's name for `op` on `type`: the float function for float32 and float16 (which TVM's
+// LLVM build also computes in float), the double one for float64.
 std::string mathName(const std::string &op, DataType type) {
   std::string base = op == "abs" ? "fabs" : op;
-  return type.element().bits() == 32 ? base + "f" : base;
+  return type.element().bits() <= 32 ? base + "f" : base;
+}
+
+// GCC evaluates _Float16 expressions in float and rounds only on assignment and casts (C11's
+// excess precision): a scalar float16 result is cast so that it rounds after every operation,
+// as TVM (and the interpreter) compute. Clang and GCC's vector code need no cast.
+bool isScalarHalf(DataType type) {
+  return type.isScalar() && type.code() == DataType::Code::Float && type.bits() == 16;
+}
+std::string roundedHalf(const std::string &text) {
+  return "((_Float16)(" + text + "))";
 }
 
 class FunctionEmitter {
@@ -510,8 +522,11 @@ private:
     case BinaryOp::Min:
     case BinaryOp::Max: return call2(support_.minMax(op->op == BinaryOp::Max, t));
     case BinaryOp::Mod:
-      if (t.isFloat())
-        return call2(vector ? support_.lanewise(mathName("fmod", t), t, 2) : mathName("fmod", t));
+      if (t.isFloat()) {
+        if (vector)
+          return call2(support_.lanewise(mathName("fmod", t), t, 2));
+        return isScalarHalf(t) ? roundedHalf(call2(mathName("fmod", t))) : call2(mathName("fmod", t));
+      }
       [[fallthrough]];
     case BinaryOp::Div:
       // MIN / -1 and MIN % -1 are undefined in C (TIR wraps): a helper unless the divisor
@@ -554,15 +569,24 @@ private:
         text = "(uint32_t)" + expr(op->a, 11) + " * " + expr(op->b, 11);
       return "((" + support_.typeName(t) + ")(" + text + "))";
     }
+    if (isScalarHalf(t) && (effective == BinaryOp::Add || effective == BinaryOp::Sub ||
+                            effective == BinaryOp::Mul || effective == BinaryOp::Div))
+      return roundedHalf(text);
     bool wrap = p < parent || (p == parent && right) || (parent >= 6 && parent <= 7 && p <= 7);
     return wrap ? "(" + text + ")" : text;
   }
 
   std::string floatFloorDiv(const BinaryNode *op) {
-    return mathName("floor", op->type) + "(" + expr(op->a, 10) + " / " + expr(op->b, 10, true) + ")";
+    std::string a = expr(op->a, 10), b = expr(op->b, 10, true);
+    if (isScalarHalf(op->type))
+      return roundedHalf(mathName("floor", op->type) + "(" + roundedHalf(a + " / " + b) + ")");
+    return mathName("floor", op->type) + "(" + a + " / " + b + ")";
   }
   std::string floatFloorMod(const BinaryNode *op) {
     std::string a = expr(op->a, 10), b = expr(op->b, 10, true);
+    if (isScalarHalf(op->type))
+      return roundedHalf(a + " - " +
+                         roundedHalf(mathName("floor", op->type) + "(" + roundedHalf(a + " / " + b) + ") * " + b));
     return "(" + a + " - " + mathName("floor", op->type) + "(" + a + " / " + b + ") * " + b + ")";
   }
 
@@ -615,7 +639,7 @@ private:
     std::string fn = mathName(name, t);
     if (t.isVector())
       fn = support_.lanewise(fn, t, static_cast<int>(op->args.size()));
-    return fn + "(" + args(0) + ")";
+    return isScalarHalf(t) ? roundedHalf(fn + "(" + args(0) + ")") : fn + "(" + args(0) + ")";
   }
 
   std::string load(const BufferLoadNode *op) {

@@ -100,12 +100,18 @@ std::string CSupport::integerAbs(DataType type) {
 
 std::string CSupport::floatFloorDiv(DataType type) {
   std::string t = scalarTypeName(type), name = "tl_floordiv_" + suffix(type);
+  if (type.bits() == 16) // every operation rounds to _Float16 (see the C emitter)
+    return define(name, "static inline " + t + " " + name + "(" + t + " a, " + t + " b) { return (" + t +
+                            ")floorf((" + t + ")(a / b)); }\n");
   std::string f = type.bits() == 32 ? "floorf" : "floor";
   return define(name, "static inline " + t + " " + name + "(" + t + " a, " + t + " b) { return " + f + "(a / b); }\n");
 }
 
 std::string CSupport::floatFloorMod(DataType type) {
   std::string t = scalarTypeName(type), name = "tl_floormod_" + suffix(type);
+  if (type.bits() == 16)
+    return define(name, "static inline " + t + " " + name + "(" + t + " a, " + t + " b) { return (" + t + ")(a - (" +
+                            t + ")(floorf((" + t + ")(a / b)) * b)); }\n");
   std::string f = type.bits() == 32 ? "floorf" : "floor";
   return define(name, "static inline " + t + " " + name + "(" + t + " a, " + t + " b) { return a - " + f +
                           "(a / b) * b; }\n");

@@ -1,7 +1,8 @@
 // Binary arithmetic, comparisons and logic, one template instance per (kind, operator) so the
 // scalar path is a single inlined operation. Integer operations compute in uint64 and wrap to
 // the type's width (no UB); float32 computes in float, float64 in double, and the 16-bit
-// formats in double rounded once to the format (exact for + - * /).
+// formats in double rounded to the format after every operation (one rounding of the exact
+// result for + - * /).
 #include <cmath>
 #include <limits>
 
@@ -109,9 +110,12 @@ template <BinaryOp Op> Cell applyUnsigned(Cell a, Cell b, NumKind kind, int bits
 // T is the type computations are done in (float for float32, double otherwise).
 template <typename T, BinaryOp Op> Cell applyFloat(Cell a, Cell b, NumKind kind) {
   const T x = static_cast<T>(a.f), y = static_cast<T>(b.f);
+  // floor(a / b) and a - floor(a / b) * b round every operation to the type, as the emitters
+  // compute them (a 16-bit quotient that rounds up to an integer floors to that integer).
+  auto narrow = [&](T v) { return kind == NumKind::F16 || kind == NumKind::BF16 ? T(roundToKind(v, kind)) : v; };
   auto result = [&](T v) {
     Cell c;
-    c.f = kind == NumKind::F16 || kind == NumKind::BF16 ? roundToKind(v, kind) : static_cast<double>(v);
+    c.f = static_cast<double>(narrow(v));
     return c;
   };
   if constexpr (Op == BinaryOp::Add)
@@ -125,10 +129,10 @@ template <typename T, BinaryOp Op> Cell applyFloat(Cell a, Cell b, NumKind kind)
   else if constexpr (Op == BinaryOp::Mod)
     return result(std::fmod(x, y));
   else if constexpr (Op == BinaryOp::FloorDiv)
-    return result(std::floor(x / y));
+    return result(std::floor(narrow(x / y)));
   else if constexpr (Op == BinaryOp::FloorMod) {
-    const T q = std::floor(x / y);
-    const T p = q * y;
+    const T q = std::floor(narrow(x / y));
+    const T p = narrow(q * y);
     return result(x - p);
   } else if constexpr (Op == BinaryOp::Min)
     return x < y ? a : b;

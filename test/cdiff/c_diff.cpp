@@ -3,10 +3,11 @@
 // function on random inputs against the reference interpreter on the lowered function (every
 // buffer compared bit for bit). The interpreter on the original function is also compared with
 // the lowered one where no parameter changed its layout.
-//   c_diff FILE [--pipeline=P] [--split] [--sanitize] [--expect-error=TEXT] [--workdir=DIR]
+//   c_diff FILE [--pipeline=P] [--split] [--sanitize] [--cc=COMPILER] [--expect-error=TEXT] [--workdir=DIR]
 // --split: the file holds inputs separated by "# -----" lines, each tested on its own.
 // --sanitize: compile with -fsanitize=address,undefined; the test re-runs itself with the
 //   compiler's libasan preloaded so the instrumented object can be loaded.
+// --cc: the C compiler (default cc; the sanitizer runtime is always looked up through cc).
 // --expect-error: the C emitter must reject the module with a message containing TEXT.
 // Exit 0 match, 1 mismatch or failure, 77 skipped (the reason is printed).
 #include <dlfcn.h>
@@ -43,6 +44,7 @@ struct Options {
   std::string pipeline = kCPipeline;
   bool split = false;
   bool sanitize = false;
+  std::string compiler = "cc";
   std::string expectError;
   std::string workdir;
 };
@@ -149,7 +151,7 @@ private:
       c.reference = tirlower::run(lowered->functions[k], c.expected);
       undefined |= c.reference.status == RunStatus::Error;
     }
-    std::string command = "cc -std=c11 -O1 -Wall -Wextra -Werror -shared -fPIC ";
+    std::string command = options_.compiler + " -std=c11 -O1 -Wall -Wextra -Werror -shared -fPIC ";
     if (undefined) // the compiler sees the same uninitialised reads
       command += "-Wno-uninitialized -Wno-maybe-uninitialized ";
     if (options_.sanitize)
@@ -276,6 +278,8 @@ int main(int argc, char **argv) {
       options.expectError = e;
     else if (const char *w = value("--workdir="))
       options.workdir = w;
+    else if (const char *c = value("--cc="))
+      options.compiler = c;
     else if (arg == "--split")
       options.split = true;
     else if (arg == "--sanitize")
@@ -283,12 +287,12 @@ int main(int argc, char **argv) {
     else if (options.file.empty() && arg.rfind("--", 0) != 0)
       options.file = arg;
     else {
-      std::cerr << "usage: c_diff FILE [--pipeline=P] [--split] [--sanitize] [--expect-error=TEXT] [--workdir=DIR]\n";
+      std::cerr << "usage: c_diff FILE [--pipeline=P] [--split] [--sanitize] [--cc=COMPILER] [--expect-error=TEXT] [--workdir=DIR]\n";
       return 1;
     }
   }
   if (options.file.empty()) {
-    std::cerr << "usage: c_diff FILE [--pipeline=P] [--split] [--sanitize] [--expect-error=TEXT] [--workdir=DIR]\n";
+    std::cerr << "usage: c_diff FILE [--pipeline=P] [--split] [--sanitize] [--cc=COMPILER] [--expect-error=TEXT] [--workdir=DIR]\n";
     return 1;
   }
   try {
