@@ -4,6 +4,7 @@
 #include <limits>
 
 #include "ir/buffer.h"
+#include "ir/intrinsics.h"
 
 namespace tirlower {
 
@@ -159,7 +160,23 @@ Expr LetNode::make(Var var, Expr value, Expr body, SourceRange loc) {
 }
 
 Expr CallNode::make(DataType type, Symbol op, std::vector<Expr> args, SourceRange loc) {
-  return located(new CallNode(type, op, std::move(args)), loc);
+  const IntrinsicInfo *info = findIntrinsic(op);
+  if (info) {
+    std::vector<DataType> types;
+    types.reserve(args.size());
+    for (const Expr &a : args)
+      types.push_back(a->type);
+    std::optional<DataType> declared = hasDeclaredType(*info) ? std::optional<DataType>(type) : std::nullopt;
+    IntrinsicTyping typing = typeIntrinsicCall(*info, types, declared);
+    if (!typing.type)
+      fail(typing.error);
+    if (*typing.type != type)
+      fail("T." + op.str() + " of " + (types.empty() ? std::string("no arguments") : types[0].str()) + " has type " +
+           typing.type->str() + ", not " + type.str());
+    if (info->rule == TypeRule::Extern && !args[0].as<StringImmNode>())
+      fail("T." + op.str() + " needs the function name as its first argument");
+  }
+  return located(new CallNode(type, op, std::move(args), info), loc);
 }
 
 DataType accessType(const BufferNode &buffer, const std::vector<Expr> &indices) {

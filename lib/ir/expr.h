@@ -206,19 +206,23 @@ private:
       : ExprNode(kNodeKind, type), var(std::move(var)), value(std::move(value)), body(std::move(body)) {}
 };
 
+struct IntrinsicInfo;
+
 // A call of a named intrinsic ("exp", "sqrt", "call_extern", "likely", ...). The printer
-// writes it as T.<op>(...). The result type is stated by the caller (the parser knows the
-// intrinsic's rule).
+// writes it as T.<op>(...). The result type is stated by the caller; for an intrinsic of the
+// table (ir/intrinsics.h) make() checks the arguments and the result type against its rule.
+// Other names are kept as they are (target builtins such as tvm_storage_sync).
 class CallNode : public ExprNode {
 public:
   static constexpr ExprKind kNodeKind = ExprKind::Call;
   Symbol op;
   std::vector<Expr> args;
+  const IntrinsicInfo *intrinsic; // the table's row for `op`, or null
   static Expr make(DataType type, Symbol op, std::vector<Expr> args, SourceRange loc = {});
 
 private:
-  CallNode(DataType type, Symbol op, std::vector<Expr> args)
-      : ExprNode(kNodeKind, type), op(op), args(std::move(args)) {}
+  CallNode(DataType type, Symbol op, std::vector<Expr> args, const IntrinsicInfo *intrinsic)
+      : ExprNode(kNodeKind, type), op(op), args(std::move(args)), intrinsic(intrinsic) {}
 };
 
 // A read of one element (or a vector of elements) of a buffer. The lanes rule: an M-lane
