@@ -2,6 +2,7 @@
 // `a - (b - c)`, `(a < b) == c` (comparisons never chain), `not (a and b)`.
 #include "codegen/tir_literals.h"
 #include "codegen/tir_script_printer.h"
+#include "ir/intrinsics.h"
 
 namespace tirlower {
 
@@ -59,9 +60,25 @@ int binaryPrecedence(BinaryOp op, DataType operandType) {
   default: return kPrecCompare;
   }
 }
+// The precedence of a call the table spells as a Python operator (`a >> b`, `~a`).
+int callPrecedence(const CallNode *call) {
+  if (!call->intrinsic)
+    return kPrecAtom;
+  switch (call->intrinsic->level) {
+  case OperatorLevel::None: return kPrecAtom;
+  case OperatorLevel::BitOr: return kPrecBitOr;
+  case OperatorLevel::BitXor: return kPrecBitXor;
+  case OperatorLevel::BitAnd: return kPrecBitAnd;
+  case OperatorLevel::Shift: return kPrecShift;
+  case OperatorLevel::Unary: return kPrecUnary;
+  }
+  return kPrecAtom;
+}
+
 // exprPrecedence, inlined into the printer's recursion.
 inline int precedenceOf(const ExprNode *expr) {
   switch (expr->kind()) {
+  case ExprKind::Call: return callPrecedence(static_cast<const CallNode *>(expr));
   case ExprKind::Binary: {
     const auto *node = static_cast<const BinaryNode *>(expr);
     return binaryPrecedence(node->op, node->a->type);
@@ -211,6 +228,47 @@ void ScriptPrinter::printBinary(const BinaryNode &node) {
   out_ += ')';
 }
 
+void ScriptPrinter::printCall(const CallNode &node) {
+  const IntrinsicInfo *info = node.intrinsic;
+  if (info && info->level == OperatorLevel::Unary) {
+    out_ += info->operatorText;
+    // A bare int32 operand would be Python's ~ on a number, folded when parsed.
+    if (printsBare(node.args[0])) {
+      out_ += "T.int32(";
+      appendInt(out_, static_cast<const IntImmNode &>(*node.args[0]).value);
+      out_ += ')';
+    } else {
+      printExprPrec(node.args[0].get(), kPrecUnary, false);
+    }
+    return;
+  }
+  if (info && info->level != OperatorLevel::None) {
+    int precedence = callPrecedence(&node);
+    if (printsBare(node.args[0]) && printsBare(node.args[1])) {
+      out_ += "T.int32(";
+      appendInt(out_, static_cast<const IntImmNode &>(*node.args[0]).value);
+      out_ += ')';
+    } else {
+      printExprPrec(node.args[0].get(), precedence, false);
+    }
+    out_ += info->operatorText;
+    printExprPrec(node.args[1].get(), precedence, true);
+    return;
+  }
+  out_ += "T.";
+  out_ += node.op.view();
+  if (info && hasDeclaredType(*info)) {
+    out_ += '(';
+    out_ += typeSpelling(node.type).quoted;
+    if (!node.args.empty())
+      out_ += ", ";
+    printExprList(node.args);
+    out_ += ')';
+    return;
+  }
+  printCallArgs(node.args);
+}
+
 void ScriptPrinter::printExprPrec(const ExprNode *expr, int context, bool parenthesizeEqual) {
   // Most operands are variables and int32 literals: they bind at least as tightly as unary
   // minus, so below that they never take parentheses.
@@ -305,22 +363,7 @@ void ScriptPrinter::printCompoundExpr(const ExprNode *expr, int context, bool pa
     out_ += "})";
     break;
   }
-  case ExprKind::Call: {
-    const auto *node = static_cast<const CallNode *>(expr);
-    out_ += "T.";
-    out_ += node->op.view();
-    if (node->op.view() == "call_extern") {
-      out_ += '(';
-      out_ += typeSpelling(node->type).quoted;
-      if (!node->args.empty())
-        out_ += ", ";
-      printExprList(node->args);
-      out_ += ')';
-    } else {
-      printCallArgs(node->args);
-    }
-    break;
-  }
+  case ExprKind::Call: printCall(*static_cast<const CallNode *>(expr)); break;
   case ExprKind::BufferLoad: {
     const auto *node = static_cast<const BufferLoadNode *>(expr);
     printAccess(node->buffer.get(), node->indices);

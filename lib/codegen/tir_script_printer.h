@@ -72,6 +72,7 @@ private:
   // printExprPrec for the other kinds than variables and int32 literals.
   void printCompoundExpr(const ExprNode *expr, int context, bool parenthesizeEqual);
   void printBinary(const BinaryNode &node);
+  void printCall(const CallNode &node);
   void printCallArgs(const std::vector<Expr> &args);
   void printExprList(const std::vector<Expr> &exprs);
   void printShape(const std::vector<Expr> &shape); // (16,) (16, 64) ()
@@ -104,6 +105,10 @@ enum ExprPrecedence : int {
   kPrecAnd,
   kPrecNot,
   kPrecCompare,
+  kPrecBitOr,
+  kPrecBitXor,
+  kPrecBitAnd,
+  kPrecShift,
   kPrecAdd,
   kPrecMul,
   kPrecUnary,

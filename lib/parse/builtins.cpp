@@ -1,8 +1,10 @@
-// The T.* functions usable in expressions: typed constants, casts, selects, vectors, lets,
-// arithmetic helpers, math intrinsics and extern calls. Each checks its arguments.
+// The T.* functions usable in expressions: typed constants and type limits, casts, selects,
+// vectors, lets, arithmetic helpers, and the intrinsics of lib/ir/intrinsics.h (math, bitwise,
+// extern calls, ...), whose arity and types the table's rules check.
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <limits>
 
 #include "parse/parser_impl.h"
 
@@ -14,7 +16,6 @@ enum class Builtin : uint8_t {
   Cast,
   CastLower,
   Select,
-  IfThenElse,
   Ramp,
   Broadcast,
   Let,
@@ -24,12 +25,7 @@ enum class Builtin : uint8_t {
   FloorMod,
   TruncDiv,
   TruncMod,
-  FloatMath,      // float -> float: exp, sqrt, ...
-  AnyMath,        // numeric -> same: abs
-  FloatMath2,     // (float, float) -> float: pow, fmod
-  FloatPredicate, // float -> bool: isnan, isinf, isfinite
-  Likely,
-  CallExtern,
+  TypeLimit, // max_value, min_value, infinity: folded to a typed constant
 };
 
 struct BuiltinEntry {
@@ -41,7 +37,6 @@ constexpr std::array kBuiltins = {
     BuiltinEntry{"Cast", Builtin::Cast},
     BuiltinEntry{"cast", Builtin::CastLower},
     BuiltinEntry{"Select", Builtin::Select},
-    BuiltinEntry{"if_then_else", Builtin::IfThenElse},
     BuiltinEntry{"Ramp", Builtin::Ramp},
     BuiltinEntry{"ramp", Builtin::Ramp},
     BuiltinEntry{"Broadcast", Builtin::Broadcast},
@@ -60,36 +55,9 @@ constexpr std::array kBuiltins = {
     BuiltinEntry{"truncmod", Builtin::TruncMod},
     BuiltinEntry{"Div", Builtin::TruncDiv},
     BuiltinEntry{"Mod", Builtin::TruncMod},
-    BuiltinEntry{"exp", Builtin::FloatMath},
-    BuiltinEntry{"exp2", Builtin::FloatMath},
-    BuiltinEntry{"exp10", Builtin::FloatMath},
-    BuiltinEntry{"log", Builtin::FloatMath},
-    BuiltinEntry{"log2", Builtin::FloatMath},
-    BuiltinEntry{"log10", Builtin::FloatMath},
-    BuiltinEntry{"log1p", Builtin::FloatMath},
-    BuiltinEntry{"sqrt", Builtin::FloatMath},
-    BuiltinEntry{"rsqrt", Builtin::FloatMath},
-    BuiltinEntry{"sin", Builtin::FloatMath},
-    BuiltinEntry{"cos", Builtin::FloatMath},
-    BuiltinEntry{"tan", Builtin::FloatMath},
-    BuiltinEntry{"tanh", Builtin::FloatMath},
-    BuiltinEntry{"sigmoid", Builtin::FloatMath},
-    BuiltinEntry{"erf", Builtin::FloatMath},
-    BuiltinEntry{"fabs", Builtin::FloatMath},
-    BuiltinEntry{"floor", Builtin::FloatMath},
-    BuiltinEntry{"ceil", Builtin::FloatMath},
-    BuiltinEntry{"round", Builtin::FloatMath},
-    BuiltinEntry{"trunc", Builtin::FloatMath},
-    BuiltinEntry{"nearbyint", Builtin::FloatMath},
-    BuiltinEntry{"abs", Builtin::AnyMath},
-    BuiltinEntry{"pow", Builtin::FloatMath2},
-    BuiltinEntry{"fmod", Builtin::FloatMath2},
-    BuiltinEntry{"isnan", Builtin::FloatPredicate},
-    BuiltinEntry{"isinf", Builtin::FloatPredicate},
-    BuiltinEntry{"isfinite", Builtin::FloatPredicate},
-    BuiltinEntry{"likely", Builtin::Likely},
-    BuiltinEntry{"call_extern", Builtin::CallExtern},
-    BuiltinEntry{"call_pure_extern", Builtin::CallExtern},
+    BuiltinEntry{"max_value", Builtin::TypeLimit},
+    BuiltinEntry{"min_value", Builtin::TypeLimit},
+    BuiltinEntry{"infinity", Builtin::TypeLimit},
 };
 
 // Builtins that are statements (or parts of them) rather than expressions.
@@ -175,6 +143,8 @@ void Parser::unknownBuiltin(uint32_t id, std::string_view name) {
   };
   for (const BuiltinEntry &e : kBuiltins)
     consider(e.name);
+  for (const IntrinsicInfo &info : intrinsicTable())
+    consider(info.name);
   for (std::string_view s : kStatementBuiltins)
     consider(s);
   if (best.empty())
@@ -232,6 +202,8 @@ Typed Parser::lowerBuiltin(uint32_t id, std::string_view name) {
     return *operation;
   const BuiltinEntry *entry = findBuiltin(name);
   if (!entry) {
+    if (const IntrinsicInfo *info = findIntrinsic(name))
+      return lowerIntrinsic(id, *info);
     if (isStatementBuiltin(name))
       fail(where, "T." + std::string(name) + " is a statement, not an expression");
     unknownBuiltin(id, name);
@@ -246,21 +218,13 @@ Typed Parser::lowerBuiltin(uint32_t id, std::string_view name) {
     Expr value = lowerValue(args.positional[upper ? 1 : 0]);
     return {checked(where, [&] { return CastNode::make(type, value, where); }), false};
   }
-  case Builtin::Select:
-  case Builtin::IfThenElse: {
+  case Builtin::Select: {
     CallArgs args = callArgs(id, name, 3, 3, {});
     std::string what = "condition of T." + op;
     Expr condition = lowerBool(args.positional[0], what.c_str());
     std::pair<Expr, Expr> tF = unify(lower(args.positional[1]), lower(args.positional[2]), where, "T." + op);
     Expr t = tF.first, f = tF.second;
-    if (entry->kind == Builtin::Select)
-      return {checked(where, [&] { return SelectNode::make(condition, t, f, where); }), false};
-    if (condition->type.isVector() && condition->type.lanes() != t->type.lanes())
-      fail(where, "condition of T.if_then_else has " + std::to_string(condition->type.lanes()) +
-                      " lanes but the values have " + std::to_string(t->type.lanes()));
-    if (t->type != f->type)
-      fail(where, "T.if_then_else branches have different types: " + t->type.str() + " and " + f->type.str());
-    return {CallNode::make(t->type, Symbol("if_then_else"), {condition, t, f}, where), false};
+    return {checked(where, [&] { return SelectNode::make(condition, t, f, where); }), false};
   }
   case Builtin::Ramp: {
     CallArgs args = callArgs(id, name, 3, 3, {});
@@ -327,47 +291,113 @@ Typed Parser::lowerBuiltin(uint32_t id, std::string_view name) {
       fail(where, "T." + op + " expects integer operands, not " + x->type.str());
     return {checked(where, [&] { return BinaryNode::make(binary, x, y, where); }), false};
   }
-  case Builtin::FloatMath:
-  case Builtin::AnyMath:
-  case Builtin::FloatPredicate:
-  case Builtin::Likely: {
-    CallArgs args = callArgs(id, name, 1, 1, {});
-    Expr value = lowerValue(args.positional[0]);
-    DataType t = value->type;
-    if (entry->kind == Builtin::Likely) {
-      if (!t.isBool())
-        fail(nodeRange(args.positional[0]), "T.likely expects a bool argument, not " + t.str());
-    } else if (entry->kind == Builtin::AnyMath ? !(t.isFloat() || t.isIntOrUInt()) : !t.isFloat()) {
-      fail(nodeRange(args.positional[0]), "T." + op + " expects a " +
-                                              (entry->kind == Builtin::AnyMath ? "numeric" : "floating-point") +
-                                              " argument, not " + t.str());
-    }
-    DataType result = entry->kind == Builtin::FloatPredicate ? DataType::boolean(t.lanes()) : t;
-    return {CallNode::make(result, Symbol(name), {value}, where), false};
-  }
-  case Builtin::FloatMath2: {
-    CallArgs args = callArgs(id, name, 2, 2, {});
-    std::pair<Expr, Expr> xY = unify(lower(args.positional[0]), lower(args.positional[1]), where, "T." + op);
-    Expr x = xY.first, y = xY.second;
-    if (!x->type.isFloat())
-      fail(where, "T." + op + " expects floating-point arguments, not " + x->type.str());
-    return {CallNode::make(x->type, Symbol(name), {x, y}, where), false};
-  }
-  case Builtin::CallExtern: {
-    CallArgs args = callArgs(id, name, 2, SIZE_MAX, {});
-    DataType type = dtypeArgument(args.positional[0]);
-    std::vector<Expr> callArgs;
-    callArgs.reserve(args.positional.size() - 1);
-    callArgs.push_back(StringImmNode::make(stringLiteral(args.positional[1]), nodeRange(args.positional[1])));
-    for (size_t k = 2; k < args.positional.size(); ++k) {
-      uint32_t arg = args.positional[k];
-      callArgs.push_back(node(arg).kind == Ast::String ? StringImmNode::make(stringLiteral(arg), nodeRange(arg))
-                                                       : lowerValue(arg));
-    }
-    return {CallNode::make(type, Symbol(name), std::move(callArgs), where), false};
-  }
+  case Builtin::TypeLimit: return typeLimit(id, name);
   }
   unknownBuiltin(id, name);
+}
+
+Expr Parser::makeIntrinsicCall(const IntrinsicInfo &info, std::vector<Expr> args, std::optional<DataType> declared,
+                               SourceRange where, const uint32_t *operands, std::string_view spelled) {
+  std::vector<DataType> types;
+  types.reserve(args.size());
+  for (const Expr &a : args)
+    types.push_back(a->type);
+  IntrinsicTyping typing = typeIntrinsicCall(info, types, declared, spelled);
+  if (!typing.type)
+    fail(operands && typing.argument >= 0 ? nodeRange(operands[typing.argument]) : where, typing.error);
+  DataType type = *typing.type;
+  return checked(where, [&] { return CallNode::make(type, Symbol(info.name), std::move(args), where); });
+}
+
+// T.<intrinsic>(...): the arguments are lowered as the rule needs them (a literal operand takes
+// the other operand's type), then the table's rule checks them.
+Typed Parser::lowerIntrinsic(uint32_t id, const IntrinsicInfo &info) {
+  SourceRange where = nodeRange(id);
+  const std::string label = "T." + std::string(info.name);
+  auto [least, most] = intrinsicArity(info);
+  const size_t declaredCount = hasDeclaredType(info) ? 1 : 0;
+  CallArgs args = callArgs(id, info.name, least + declaredCount, most == SIZE_MAX ? SIZE_MAX : most + declaredCount, {});
+  std::optional<DataType> declared;
+  if (declaredCount)
+    declared = dtypeArgument(args.positional[0]);
+  std::vector<uint32_t> operands;
+  for (size_t k = declaredCount; k < args.positional.size(); ++k)
+    operands.push_back(args.positional[k]);
+  std::vector<Expr> values;
+  values.reserve(operands.size());
+  switch (info.rule) {
+  case TypeRule::FloatBinary:
+  case TypeRule::IntegerBinary:
+  case TypeRule::BitwiseBinary: {
+    std::pair<Expr, Expr> xY = unify(lower(operands[0]), lower(operands[1]), where, label);
+    values = {xY.first, xY.second};
+    break;
+  }
+  case TypeRule::IfThenElse: {
+    std::string what = "condition of " + label;
+    values.push_back(lowerBool(operands[0], what.c_str()));
+    std::pair<Expr, Expr> tF = unify(lower(operands[1]), lower(operands[2]), where, label);
+    values.push_back(tF.first);
+    values.push_back(tF.second);
+    break;
+  }
+  case TypeRule::Extern:
+    values.push_back(StringImmNode::make(stringLiteral(operands[0]), nodeRange(operands[0])));
+    for (size_t k = 1; k < operands.size(); ++k)
+      values.push_back(node(operands[k]).kind == Ast::String
+                           ? StringImmNode::make(stringLiteral(operands[k]), nodeRange(operands[k]))
+                           : lowerValue(operands[k]));
+    break;
+  case TypeRule::QMultiplyShift: {
+    // Literal arguments take the type of the first one that is not a literal (int32 lanes).
+    std::vector<Typed> typed;
+    DataType type = DataType::int32();
+    for (uint32_t operand : operands) {
+      typed.push_back(lower(operand));
+      if (!typed.back().literal && type == DataType::int32())
+        type = typed.back().expr->type;
+    }
+    for (size_t k = 0; k < typed.size(); ++k)
+      values.push_back(typed[k].literal ? typedLiteral(typed[k], type.element() == DataType::int32() ? type
+                                                                                                    : DataType::int32(),
+                                                       nodeRange(operands[k]))
+                                        : typed[k].expr);
+    break;
+  }
+  default:
+    for (uint32_t operand : operands)
+      values.push_back(lowerValue(operand));
+    break;
+  }
+  return {makeIntrinsicCall(info, std::move(values), declared, where, operands.data()), false};
+}
+
+// T.max_value / T.min_value / T.infinity of a scalar dtype, folded to the constant TVM builds.
+Typed Parser::typeLimit(uint32_t id, std::string_view name) {
+  SourceRange where = nodeRange(id);
+  CallArgs args = callArgs(id, name, 1, 1, {});
+  DataType type = dtypeArgument(args.positional[0]);
+  auto unsupported = [&] {
+    fail(nodeRange(args.positional[0]), "T." + std::string(name) + " is not defined for " + type.str());
+  };
+  if (type.isVector())
+    unsupported();
+  const bool isMax = name == "max_value";
+  if (type.isFloat()) {
+    double max = type.code() == DataType::Code::BFloat ? 0x1.fep127
+                 : type.bits() == 16                   ? 65504.0
+                 : type.bits() == 32                   ? static_cast<double>(std::numeric_limits<float>::max())
+                                                       : std::numeric_limits<double>::max();
+    double value = name == "infinity" ? HUGE_VAL : isMax ? max : -max;
+    return {FloatImmNode::make(type, value, where), false};
+  }
+  if (name == "infinity" || !type.isIntOrUInt() || (isMax && type.isUInt() && type.bits() == 64))
+    unsupported(); // uint64's maximum is no int64 constant
+  int64_t value = type.isUInt()     ? (isMax ? static_cast<int64_t>((uint64_t(1) << type.bits()) - 1) : 0)
+                  : type.bits() == 64 ? (isMax ? INT64_MAX : INT64_MIN)
+                  : isMax             ? (int64_t(1) << (type.bits() - 1)) - 1
+                                      : -(int64_t(1) << (type.bits() - 1));
+  return {checked(where, [&] { return IntImmNode::make(type, value, where); }), false};
 }
 
 AttrValue Parser::attrValue(uint32_t id) {

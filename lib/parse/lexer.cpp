@@ -50,6 +50,10 @@ constexpr std::array<Tok, 256> kSingleCharToken = [] {
   table['@'] = Tok::At;
   table['+'] = Tok::Plus;
   table['%'] = Tok::Percent;
+  table['&'] = Tok::Amp;
+  table['|'] = Tok::Pipe;
+  table['^'] = Tok::Caret;
+  table['~'] = Tok::Tilde;
   return table;
 }();
 
@@ -343,6 +347,10 @@ private:
     case '@': kind = Tok::At; break;
     case '+': kind = Tok::Plus; break;
     case '%': kind = Tok::Percent; break;
+    case '&': kind = Tok::Amp; break;
+    case '|': kind = Tok::Pipe; break;
+    case '^': kind = Tok::Caret; break;
+    case '~': kind = Tok::Tilde; break;
     case '-':
       kind = next(1) == '>' ? Tok::Arrow : Tok::Minus;
       length = kind == Tok::Arrow ? 2 : 1;
@@ -356,12 +364,12 @@ private:
       length = kind == Tok::SlashSlash ? 2 : 1;
       break;
     case '<':
-      kind = next(1) == '=' ? Tok::LessEqual : Tok::Less;
-      length = kind == Tok::LessEqual ? 2 : 1;
+      kind = next(1) == '=' ? Tok::LessEqual : next(1) == '<' ? Tok::LessLess : Tok::Less;
+      length = kind == Tok::Less ? 1 : 2;
       break;
     case '>':
-      kind = next(1) == '=' ? Tok::GreaterEqual : Tok::Greater;
-      length = kind == Tok::GreaterEqual ? 2 : 1;
+      kind = next(1) == '=' ? Tok::GreaterEqual : next(1) == '>' ? Tok::GreaterGreater : Tok::Greater;
+      length = kind == Tok::Greater ? 1 : 2;
       break;
     case '=':
       kind = next(1) == '=' ? Tok::EqualEqual : Tok::Assign;
@@ -389,7 +397,7 @@ private:
     while (pos_ < text_.size()) {
       char d = text_[pos_];
       if (isIdentChar(d) || d == ' ' || d == '\n' || d == '\t' || d == '#' || d == '"' || d == '\'' ||
-          std::string_view("()[]{},:.@+-*/%<>=").find(d) != std::string_view::npos)
+          std::string_view("()[]{},:.@+-*/%<>=&|^~").find(d) != std::string_view::npos)
         break;
       ++pos_;
     }
@@ -540,6 +548,12 @@ const char *tokenName(Tok kind) {
   case Tok::GreaterEqual: return "'>='";
   case Tok::EqualEqual: return "'=='";
   case Tok::NotEqual: return "'!='";
+  case Tok::LessLess: return "'<<'";
+  case Tok::GreaterGreater: return "'>>'";
+  case Tok::Amp: return "'&'";
+  case Tok::Pipe: return "'|'";
+  case Tok::Caret: return "'^'";
+  case Tok::Tilde: return "'~'";
   case Tok::Error: return "invalid token";
   }
   return "token";

@@ -72,6 +72,12 @@ enum class Tok : uint8_t {
   GreaterEqual,
   EqualEqual,
   NotEqual,
+  LessLess,       // <<
+  GreaterGreater, // >>
+  Amp,            // &
+  Pipe,           // |
+  Caret,          // ^
+  Tilde,          // ~
   Error, // an invalid character run; already reported
 };
 

@@ -34,7 +34,25 @@ const char *opText(Tok op) {
   case Tok::GreaterEqual: return ">=";
   case Tok::EqualEqual: return "==";
   case Tok::NotEqual: return "!=";
+  case Tok::LessLess: return "<<";
+  case Tok::GreaterGreater: return ">>";
+  case Tok::Amp: return "&";
+  case Tok::Pipe: return "|";
+  case Tok::Caret: return "^";
   default: return "?";
+  }
+}
+
+// The intrinsic an operator token stands for (TVM builds `a << b` as T.shift_left(a, b)), or
+// null for the arithmetic operators.
+const IntrinsicInfo *bitwiseIntrinsic(Tok op) {
+  switch (op) {
+  case Tok::LessLess: return &intrinsicInfo(IntrinsicId::ShiftLeft);
+  case Tok::GreaterGreater: return &intrinsicInfo(IntrinsicId::ShiftRight);
+  case Tok::Amp: return &intrinsicInfo(IntrinsicId::BitwiseAnd);
+  case Tok::Pipe: return &intrinsicInfo(IntrinsicId::BitwiseOr);
+  case Tok::Caret: return &intrinsicInfo(IntrinsicId::BitwiseXor);
+  default: return nullptr;
   }
 }
 
@@ -291,7 +309,23 @@ Typed Parser::lower(uint32_t id) {
     Expr a = lowerBool(child(id, 0), "operand of 'not'");
     return {checked(where, [&] { return NotNode::make(a, where); }), false};
   }
+  case Ast::Invert: {
+    Typed v = lower(child(id, 0));
+    if (v.literal) { // Python's ~ on an int: -x - 1
+      const auto *i = v.expr.as<IntImmNode>();
+      if (!i)
+        fail(where, "bad operand type for unary ~: a floating-point literal");
+      return {IntImmNode::make(literalIntType(~i->value), ~i->value, where), true};
+    }
+    uint32_t operand = child(id, 0);
+    return {makeIntrinsicCall(intrinsicInfo(IntrinsicId::BitwiseNot), {v.expr}, std::nullopt, where, &operand, "~"),
+            false};
+  }
   case Ast::Neg: {
+    // -9223372036854775808 is INT64_MIN (T.min_value("int64") prints so), though its digits
+    // alone do not fit.
+    if (node(child(id, 0)).kind == Ast::Int && nodeText(child(id, 0)) == "9223372036854775808")
+      return {IntImmNode::make(DataType::int64(), INT64_MIN, where), true};
     Typed v = lower(child(id, 0));
     if (v.literal) {
       if (const auto *i = v.expr.as<IntImmNode>()) {
@@ -382,12 +416,29 @@ Typed Parser::lowerBinary(uint32_t id) {
         overflow = x == INT64_MIN && y == -1;
         r = op == Tok::SlashSlash ? floorDiv(x, y) : floorMod(x, y);
         break;
+      // Python's integers: shifts by a negative count are errors, >> floors.
+      case Tok::LessLess:
+      case Tok::GreaterGreater:
+        if (y < 0)
+          fail(where, "negative shift count");
+        if (op == Tok::GreaterGreater)
+          r = y >= 63 ? (x < 0 ? -1 : 0) : x >> y;
+        else
+          overflow = x != 0 && (y >= 63 || (x << y) >> y != x || ((x << y) < 0) != (x < 0));
+        if (op == Tok::LessLess && !overflow)
+          r = x << y;
+        break;
+      case Tok::Amp: r = x & y; break;
+      case Tok::Pipe: r = x | y; break;
+      case Tok::Caret: r = x ^ y; break;
       default: break;
       }
       if (overflow)
         fail(where, "integer literal too large");
       return {IntImmNode::make(literalIntType(r), r, where), true};
     }
+    if (bitwiseIntrinsic(op))
+      fail(where, std::string("unsupported operand type for '") + opText(op) + "': a floating-point literal");
     double x = ia ? static_cast<double>(ia->value) : a.expr.as<FloatImmNode>()->value;
     double y = ib ? static_cast<double>(ib->value) : b.expr.as<FloatImmNode>()->value;
     double r = 0;
@@ -410,6 +461,10 @@ Typed Parser::lowerBinary(uint32_t id) {
   }
   std::pair<Expr, Expr> xY = unify(a, b, where, opText(op));
   Expr x = xY.first, y = xY.second;
+  if (const IntrinsicInfo *info = bitwiseIntrinsic(op)) {
+    uint32_t operands[2] = {child(id, 0), child(id, 1)};
+    return {makeIntrinsicCall(*info, {x, y}, std::nullopt, where, operands, opText(op)), false};
+  }
   BinaryOp binary = BinaryOp::Add;
   switch (op) {
   case Tok::Plus: binary = BinaryOp::Add; break;

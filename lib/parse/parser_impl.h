@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "ir/function.h"
+#include "ir/intrinsics.h"
 #include "parse/lexer.h"
 #include "parse/parser.h"
 #include "parse/source_manager.h"
@@ -37,6 +38,7 @@ enum class Ast : uint8_t {
   Or,
   Not,
   Neg,
+  Invert, // ~x
   Tuple,
   List,
   Dict,   // children: key, value, key, value, ...
@@ -207,6 +209,12 @@ private:
   Typed lowerCall(uint32_t id);
   Typed lowerBuiltin(uint32_t id, std::string_view name);
   std::optional<Typed> lowerOperatorCall(uint32_t id, std::string_view name);
+  Typed lowerIntrinsic(uint32_t id, const IntrinsicInfo &info);
+  Typed typeLimit(uint32_t id, std::string_view name);
+  // A call of `info` on lowered operands, its errors located at `where` or at the operand
+  // (`operands`: their AST nodes, when there are some).
+  Expr makeIntrinsicCall(const IntrinsicInfo &info, std::vector<Expr> args, std::optional<DataType> declared,
+                         SourceRange where, const uint32_t *operands, std::string_view spelled = {});
   Expr lowerSlice(uint32_t id);
   Expr typedLiteral(const Typed &literal, DataType type, SourceRange where);
   std::pair<Expr, Expr> unify(const Typed &a, const Typed &b, SourceRange where, std::string_view op);

@@ -127,11 +127,12 @@ std::string_view Parser::builtinName(uint32_t id, std::string_view module) const
 
 namespace {
 // Python's binary operator precedences, loosest first; 0 for a token that is no binary
-// operator. `not` (a prefix operator) sits between `and` and the comparisons.
+// operator. `not` (a prefix operator) sits between `and` and the comparisons; the bitwise
+// operators between the comparisons and `+`: `|` < `^` < `&` < `<<` `>>`.
 constexpr int kOrPrecedence = 1;
 constexpr int kNotPrecedence = 3;
 constexpr int kComparePrecedence = 4;
-constexpr int kPowerPrecedence = 7;
+constexpr int kPowerPrecedence = 11;
 
 constexpr std::array<uint8_t, 256> kBinaryPrecedence = [] {
   std::array<uint8_t, 256> table{};
@@ -139,9 +140,13 @@ constexpr std::array<uint8_t, 256> kBinaryPrecedence = [] {
   table[static_cast<size_t>(Tok::KwAnd)] = 2;
   for (Tok t : {Tok::Less, Tok::LessEqual, Tok::Greater, Tok::GreaterEqual, Tok::EqualEqual, Tok::NotEqual})
     table[static_cast<size_t>(t)] = kComparePrecedence;
-  table[static_cast<size_t>(Tok::Plus)] = table[static_cast<size_t>(Tok::Minus)] = 5;
+  table[static_cast<size_t>(Tok::Pipe)] = 5;
+  table[static_cast<size_t>(Tok::Caret)] = 6;
+  table[static_cast<size_t>(Tok::Amp)] = 7;
+  table[static_cast<size_t>(Tok::LessLess)] = table[static_cast<size_t>(Tok::GreaterGreater)] = 8;
+  table[static_cast<size_t>(Tok::Plus)] = table[static_cast<size_t>(Tok::Minus)] = 9;
   for (Tok t : {Tok::Star, Tok::Slash, Tok::SlashSlash, Tok::Percent})
-    table[static_cast<size_t>(t)] = 6;
+    table[static_cast<size_t>(t)] = 10;
   table[static_cast<size_t>(Tok::StarStar)] = kPowerPrecedence;
   return table;
 }();
@@ -214,18 +219,18 @@ uint32_t Parser::parseNot() {
 }
 
 uint32_t Parser::parseUnary() {
-  if (!at(Tok::Minus) && !at(Tok::Plus))
+  if (!at(Tok::Minus) && !at(Tok::Plus) && !at(Tok::Tilde))
     return parsePostfix();
   const Token &t = peek();
-  bool negate = t.kind == Tok::Minus;
+  Tok kind = t.kind;
   uint32_t begin = t.begin;
   enterNesting(begin);
   NestingGuard guard{nesting_};
   ++pos_;
   uint32_t operand = parseUnary();
-  if (!negate)
+  if (kind == Tok::Plus)
     return operand;
-  return makeNode(Ast::Neg, begin, node(operand).end, &operand, 1);
+  return makeNode(kind == Tok::Minus ? Ast::Neg : Ast::Invert, begin, node(operand).end, &operand, 1);
 }
 
 uint32_t Parser::parsePostfix() {

@@ -119,3 +119,46 @@ TEST_CASE("index maps print as lambdas with axis separators", "[codegen][print]"
   IndexMap edges = IndexMapNode::make({nn}, {nn}, {0, 1});
   CHECK(printIndexMap(edges) == "lambda n: [T.AXIS_SEPARATOR, n, T.AXIS_SEPARATOR]");
 }
+
+TEST_CASE("shift and bitwise calls print as Python operators", "[codegen][print]") {
+  Names n;
+  auto call = [](const char *op, std::vector<Expr> args) {
+    DataType t = args[0]->type;
+    return CallNode::make(t, Symbol(op), std::move(args));
+  };
+  using B = BinaryOp;
+  CHECK(printExpr(call("shift_left", {n.a, i32(2)})) == "a << 2");
+  CHECK(printExpr(call("shift_right", {n.a, n.b})) == "a >> b");
+  CHECK(printExpr(call("bitwise_and", {n.a, n.b})) == "a & b");
+  CHECK(printExpr(call("bitwise_or", {n.a, n.b})) == "a | b");
+  CHECK(printExpr(call("bitwise_xor", {n.a, n.b})) == "a ^ b");
+  CHECK(printExpr(call("bitwise_not", {n.a})) == "~a");
+  // Python: | < ^ < & < << >> < + - < * < unary.
+  CHECK(printExpr(call("bitwise_or", {n.a, call("bitwise_xor", {n.b, call("bitwise_and", {n.c, n.d})})})) ==
+        "a | b ^ c & d");
+  CHECK(printExpr(call("bitwise_and", {call("bitwise_or", {n.a, n.b}), n.c})) == "(a | b) & c");
+  CHECK(printExpr(call("shift_left", {bin(B::Add, n.a, n.b), n.c})) == "a + b << c");
+  CHECK(printExpr(bin(B::Add, call("shift_left", {n.a, n.b}), n.c)) == "(a << b) + c");
+  CHECK(printExpr(call("shift_left", {n.a, call("shift_right", {n.b, n.c})})) == "a << (b >> c)");
+  CHECK(printExpr(call("shift_right", {call("shift_left", {n.a, n.b}), n.c})) == "a << b >> c");
+  CHECK(printExpr(call("bitwise_xor", {n.a, call("bitwise_xor", {n.b, n.c})})) == "a ^ (b ^ c)");
+  CHECK(printExpr(bin(B::EQ, call("bitwise_and", {n.a, i32(3)}), n.b)) == "a & 3 == b");
+  CHECK(printExpr(call("bitwise_and", {bin(B::EQ, n.a, n.b), n.p})) == "(a == b) & p");
+  CHECK(printExpr(call("bitwise_not", {bin(B::Add, n.a, n.b)})) == "~(a + b)");
+  CHECK(printExpr(bin(B::Mul, call("bitwise_not", {n.a}), n.b)) == "~a * b");
+  CHECK(printExpr(call("bitwise_not", {i32(-1)})) == "~T.int32(-1)");
+  CHECK(printExpr(call("bitwise_not", {call("bitwise_not", {n.a})})) == "~~a");
+  // Two bare int32 constants would be Python arithmetic, folded when read back.
+  CHECK(printExpr(call("shift_left", {i32(1), i32(4)})) == "T.int32(1) << 4");
+  CHECK(printExpr(call("bitwise_not", {i32(5)})) == "~T.int32(5)");
+  CHECK(printExpr(call("bitwise_or", {n.p, n.q})) == "p | q");
+}
+
+TEST_CASE("calls with a declared type print it first", "[codegen][print]") {
+  Names n;
+  CHECK(printExpr(CallNode::make(DataType::float32(), Symbol("reinterpret"), {n.a})) == "T.reinterpret(\"float32\", a)");
+  CHECK(printExpr(CallNode::make(DataType::int32(), Symbol("call_pure_extern"), {StringImmNode::make("g"), n.x})) ==
+        "T.call_pure_extern(\"int32\", \"g\", x)");
+  CHECK(printExpr(CallNode::make(DataType::int32(), Symbol("q_multiply_shift"), {n.a, i32(1073741824), i32(31), n.b})) ==
+        "T.q_multiply_shift(a, 1073741824, 31, b)");
+}
