@@ -9,6 +9,7 @@
 
 #include "codegen/c_family.h"
 #include "codegen/c_support.h"
+#include "ir/intrinsics.h"
 #include "ir/visitor.h"
 
 namespace tirlower {
@@ -31,6 +32,12 @@ protected:
   }
   void visit(const BufferStoreNode *op) override {
     written.insert(op->buffer->data.get());
+    IRVisitor::visit(op);
+  }
+  // T.assume emits nothing: what only it uses is unused in C.
+  void visit(const CallNode *op) override {
+    if (op->intrinsic && op->intrinsic->id == IntrinsicId::Assume)
+      return;
     IRVisitor::visit(op);
   }
 };
@@ -300,6 +307,8 @@ private:
       const auto *op = s.as<EvaluateNode>();
       if (op->value->kind() == ExprKind::IntImm || op->value->kind() == ExprKind::FloatImm)
         return;
+      if (const auto *c = op->value.as<CallNode>(); c && c->intrinsic && c->intrinsic->id == IntrinsicId::Assume)
+        return; // a fact for the compiler, nothing to compute
       line("(void)(" + expr(op->value) + ");");
       return;
     }
@@ -464,7 +473,7 @@ private:
       return "({ const " + support_.typeName(op->var->type) + " " + name + " = " + value + "; " + expr(op->body) +
              "; })";
     }
-    case ExprKind::Call: return call(e.as<CallNode>());
+    case ExprKind::Call: return call(e.as<CallNode>(), parent, right);
     case ExprKind::BufferLoad: return load(e.as<BufferLoadNode>());
     }
     return "";
@@ -590,56 +599,80 @@ private:
     return "(" + a + " - " + mathName("floor", op->type) + "(" + a + " / " + b + ") * " + b + ")";
   }
 
-  std::string call(const CallNode *op) {
-    const std::string &name = op->op.str();
+  // Intrinsic calls, spelled as the intrinsic table says: libm functions (lane by lane on
+  // vectors), the table's expansion for composite ones, and C operators for the bitwise ones.
+  std::string call(const CallNode *op, int parent, bool right) {
+    const IntrinsicInfo *info = op->intrinsic;
+    if (!info)
+      throw CompileError(op->loc, "C emitter: unknown intrinsic T." + op->op.str());
+    if (Expr expanded = expandIntrinsic(*op))
+      return expr(expanded, parent, right);
+    const DataType t = op->type;
     auto args = [&](size_t from) {
       std::string text;
       for (size_t k = from; k < op->args.size(); ++k)
         text += (k > from ? ", " : "") + expr(op->args[k]);
       return text;
     };
-    if (name == "if_then_else")
+    switch (info->id) {
+    case IntrinsicId::IfThenElse:
       return "(" + expr(op->args[0], 1) + " ? " + expr(op->args[1], 1) + " : " + expr(op->args[2], 1) + ")";
-    if (name == "likely")
-      return "(" + expr(op->args[0]) + ")";
-    if (name == "call_extern") {
-      const auto *fn = op->args.empty() ? nullptr : op->args[0].as<StringImmNode>();
-      if (!fn)
-        throw CompileError(op->loc, "call_extern needs the function name as its first argument");
-      std::string proto = support_.typeName(op->type) + " " + fn->value + "(";
+    case IntrinsicId::Likely: return "(" + expr(op->args[0]) + ")";
+    case IntrinsicId::Assume: return "true"; // a hint: its statement emits nothing
+    case IntrinsicId::CallExtern:
+    case IntrinsicId::CallPureExtern: {
+      const std::string &fn = op->args[0].as<StringImmNode>()->value;
+      std::string proto = support_.typeName(t) + " " + fn + "(";
       for (size_t k = 1; k < op->args.size(); ++k)
         proto += (k > 1 ? ", " : "") + support_.typeName(op->args[k]->type);
       externs_.insert(proto + (op->args.size() == 1 ? "void" : "") + ");");
-      return fn->value + "(" + args(1) + ")";
+      return fn + "(" + args(1) + ")";
     }
-    DataType t = op->type;
-    if (!t.isFloat()) {
-      if (name == "abs" && t.isUInt())
+    case IntrinsicId::Reinterpret:
+      return support_.reinterpret(op->args[0]->type, t, op->loc) + "(" + expr(op->args[0]) + ")";
+    case IntrinsicId::ShiftLeft:
+    case IntrinsicId::ShiftRight:
+    case IntrinsicId::BitwiseAnd:
+    case IntrinsicId::BitwiseOr:
+    case IntrinsicId::BitwiseXor: return bitwise(op, info->operatorText);
+    case IntrinsicId::BitwiseNot: {
+      std::string a = expr(op->args[0], 11);
+      if (t.isBool())
+        return t.isVector() ? "(" + a + " ^ " + support_.broadcast(t) + "(1))" : "(!" + a + ")";
+      return t.isVector() ? "(~" + a + ")" : "((" + support_.typeName(t) + ")~" + a + ")";
+    }
+    case IntrinsicId::Abs:
+      if (t.isUInt())
         return "(" + expr(op->args[0]) + ")";
-      if (name == "abs" && t.isInt()) {
+      if (t.isInt()) {
         std::string fn = support_.integerAbs(t.element());
         return (t.isVector() ? support_.lanewise(fn, t, 1) : fn) + "(" + expr(op->args[0]) + ")";
       }
-      throw CompileError(op->loc, "C emitter: T." + name + " is not supported on " + t.str());
+      break;
+    default: break;
     }
-    std::string scalar;
-    if (name == "sigmoid" || name == "rsqrt") {
-      std::string one = t.element().bits() == 32 ? "1.0f" : "1.0";
-      if (t.isVector())
-        throw CompileError(op->loc, "C emitter: vector T." + name + " is not supported; scalarize it first");
-      return name == "sigmoid"
-                 ? "(" + one + " / (" + one + " + " + mathName("exp", t) + "(-" + expr(op->args[0], 11) + ")))"
-                 : "(" + one + " / " + mathName("sqrt", t) + "(" + expr(op->args[0]) + "))";
-    }
-    static const std::unordered_set<std::string> known = {"exp",   "exp2",  "log",  "log2", "sqrt",  "sin",
-                                                          "cos",   "tanh",  "fabs", "abs",  "floor", "ceil",
-                                                          "round", "trunc", "pow",  "fmod"};
-    if (!known.count(name))
-      throw CompileError(op->loc, "C emitter: unknown intrinsic T." + name);
-    std::string fn = mathName(name, t);
+    if (info->c.empty() || !op->args[0]->type.isFloat() || op->args[0]->type.code() == DataType::Code::BFloat)
+      throw CompileError(op->loc, "C emitter: T." + op->op.str() + " is not supported on " + op->args[0]->type.str());
+    DataType argType = op->args[0]->type;
+    std::string fn = info->cTypeGeneric ? std::string(info->c) : mathName(std::string(info->c), argType);
     if (t.isVector())
-      fn = support_.lanewise(fn, t, static_cast<int>(op->args.size()));
+      return support_.lanewise(fn, t, static_cast<int>(op->args.size()), argType) + "(" + args(0) + ")";
     return isScalarHalf(t) ? roundedHalf(fn + "(" + args(0) + ")") : fn + "(" + args(0) + ")";
+  }
+
+  // Shifts and bitwise operations. Scalars narrower than int are promoted and converted back;
+  // a left shift of a signed value is done on its unsigned type (C leaves shifting a negative
+  // value undefined; TIR wraps), on vectors too.
+  std::string bitwise(const CallNode *op, std::string_view text) {
+    DataType t = op->type;
+    std::string a = expr(op->args[0], 11), b = expr(op->args[1], 11), o(text);
+    if (op->intrinsic->id == IntrinsicId::ShiftLeft && t.isInt()) {
+      std::string u = support_.typeName(DataType(DataType::Code::UInt, t.bits(), t.lanes()));
+      return "((" + support_.typeName(t) + ")((" + u + ")" + a + o + (t.isVector() ? "(" + u + ")" : "") + b + "))";
+    }
+    if (t.isVector())
+      return "(" + a + o + b + ")";
+    return "((" + support_.typeName(t) + ")(" + a + o + b + "))";
   }
 
   std::string load(const BufferLoadNode *op) {

@@ -4,6 +4,8 @@
 #include <cctype>
 #include <unordered_set>
 
+#include "ir/intrinsics.h"
+
 namespace tirlower {
 
 bool isReservedCName(const std::string &name) {
@@ -16,6 +18,22 @@ bool isReservedCName(const std::string &name) {
       "sqrtf",    "sin",    "sinf",     "cos",     "cosf",   "tanh",     "tanhf",   "fabs",   "fabsf",   "floor",
       "floorf",   "ceil",   "ceilf",    "round",   "roundf", "trunc",    "truncf",  "pow",    "powf",    "fmod",
       "fmodf",    "abs",    "NAN",      "INFINITY"};
+  return names.count(name) != 0 || isIntrinsicCName(name);
+}
+
+bool isIntrinsicCName(const std::string &name) {
+  // The libm functions and OpenCL C builtins the intrinsic table spells calls with.
+  static const std::unordered_set<std::string> names = [] {
+    std::unordered_set<std::string> out;
+    for (const IntrinsicInfo &info : intrinsicTable()) {
+      for (std::string_view spelling : {info.c, info.opencl})
+        if (!spelling.empty()) {
+          out.emplace(spelling);
+          out.emplace(std::string(spelling) + "f");
+        }
+    }
+    return out;
+  }();
   return names.count(name) != 0;
 }
 

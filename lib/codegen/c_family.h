@@ -19,6 +19,8 @@ namespace tirlower {
 std::string cIdentifier(std::string_view name);
 // C keywords and the C library names emitted code defines or calls.
 bool isReservedCName(const std::string &name);
+// The C and OpenCL C function names of the intrinsic table (with libm's float suffix too).
+bool isIntrinsicCName(const std::string &name);
 // The C symbol of a function: its global symbol as an identifier, with "tir_" in front when it
 // clashes with a reserved name (`main` becomes `tir_main`).
 std::string cSymbolName(const PrimFuncNode &func);

@@ -1,5 +1,7 @@
 #include "codegen/c_support.h"
 
+#include "ir/diagnostic.h"
+
 #include <cmath>
 #include <cstdio>
 
@@ -193,15 +195,31 @@ std::string CSupport::convert(DataType from, DataType to) {
                           ";\n  return r;\n}\n");
 }
 
-std::string CSupport::lanewise(const std::string &scalarFunction, DataType type, int arity) {
-  std::string t = typeName(type), name = scalarFunction + "_x" + std::to_string(type.lanes());
+std::string CSupport::lanewise(const std::string &scalarFunction, DataType type, int arity,
+                               std::optional<DataType> argType) {
+  DataType from = argType ? *argType : type;
+  std::string t = typeName(type), a = typeName(from), name = scalarFunction + "_x" + std::to_string(type.lanes());
   if (scalarFunction.rfind("tl_", 0) != 0)
-    name = "tl_" + name + "_" + suffix(type.element());
-  std::string params = arity == 1 ? t + " a" : t + " a, " + t + " b";
+    name = "tl_" + name + "_" + suffix(from.element());
+  std::string params = arity == 1 ? a + " a" : a + " a, " + a + " b";
   std::string call = arity == 1 ? scalarFunction + "(a[k])" : scalarFunction + "(a[k], b[k])";
   return define(name, "static inline " + t + " " + name + "(" + params + ") {\n  " + t + " r;\n  for (int k = 0; k < " +
                           std::to_string(cVectorLanes(type.lanes())) + "; ++k)\n    r[k] = " + call +
                           ";\n  return r;\n}\n");
+}
+
+std::string CSupport::reinterpret(DataType from, DataType to, SourceRange where) {
+  std::string f = typeName(from), t = typeName(to), name = "tl_reinterpret_" + suffix(from) + "_" + suffix(to);
+  if (from.bits() % 8 != 0 || to.bits() % 8 != 0)
+    throw CompileError(where, "C emitter: T.reinterpret of " + from.str() + " as " + to.str() + " is not supported");
+  const int lanes = to.lanes(), physical = to.isVector() ? cVectorLanes(lanes) : 1;
+  std::string padding = physical == lanes ? ""
+                                          : "  for (int k = " + std::to_string(lanes) + "; k < " +
+                                                std::to_string(physical) + "; ++k)\n    r[k] = r[" +
+                                                std::to_string(lanes - 1) + "];\n";
+  std::string bytes = std::to_string(from.lanes() * from.bits() / 8);
+  return define(name, "static inline " + t + " " + name + "(" + f + " v) {\n  " + t + " r" + paddedInit(to) +
+                          ";\n  memcpy(&r, &v, " + bytes + ");\n" + padding + "  return r;\n}\n");
 }
 
 std::string CSupport::preamble() const {

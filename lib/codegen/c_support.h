@@ -4,10 +4,12 @@
 #pragma once
 
 #include <map>
+#include <optional>
 #include <set>
 #include <string>
 
 #include "ir/data_type.h"
+#include "ir/source_range.h"
 
 namespace tirlower {
 
@@ -36,8 +38,13 @@ public:
   std::string select(DataType vectorType);                   // T select(C cond, T a, T b), lane by lane
   std::string compare(const char *op, DataType operandType); // boolean vector (as int8 lanes)
   std::string convert(DataType from, DataType to);           // lane-wise cast
-  // Lane-by-lane application of a scalar function of one or two arguments.
-  std::string lanewise(const std::string &scalarFunction, DataType type, int arity);
+  // Lane-by-lane application of a scalar function of one or two arguments of `argType` (by
+  // default the result type) giving `type`.
+  std::string lanewise(const std::string &scalarFunction, DataType type, int arity,
+                       std::optional<DataType> argType = std::nullopt);
+  // T reinterpret(S v): the bits of v as T (the same number of bits; padding lanes of a C
+  // vector repeat the last lane). Throws CompileError at `where` for sizes C cannot copy.
+  std::string reinterpret(DataType from, DataType to, SourceRange where);
 
   // The typedefs and helper definitions, in a stable order.
   std::string preamble() const;

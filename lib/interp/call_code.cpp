@@ -1,80 +1,29 @@
-// Intrinsic calls: math functions at the precision of their type (expf for float32, exp for
-// float64; the 16-bit formats compute in float and round), `likely`, and the lazy
-// `if_then_else`. `call_extern` and unknown intrinsics are errors when evaluated, so a call in
-// code that never runs does not stop the interpreter.
+// Intrinsic calls, as the intrinsic table (ir/intrinsics.h) defines them: math functions at the
+// precision of their type (expf for float32, exp for float64; the 16-bit formats compute in
+// float and round), predicates, abs, shifts and bitwise operations, reinterpret, `likely`,
+// `assume` (checked) and the lazy `if_then_else`. Composite intrinsics are compiled from their
+// expansion (compile_expr.cpp). `call_extern` and unknown intrinsics are errors when evaluated,
+// so a call in code that never runs does not stop the interpreter.
+//
+// Shifts: TIR defines a shift for amounts 0 to bits - 1 (`<<` wraps at the type's width, `>>`
+// is arithmetic on signed types); LLVM and C leave other amounts undefined, so the interpreter
+// reports them as errors, as it does a division by zero.
 #include <cmath>
+#include <cstring>
 #include <string_view>
 
 #include "interp/compiler.h"
+#include "ir/intrinsics.h"
 
 namespace tirlower {
 namespace {
 
-enum class MathOp : uint8_t {
-  Exp,
-  Exp2,
-  Log,
-  Log2,
-  Sqrt,
-  Rsqrt,
-  Sin,
-  Cos,
-  Tanh,
-  Sigmoid,
-  Fabs,
-  Abs,
-  Floor,
-  Ceil,
-  Round,
-  Trunc,
-  Pow,
-  Fmod
-};
-
-struct MathEntry {
-  std::string_view name;
-  MathOp op;
-  int arity;
-};
-
-constexpr MathEntry kMathOps[] = {
-    {"exp", MathOp::Exp, 1},         {"exp2", MathOp::Exp2, 1}, {"log", MathOp::Log, 1},
-    {"log2", MathOp::Log2, 1},       {"sqrt", MathOp::Sqrt, 1}, {"rsqrt", MathOp::Rsqrt, 1},
-    {"sin", MathOp::Sin, 1},         {"cos", MathOp::Cos, 1},   {"tanh", MathOp::Tanh, 1},
-    {"sigmoid", MathOp::Sigmoid, 1}, {"fabs", MathOp::Fabs, 1}, {"abs", MathOp::Abs, 1},
-    {"floor", MathOp::Floor, 1},     {"ceil", MathOp::Ceil, 1}, {"round", MathOp::Round, 1},
-    {"trunc", MathOp::Trunc, 1},     {"pow", MathOp::Pow, 2},   {"fmod", MathOp::Fmod, 2},
-};
-
-// T is float or double; the std:: overloads pick expf/exp and so on.
-template <typename T> T applyMath(MathOp op, T x, T y) {
-  switch (op) {
-  case MathOp::Exp: return std::exp(x);
-  case MathOp::Exp2: return std::exp2(x);
-  case MathOp::Log: return std::log(x);
-  case MathOp::Log2: return std::log2(x);
-  case MathOp::Sqrt: return std::sqrt(x);
-  case MathOp::Rsqrt: return T(1) / std::sqrt(x);
-  case MathOp::Sin: return std::sin(x);
-  case MathOp::Cos: return std::cos(x);
-  case MathOp::Tanh: return std::tanh(x);
-  case MathOp::Sigmoid: return T(1) / (T(1) + std::exp(-x));
-  case MathOp::Fabs:
-  case MathOp::Abs: return std::fabs(x);
-  case MathOp::Floor: return std::floor(x);
-  case MathOp::Ceil: return std::ceil(x);
-  case MathOp::Round: return std::round(x);
-  case MathOp::Trunc: return std::trunc(x);
-  case MathOp::Pow: return std::pow(x, y);
-  case MathOp::Fmod: return std::fmod(x, y);
-  }
-  return x;
-}
-
-class MathCode : public ExprCode {
+// Evaluates every argument into per-lane scratch, then computes lane by lane.
+class LanewiseCode : public ExprCode {
 public:
-  MathCode(DataType type, SourceRange loc, MathOp op, std::vector<ExprCodePtr> args)
-      : ExprCode(type, loc), op_(op), kind_(numKind(type)), args_(std::move(args)), x_(lanes), y_(lanes) {}
+  LanewiseCode(DataType type, SourceRange loc, std::vector<ExprCodePtr> args)
+      : ExprCode(type, loc), args_(std::move(args)), x_(args_[0]->lanes),
+        y_(args_.size() > 1 ? args_[1]->lanes : 0) {}
 
   void eval(Frame &frame, Cell *out) const override {
     args_[0]->eval(frame, x_.data());
@@ -84,28 +33,136 @@ public:
       out[l] = one(x_.data()[l], args_.size() > 1 ? y_.data()[l] : x_.data()[l]);
   }
 
+protected:
+  virtual Cell one(Cell x, Cell y) const = 0;
+  DataType argType() const { return args_[0]->type; }
+
 private:
-  Cell one(Cell x, Cell y) const {
+  std::vector<ExprCodePtr> args_;
+  Scratch x_, y_;
+};
+
+// A row's float and double functions.
+class MathCode : public LanewiseCode {
+public:
+  MathCode(DataType type, SourceRange loc, const IntrinsicInfo &info, std::vector<ExprCodePtr> args)
+      : LanewiseCode(type, loc, std::move(args)), info_(info), kind_(numKind(type)) {}
+
+private:
+  Cell one(Cell x, Cell y) const override {
     Cell c;
+    bool binary = info_.f32x2 != nullptr;
     switch (kind_) {
-    case NumKind::F64: c.f = applyMath<double>(op_, x.f, y.f); break;
-    case NumKind::F32: c.f = applyMath<float>(op_, static_cast<float>(x.f), static_cast<float>(y.f)); break;
-    case NumKind::F16:
-    case NumKind::BF16:
-      c.f = roundToKind(applyMath<float>(op_, static_cast<float>(x.f), static_cast<float>(y.f)), kind_);
+    case NumKind::F64: c.f = binary ? info_.f64x2(x.f, y.f) : info_.f64(x.f); break;
+    default: {
+      float fx = static_cast<float>(x.f), fy = static_cast<float>(y.f);
+      c.f = roundToKind(binary ? info_.f32x2(fx, fy) : info_.f32(fx), kind_);
       break;
-    case NumKind::Int: // only abs reaches here (checked when compiled)
-      c = normalizeInt(x.i < 0 ? 0 - x.u : x.u, kind_, type.bits());
-      break;
-    default: c = x; break; // abs of an unsigned value
+    }
     }
     return c;
   }
-
-  MathOp op_;
+  const IntrinsicInfo &info_;
   NumKind kind_;
-  std::vector<ExprCodePtr> args_;
-  Scratch x_, y_;
+};
+
+class PredicateCode : public LanewiseCode {
+public:
+  PredicateCode(DataType type, SourceRange loc, bool (*test)(double), std::vector<ExprCodePtr> args)
+      : LanewiseCode(type, loc, std::move(args)), test_(test) {}
+
+private:
+  Cell one(Cell x, Cell) const override {
+    Cell c;
+    c.u = test_(x.f) ? 1 : 0;
+    return c;
+  }
+  bool (*test_)(double);
+};
+
+// abs of an integer wraps (abs(MIN) is MIN); of an unsigned value, the value.
+class IntegerAbsCode : public LanewiseCode {
+public:
+  IntegerAbsCode(DataType type, SourceRange loc, std::vector<ExprCodePtr> args)
+      : LanewiseCode(type, loc, std::move(args)), kind_(numKind(type)), bits_(type.bits()) {}
+
+private:
+  Cell one(Cell x, Cell) const override {
+    if (kind_ != NumKind::Int)
+      return x;
+    return normalizeInt(x.i < 0 ? 0 - x.u : x.u, kind_, bits_);
+  }
+  NumKind kind_;
+  int bits_;
+};
+
+class BitwiseCode : public LanewiseCode {
+public:
+  BitwiseCode(DataType type, SourceRange loc, IntrinsicId id, std::vector<ExprCodePtr> args)
+      : LanewiseCode(type, loc, std::move(args)), id_(id), kind_(numKind(type)), bits_(type.bits()) {}
+
+private:
+  Cell one(Cell x, Cell y) const override {
+    uint64_t v = 0;
+    switch (id_) {
+    case IntrinsicId::BitwiseAnd: v = x.u & y.u; break;
+    case IntrinsicId::BitwiseOr: v = x.u | y.u; break;
+    case IntrinsicId::BitwiseXor: v = x.u ^ y.u; break;
+    default: v = ~x.u; break; // BitwiseNot
+    }
+    return normalizeInt(v, kind_, bits_);
+  }
+  IntrinsicId id_;
+  NumKind kind_;
+  int bits_;
+};
+
+class ShiftCode : public LanewiseCode {
+public:
+  ShiftCode(DataType type, SourceRange loc, bool left, std::vector<ExprCodePtr> args)
+      : LanewiseCode(type, loc, std::move(args)), left_(left), kind_(numKind(type)), bits_(type.bits()) {}
+
+private:
+  Cell one(Cell x, Cell y) const override {
+    if ((kind_ == NumKind::Int && y.i < 0) || y.u >= static_cast<uint64_t>(bits_))
+      runtimeError(loc, "shift amount " + (kind_ == NumKind::Int ? std::to_string(y.i) : std::to_string(y.u)) +
+                            " is out of range for " + type.element().str() + " (0 to " + std::to_string(bits_ - 1) +
+                            ")");
+    if (left_)
+      return normalizeInt(x.u << y.u, kind_, bits_);
+    Cell c;
+    if (kind_ == NumKind::Int)
+      c.i = x.i >> y.u;
+    else
+      c.u = x.u >> y.u;
+    return c;
+  }
+  bool left_;
+  NumKind kind_;
+  int bits_;
+};
+
+// The bits of the argument's lanes read as the result's lanes (the total size is the same).
+class ReinterpretCode : public ExprCode {
+public:
+  ReinterpretCode(DataType type, SourceRange loc, ExprCodePtr value)
+      : ExprCode(type, loc), value_(std::move(value)), in_(value_->lanes),
+        bytes_(static_cast<size_t>(type.bits() / 8) * static_cast<size_t>(lanes)) {}
+
+  void eval(Frame &frame, Cell *out) const override {
+    value_->eval(frame, in_.data());
+    DataType from = value_->type.element(), to = type.element();
+    const size_t fromBytes = static_cast<size_t>(from.bits()) / 8, toBytes = static_cast<size_t>(to.bits()) / 8;
+    for (int l = 0; l < value_->lanes; ++l)
+      storeScalar(bytes_.data() + static_cast<size_t>(l) * fromBytes, from, in_.data()[l]);
+    for (int l = 0; l < lanes; ++l)
+      out[l] = loadScalar(bytes_.data() + static_cast<size_t>(l) * toBytes, to);
+  }
+
+private:
+  ExprCodePtr value_;
+  Scratch in_;
+  mutable std::vector<uint8_t> bytes_;
 };
 
 class IdentityCode : public ExprCode {
@@ -116,6 +173,26 @@ public:
 
 private:
   ExprCodePtr value_;
+};
+
+// T.assume(c): TVM takes c as a fact and may compile code that is wrong when it does not hold;
+// the interpreter checks it instead (every lane).
+class AssumeCode : public ExprCode {
+public:
+  AssumeCode(DataType type, SourceRange loc, ExprCodePtr condition)
+      : ExprCode(type, loc), condition_(std::move(condition)), cells_(condition_->lanes) {}
+  void eval(Frame &frame, Cell *out) const override {
+    condition_->eval(frame, cells_.data());
+    for (int l = 0; l < lanes; ++l) {
+      if (!cells_.data()[l].u)
+        runtimeError(loc, "the condition of T.assume does not hold");
+      out[l] = cells_.data()[l];
+    }
+  }
+
+private:
+  ExprCodePtr condition_;
+  Scratch cells_;
 };
 
 // Evaluates only the chosen branch; with a vector condition, only the branches some lane needs.
@@ -160,45 +237,40 @@ private:
   std::string message_;
 };
 
-void checkArity(const CallNode &call, size_t arity) {
-  if (call.args.size() != arity)
-    throw CompileError(call.loc, "T." + call.op.str() + " takes " + std::to_string(arity) + " argument" +
-                                     (arity == 1 ? "" : "s") + ", not " + std::to_string(call.args.size()));
-}
-
 } // namespace
 
 ExprCodePtr makeCallCode(const CallNode &call, std::vector<ExprCodePtr> args) {
-  std::string_view name = call.op.view();
-  if (name.substr(0, 4) == "tir.")
-    name.remove_prefix(4);
-  if (name == "likely") {
-    checkArity(call, 1);
-    return std::make_unique<IdentityCode>(call.type, call.loc, std::move(args[0]));
+  const IntrinsicInfo *info = call.intrinsic;
+  if (!info)
+    return std::make_unique<UnsupportedCallCode>(call.type, call.loc,
+                                                 "the interpreter does not know the intrinsic '" + call.op.str() + "'");
+  const DataType type = call.type;
+  if (info->eval == IntrinsicEval::Math) {
+    if (info->predicate)
+      return std::make_unique<PredicateCode>(type, call.loc, info->predicate, std::move(args));
+    numKind(type); // rejects types the interpreter cannot compute with
+    return std::make_unique<MathCode>(type, call.loc, *info, std::move(args));
   }
-  if (name == "if_then_else") {
-    checkArity(call, 3);
-    if (!call.args[0]->type.isBool() || call.args[1]->type != call.type || call.args[2]->type != call.type ||
-        (call.args[0]->type.lanes() != 1 && call.args[0]->type.lanes() != call.type.lanes()))
-      throw CompileError(call.loc, "T.if_then_else needs a bool condition and two values of type " + call.type.str());
-    return std::make_unique<IfThenElseCode>(call.type, call.loc, std::move(args));
+  switch (info->id) {
+  case IntrinsicId::Abs:
+    if (type.isFloat())
+      return std::make_unique<MathCode>(type, call.loc, *info, std::move(args));
+    return std::make_unique<IntegerAbsCode>(type, call.loc, std::move(args));
+  case IntrinsicId::Likely: return std::make_unique<IdentityCode>(type, call.loc, std::move(args[0]));
+  case IntrinsicId::Assume: return std::make_unique<AssumeCode>(type, call.loc, std::move(args[0]));
+  case IntrinsicId::IfThenElse: return std::make_unique<IfThenElseCode>(type, call.loc, std::move(args));
+  case IntrinsicId::Reinterpret: return std::make_unique<ReinterpretCode>(type, call.loc, std::move(args[0]));
+  case IntrinsicId::ShiftLeft:
+  case IntrinsicId::ShiftRight:
+    return std::make_unique<ShiftCode>(type, call.loc, info->id == IntrinsicId::ShiftLeft, std::move(args));
+  case IntrinsicId::BitwiseAnd:
+  case IntrinsicId::BitwiseOr:
+  case IntrinsicId::BitwiseXor:
+  case IntrinsicId::BitwiseNot: return std::make_unique<BitwiseCode>(type, call.loc, info->id, std::move(args));
+  default: break;
   }
-  for (const MathEntry &entry : kMathOps) {
-    if (entry.name != name)
-      continue;
-    checkArity(call, static_cast<size_t>(entry.arity));
-    for (const Expr &arg : call.args)
-      if (arg->type != call.type)
-        throw CompileError(call.loc, "argument of T." + call.op.str() + " has type " + arg->type.str() +
-                                         " but the call has type " + call.type.str());
-    if (!call.type.isFloat() && !(entry.op == MathOp::Abs && call.type.isIntOrUInt()))
-      throw CompileError(call.loc, "T." + call.op.str() + " of " + call.type.str() + " is not supported");
-    return std::make_unique<MathCode>(call.type, call.loc, entry.op, std::move(args));
-  }
-  if (name == "call_extern" || name == "call_pure_extern")
-    return std::make_unique<UnsupportedCallCode>(call.type, call.loc, "the interpreter cannot run T." + call.op.str());
-  return std::make_unique<UnsupportedCallCode>(call.type, call.loc,
-                                               "the interpreter does not know the intrinsic '" + call.op.str() + "'");
+  // call_extern and call_pure_extern: the interpreter has no foreign functions.
+  return std::make_unique<UnsupportedCallCode>(type, call.loc, "the interpreter cannot run T." + call.op.str());
 }
 
 } // namespace tirlower

@@ -2,6 +2,7 @@
 // Arithmetic is in binary_code.cpp, intrinsics in call_code.cpp, buffer reads in
 // buffer_access.cpp.
 #include "interp/compiler.h"
+#include "ir/intrinsics.h"
 
 namespace tirlower {
 
@@ -230,6 +231,8 @@ ExprCodePtr Compiler::expr(const Expr &e) {
   }
   case ExprKind::Call: {
     const auto *op = e.as<CallNode>();
+    if (Expr expanded = expandIntrinsic(*op)) // composite intrinsics: the table's expansion
+      return expr(expanded);
     std::vector<ExprCodePtr> args;
     for (const Expr &arg : op->args)
       args.push_back(expr(arg));

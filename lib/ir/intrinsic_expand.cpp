@@ -26,7 +26,26 @@ public:
                                  : IntImmNode::make(type.element(), static_cast<int64_t>(value), loc_);
     return type.isVector() ? BroadcastNode::make(scalar, type.lanes(), loc_) : scalar;
   }
-  Expr binary(BinaryOp op, Expr a, Expr b) const { return BinaryNode::make(op, std::move(a), std::move(b), loc_); }
+  // Operations on integer constants fold (q_multiply_shift's shifts are mostly constant), as
+  // TVM's operators fold them; an overflowing one is left to wrap at run time.
+  Expr binary(BinaryOp op, Expr a, Expr b) const {
+    const int64_t *x = asConstInt(a), *y = asConstInt(b);
+    if (x && y && a->type.isInt() && b->type == a->type) {
+      int64_t r = 0;
+      bool overflow = false, folded = true;
+      switch (op) {
+      case BinaryOp::Add: overflow = __builtin_add_overflow(*x, *y, &r); break;
+      case BinaryOp::Sub: overflow = __builtin_sub_overflow(*x, *y, &r); break;
+      case BinaryOp::GT: return IntImmNode::make(DataType::boolean(), *x > *y, loc_);
+      case BinaryOp::NE: return IntImmNode::make(DataType::boolean(), *x != *y, loc_);
+      default: folded = false; break;
+      }
+      int bits = a->type.bits();
+      if (folded && !overflow && (bits == 64 || (r >= -(int64_t(1) << (bits - 1)) && r < (int64_t(1) << (bits - 1)))))
+        return IntImmNode::make(a->type, r, loc_);
+    }
+    return BinaryNode::make(op, std::move(a), std::move(b), loc_);
+  }
   Expr add(Expr a, Expr b) const { return binary(BinaryOp::Add, std::move(a), std::move(b)); }
   Expr sub(Expr a, Expr b) const { return binary(BinaryOp::Sub, std::move(a), std::move(b)); }
   Expr mul(Expr a, Expr b) const { return binary(BinaryOp::Mul, std::move(a), std::move(b)); }
@@ -35,8 +54,18 @@ public:
     return CallNode::make(type, Symbol(intrinsicInfo(id).name), std::move(args), loc_);
   }
   Expr unary(IntrinsicId id, const Expr &x) const { return call(id, x->type, {x}); }
-  Expr select(Expr c, Expr t, Expr f) const { return SelectNode::make(std::move(c), std::move(t), std::move(f), loc_); }
-  Expr cast(DataType type, const Expr &x) const { return x->type == type ? x : CastNode::make(type, x, loc_); }
+  Expr select(Expr c, Expr t, Expr f) const {
+    if (const int64_t *known = asConstInt(c))
+      return *known ? t : f;
+    return SelectNode::make(std::move(c), std::move(t), std::move(f), loc_);
+  }
+  Expr cast(DataType type, const Expr &x) const {
+    if (x->type == type)
+      return x;
+    if (const int64_t *v = asConstInt(x); v && x->type.isInt() && type.isInt() && type.bits() >= x->type.bits())
+      return IntImmNode::make(type, *v, loc_);
+    return CastNode::make(type, x, loc_);
+  }
 
   // `body(v)` where v is `value`, bound by a Let unless it is cheap to repeat.
   template <typename F> Expr shared(const Expr &value, const char *name, F body) const {

@@ -8,18 +8,21 @@
 #include "transform/passes.h"
 
 #include "ir/equality.h"
+#include "ir/intrinsics.h"
 #include "ir/visitor.h"
 
 namespace tirlower {
 
 namespace {
 
+// Calls that must stay: call_extern (opaque), assume (a fact for the compiler, kept as TVM
+// keeps it), and calls of names the intrinsic table does not know.
 bool hasSideEffects(const Expr &e) {
   struct Finder : IRVisitor {
     bool found = false;
     using IRVisitor::visit;
     void visit(const CallNode *op) override {
-      found |= op->op.view() == "call_extern";
+      found |= !op->intrinsic || op->intrinsic->effect >= CallEffect::EmbedInfo;
       IRVisitor::visit(op);
     }
   } finder;

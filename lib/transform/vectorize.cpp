@@ -14,6 +14,7 @@
 #include "transform/passes.h"
 
 #include "arith/analyzer.h"
+#include "ir/intrinsics.h"
 #include "ir/visitor.h"
 
 namespace tirlower {
@@ -219,6 +220,8 @@ private:
     throw NotVectorizable{"unsupported expression"};
   }
 
+  // A call with lane-dependent arguments becomes one vector call when the intrinsic table says
+  // it applies lane by lane (its scalar arguments broadcast).
   Expr call(const CallNode *op) {
     std::vector<Expr> args;
     int lanes = 1;
@@ -228,11 +231,14 @@ private:
     }
     if (lanes == 1)
       return CallNode::make(op->type, op->op, std::move(args), op->loc);
-    if (op->op.view() == "call_extern")
+    const IntrinsicInfo *info = op->intrinsic;
+    if (info && info->rule == TypeRule::Extern)
       throw NotVectorizable{"it calls an external function with lane-dependent arguments"};
-    if (op->op.view() == "if_then_else" && args[0]->type.isVector())
+    if (!appliesLanewise(*op))
+      throw NotVectorizable{"T." + op->op.str() + " does not apply lane by lane"};
+    if (info->id == IntrinsicId::IfThenElse && args[0]->type.isVector())
       throw NotVectorizable{"an if_then_else condition depends on the lane"};
-    size_t first = op->op.view() == "if_then_else" ? 1 : 0;
+    size_t first = info->id == IntrinsicId::IfThenElse ? 1 : 0;
     for (size_t k = first; k < args.size(); ++k)
       args[k] = broadcast(args[k], lanes);
     return CallNode::make(op->type.withLanes(lanes), op->op, std::move(args), op->loc);

@@ -77,8 +77,7 @@ private:
   llvm::Value *lowerCall(const CallNode *op);
   llvm::Value *lowerIfThenElse(const CallNode *op);
   llvm::Value *lowerExtern(const CallNode *op);
-  llvm::Value *lowerMath(const CallNode *op);
-  llvm::Value *libmLanewise(const std::string &name, DataType type, const std::vector<llvm::Value *> &args);
+  llvm::Value *libmLanewise(const CallNode *op, const std::string &name, const std::vector<llvm::Value *> &args);
 
 public:
   // ---- types (lower_expr.cpp), used by every part -----------------------------------------

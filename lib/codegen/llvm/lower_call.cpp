@@ -1,31 +1,75 @@
-// Intrinsic calls of the LLVM lowering: lazy if_then_else, likely, call_extern and the math
-// functions. Math maps to LLVM's overloaded intrinsics (which take vectors and lower to libm
-// where the target has no instruction); tanh, which LLVM 15 has no intrinsic for, calls libm
-// lane by lane.
+// Intrinsic calls of the LLVM lowering, spelled as the intrinsic table says: an LLVM intrinsic
+// by name ("llvm.exp", overloaded on the argument type: vectors as they are, libm where the
+// target has no instruction), a libm call lane by lane, the table's expansion for composite
+// intrinsics, or code of its own here (lazy if_then_else, shifts and bitwise operations,
+// predicates, reinterpret, extern calls).
 #include "codegen/llvm/function_lowering.h"
 
-#include <unordered_map>
+#include <llvm/IR/Intrinsics.h>
+
+#include "ir/intrinsics.h"
 
 namespace tirlower {
 
 llvm::Value *FunctionLowering::lowerCall(const CallNode *op) {
-  const std::string &name = op->op.str();
-  if (name == "if_then_else")
-    return lowerIfThenElse(op);
-  if (name == "likely") {
-    if (op->args.size() != 1)
-      throw CompileError(op->loc, "T.likely takes one argument");
-    return lowerExpr(op->args[0]);
+  const IntrinsicInfo *info = op->intrinsic;
+  if (!info)
+    throw CompileError(op->loc, "LLVM emitter: unknown intrinsic T." + op->op.str());
+  if (Expr expanded = expandIntrinsic(*op))
+    return lowerExpr(expanded);
+  switch (info->id) {
+  case IntrinsicId::IfThenElse: return lowerIfThenElse(op);
+  case IntrinsicId::Likely: return lowerExpr(op->args[0]);
+  case IntrinsicId::Assume: return constantOf(op->type, 1); // a hint: nothing to compute
+  case IntrinsicId::CallExtern:
+  case IntrinsicId::CallPureExtern: return lowerExtern(op);
+  case IntrinsicId::Reinterpret: return builder_.CreateBitCast(lowerExpr(op->args[0]), typeOf(op->type));
+  default: break;
   }
-  if (name == "call_extern")
-    return lowerExtern(op);
-  return lowerMath(op);
+  std::vector<llvm::Value *> args;
+  for (const Expr &arg : op->args)
+    args.push_back(lowerExpr(arg));
+  DataType type = op->type, argType = op->args[0]->type;
+  switch (info->id) {
+  case IntrinsicId::ShiftLeft: return builder_.CreateShl(args[0], args[1]);
+  case IntrinsicId::ShiftRight:
+    return type.isInt() ? builder_.CreateAShr(args[0], args[1]) : builder_.CreateLShr(args[0], args[1]);
+  case IntrinsicId::BitwiseAnd: return builder_.CreateAnd(args[0], args[1]);
+  case IntrinsicId::BitwiseOr: return builder_.CreateOr(args[0], args[1]);
+  case IntrinsicId::BitwiseXor: return builder_.CreateXor(args[0], args[1]);
+  case IntrinsicId::BitwiseNot: return builder_.CreateNot(args[0]);
+  case IntrinsicId::Abs:
+    if (type.isUInt())
+      return args[0];
+    if (type.isInt()) {
+      llvm::Value *negative = builder_.CreateICmpSLT(args[0], constantOf(type, 0));
+      return builder_.CreateSelect(negative, builder_.CreateNeg(args[0]), args[0]);
+    }
+    break;
+  case IntrinsicId::IsNan: return builder_.CreateFCmpUNO(args[0], args[0]);
+  case IntrinsicId::IsInf:
+  case IntrinsicId::IsFinite: {
+    llvm::Value *magnitude = builder_.CreateUnaryIntrinsic(llvm::Intrinsic::fabs, args[0]);
+    llvm::Value *infinity = llvm::ConstantFP::getInfinity(typeOf(argType));
+    return info->id == IntrinsicId::IsInf ? builder_.CreateFCmpOEQ(magnitude, infinity)
+                                          : builder_.CreateFCmpONE(magnitude, infinity);
+  }
+  case IntrinsicId::Fmod: return builder_.CreateFRem(args[0], args[1]); // C's fmod
+  default: break;
+  }
+  if (!argType.isFloat() || info->llvm.empty())
+    throw CompileError(op->loc, "LLVM emitter: T." + op->op.str() + " is not supported on " + argType.str());
+  if (info->llvm == "libm")
+    return libmLanewise(op, std::string(info->c), args);
+  llvm::Intrinsic::ID id = llvm::Function::lookupIntrinsicID(info->llvm);
+  if (id == llvm::Intrinsic::not_intrinsic)
+    throw CompileError(op->loc, "LLVM emitter: LLVM has no intrinsic " + std::string(info->llvm));
+  llvm::Function *function = llvm::Intrinsic::getDeclaration(&module_, id, {args[0]->getType()});
+  return builder_.CreateCall(function, args);
 }
 
 // Only the chosen branch is evaluated (it may load out of bounds otherwise).
 llvm::Value *FunctionLowering::lowerIfThenElse(const CallNode *op) {
-  if (op->args.size() != 3)
-    throw CompileError(op->loc, "T.if_then_else takes three arguments");
   llvm::Value *condition = lowerExpr(op->args[0]);
   if (op->args[0]->type.isVector()) // lane-wise: both sides are evaluated, as TVM does
     return builder_.CreateSelect(condition, lowerExpr(op->args[1]), lowerExpr(op->args[2]));
@@ -50,9 +94,7 @@ llvm::Value *FunctionLowering::lowerIfThenElse(const CallNode *op) {
 
 // `T.call_extern("f", args...)` declares `f` with the argument and result types of the call.
 llvm::Value *FunctionLowering::lowerExtern(const CallNode *op) {
-  const auto *callee = op->args.empty() ? nullptr : op->args[0].as<StringImmNode>();
-  if (!callee)
-    throw CompileError(op->loc, "call_extern needs the function name as its first argument");
+  const std::string &callee = op->args[0].as<StringImmNode>()->value;
   std::vector<llvm::Type *> types;
   std::vector<llvm::Value *> args;
   for (size_t k = 1; k < op->args.size(); ++k) {
@@ -61,90 +103,42 @@ llvm::Value *FunctionLowering::lowerExtern(const CallNode *op) {
   }
   llvm::Type *result = typeOf(op->type);
   auto *type = llvm::FunctionType::get(result, types, false);
-  llvm::Function *existing = module_.getFunction(callee->value);
+  llvm::Function *existing = module_.getFunction(callee);
   if (existing && existing->getFunctionType() != type)
-    throw CompileError(op->loc,
-                       "LLVM emitter: extern function '" + callee->value + "' is called with two different signatures");
-  llvm::FunctionCallee function = module_.getOrInsertFunction(callee->value, type);
+    throw CompileError(op->loc, "LLVM emitter: extern function '" + callee + "' is called with two different signatures");
+  llvm::FunctionCallee function = module_.getOrInsertFunction(callee, type);
   llvm::Value *call = builder_.CreateCall(function, args);
   return result->isVoidTy() ? constantOf(DataType::int32(), 0) : call;
 }
 
-llvm::Value *FunctionLowering::libmLanewise(const std::string &name, DataType type,
+// The libm function `name` (its float version for float32 and float16, which is extended to
+// float and the result rounded back, as TVM's LLVM build computes it), lane by lane.
+llvm::Value *FunctionLowering::libmLanewise(const CallNode *op, const std::string &name,
                                             const std::vector<llvm::Value *> &args) {
-  DataType scalar = type.element();
-  std::string symbol = scalar.bits() == 32 ? name + "f" : name;
-  if (scalar.bits() != 32 && scalar.bits() != 64)
-    throw CompileError(SourceRange{}, "LLVM emitter: T." + name + " is not supported on " + type.str());
+  DataType type = op->type, scalar = type.element();
+  if (scalar.code() != DataType::Code::Float)
+    throw CompileError(op->loc, "LLVM emitter: T." + op->op.str() + " is not supported on " + type.str());
+  const bool isDouble = scalar.bits() == 64;
+  llvm::Type *computeType = isDouble ? builder_.getDoubleTy() : builder_.getFloatTy();
   llvm::Type *scalarType = typeOf(scalar);
-  std::vector<llvm::Type *> parameterTypes(args.size(), scalarType);
-  llvm::FunctionCallee function =
-      module_.getOrInsertFunction(symbol, llvm::FunctionType::get(scalarType, parameterTypes, false));
+  std::vector<llvm::Type *> parameterTypes(args.size(), computeType);
+  llvm::FunctionCallee function = module_.getOrInsertFunction(
+      isDouble ? name : name + "f", llvm::FunctionType::get(computeType, parameterTypes, false));
+  auto one = [&](std::vector<llvm::Value *> lane) {
+    for (llvm::Value *&v : lane)
+      v = builder_.CreateFPCast(v, computeType);
+    return builder_.CreateFPCast(builder_.CreateCall(function, lane), scalarType);
+  };
   if (type.isScalar())
-    return builder_.CreateCall(function, args);
+    return one(args);
   llvm::Value *result = llvm::UndefValue::get(typeOf(type));
   for (int k = 0; k < type.lanes(); ++k) {
     std::vector<llvm::Value *> lane;
     for (llvm::Value *arg : args)
       lane.push_back(builder_.CreateExtractElement(arg, static_cast<uint64_t>(k)));
-    result = builder_.CreateInsertElement(result, builder_.CreateCall(function, lane), static_cast<uint64_t>(k));
+    result = builder_.CreateInsertElement(result, one(lane), static_cast<uint64_t>(k));
   }
   return result;
-}
-
-llvm::Value *FunctionLowering::lowerMath(const CallNode *op) {
-  const std::string &name = op->op.str();
-  DataType type = op->type;
-  std::vector<llvm::Value *> args;
-  for (const Expr &arg : op->args)
-    args.push_back(lowerExpr(arg));
-  auto arity = [&](size_t count) {
-    if (args.size() != count)
-      throw CompileError(op->loc, "T." + name + " takes " + std::to_string(count) + " argument(s)");
-  };
-  if (!type.isFloat()) {
-    if (name == "abs" && type.isIntOrUInt()) {
-      arity(1);
-      if (type.isUInt())
-        return args[0];
-      llvm::Value *negative = builder_.CreateICmpSLT(args[0], constantOf(type, 0));
-      return builder_.CreateSelect(negative, builder_.CreateNeg(args[0]), args[0]);
-    }
-    throw CompileError(op->loc, "LLVM emitter: T." + name + " is not supported on " + type.str());
-  }
-  static const std::unordered_map<std::string, llvm::Intrinsic::ID> unary = {
-      {"exp", llvm::Intrinsic::exp},     {"exp2", llvm::Intrinsic::exp2}, {"log", llvm::Intrinsic::log},
-      {"log2", llvm::Intrinsic::log2},   {"sqrt", llvm::Intrinsic::sqrt}, {"sin", llvm::Intrinsic::sin},
-      {"cos", llvm::Intrinsic::cos},     {"fabs", llvm::Intrinsic::fabs}, {"abs", llvm::Intrinsic::fabs},
-      {"floor", llvm::Intrinsic::floor}, {"ceil", llvm::Intrinsic::ceil}, {"round", llvm::Intrinsic::round},
-      {"trunc", llvm::Intrinsic::trunc}};
-  if (auto it = unary.find(name); it != unary.end()) {
-    arity(1);
-    return builder_.CreateUnaryIntrinsic(it->second, args[0]);
-  }
-  llvm::Value *one = llvm::ConstantFP::get(typeOf(type), 1.0);
-  if (name == "rsqrt") {
-    arity(1);
-    return builder_.CreateFDiv(one, builder_.CreateUnaryIntrinsic(llvm::Intrinsic::sqrt, args[0]));
-  }
-  if (name == "sigmoid") {
-    arity(1);
-    llvm::Value *e = builder_.CreateUnaryIntrinsic(llvm::Intrinsic::exp, builder_.CreateFNeg(args[0]));
-    return builder_.CreateFDiv(one, builder_.CreateFAdd(one, e));
-  }
-  if (name == "pow") {
-    arity(2);
-    return builder_.CreateBinaryIntrinsic(llvm::Intrinsic::pow, args[0], args[1]);
-  }
-  if (name == "fmod") {
-    arity(2);
-    return builder_.CreateFRem(args[0], args[1]);
-  }
-  if (name == "tanh") {
-    arity(1);
-    return libmLanewise("tanh", type, args);
-  }
-  throw CompileError(op->loc, "LLVM emitter: unknown intrinsic T." + name);
 }
 
 } // namespace tirlower

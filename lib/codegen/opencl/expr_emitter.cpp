@@ -1,9 +1,8 @@
 // Expressions. Every binary operation is parenthesised. Vector conditions are int masks (lanes
 // -1 or 0), converted to the width select() needs at the point of use.
-#include <unordered_set>
-
 #include "codegen/c_family.h"
 #include "codegen/opencl/kernel_emitter.h"
+#include "ir/intrinsics.h"
 
 namespace tirlower {
 
@@ -233,38 +232,79 @@ std::string KernelEmitter::select(const Expr &condition, const Expr &trueValue, 
   return "select(" + f + ", " + t + ", " + c + ")";
 }
 
+// Intrinsic calls, spelled as the intrinsic table says: the OpenCL C builtin (which takes
+// vectors as they are), else the table's expansion, else code of its own here.
 std::string KernelEmitter::call(const CallNode *op) {
+  const IntrinsicInfo *info = op->intrinsic;
   const std::string &name = op->op.str();
-  if (name == "if_then_else") {
-    if (op->args.size() != 3)
-      fail(op->loc, "T.if_then_else takes three arguments");
-    return select(op->args[0], op->args[1], op->args[2], op->loc);
+  if (!info)
+    fail(op->loc, "intrinsic T." + name + " has no OpenCL C equivalent");
+  const DataType t = op->type, argType = op->args[0]->type;
+  switch (info->id) {
+  case IntrinsicId::IfThenElse: return select(op->args[0], op->args[1], op->args[2], op->loc);
+  case IntrinsicId::Likely: return expr(op->args[0]);
+  case IntrinsicId::Assume: return "1"; // a hint: its statement emits nothing
+  case IntrinsicId::CallExtern:
+  case IntrinsicId::CallPureExtern:
+    fail(op->loc, "T." + name + " cannot be expressed in OpenCL C: a kernel calls no external functions");
+  case IntrinsicId::Reinterpret: return "as_" + typeName(t, op->loc) + "(" + expr(op->args[0]) + ")";
+  case IntrinsicId::ShiftLeft:
+  case IntrinsicId::ShiftRight:
+  case IntrinsicId::BitwiseAnd:
+  case IntrinsicId::BitwiseOr:
+  case IntrinsicId::BitwiseXor: return bitwise(op);
+  case IntrinsicId::BitwiseNot: {
+    std::string a = expr(op->args[0]);
+    if (t.isBool() && t.isScalar())
+      return "(!" + a + ")";
+    if (t.isVector() || t.isBool() || t.bits() >= 32)
+      return "(~" + a + ")";
+    return "((" + typeName(t, op->loc) + ")~" + a + ")";
   }
-  if (name == "likely" && op->args.size() == 1)
-    return expr(op->args[0]);
-  DataType t = op->type;
+  case IntrinsicId::Abs:
+    if (t.isUInt())
+      return "(" + expr(op->args[0]) + ")";
+    if (t.isInt()) // not OpenCL's abs: its result is unsigned, and PoCL's is poison for MIN
+      return support_.integerAbs(t, op->loc) + "(" + expr(op->args[0]) + ")";
+    break;
+  default: break;
+  }
+  if (info->opencl.empty()) {
+    if (Expr expanded = expandIntrinsic(*op))
+      return expr(expanded);
+    fail(op->loc, "intrinsic T." + name + " has no OpenCL C equivalent");
+  }
+  if (!argType.isFloat())
+    fail(op->loc, "T." + name + " is not supported on " + t.str());
+  typeName(argType, op->loc);
   std::string args;
   for (size_t k = 0; k < op->args.size(); ++k)
     args += (k ? ", " : "") + expr(op->args[k]);
-  if (name == "abs" && t.isUInt())
-    return "(" + args + ")";
-  if (name == "abs" && t.isInt()) // not OpenCL's abs: its result is unsigned, and PoCL's is poison for MIN
-    return support_.integerAbs(t, op->loc) + "(" + args + ")";
-  if (!t.isFloat())
-    fail(op->loc, "T." + name + " is not supported on " + t.str());
-  typeName(t, op->loc);
-  if (name == "sigmoid") {
-    std::string one = openclFloatLiteral(t.element(), 1.0);
-    return "(" + one + " / (" + one + " + exp(-(" + args + "))))";
+  std::string text = std::string(info->opencl) + "(" + args + ")";
+  // isnan & co. give masks as wide as their operand's lanes; keep int masks throughout.
+  if (info->rule == TypeRule::FloatPredicate && argType.isVector() && argType.bits() != 32)
+    return "convert_int" + std::to_string(argType.lanes()) + "(" + text + ")";
+  return text;
+}
+
+// Shifts and bitwise operations. A signed left shift is done on the unsigned type (OpenCL C
+// leaves shifting a negative value undefined; TIR wraps); scalars narrower than int are
+// promoted and converted back, as in C.
+std::string KernelEmitter::bitwise(const CallNode *op) {
+  const DataType t = op->type;
+  std::string o(op->intrinsic->operatorText);
+  if (op->intrinsic->id == IntrinsicId::ShiftLeft && t.isInt()) {
+    DataType u(DataType::Code::UInt, t.bits(), t.lanes());
+    if (t.isVector())
+      return "as_" + typeName(t, op->loc) + "(as_" + typeName(u, op->loc) + "(" + expr(op->args[0]) + ")" + o +
+             "as_" + typeName(u, op->loc) + "(" + expr(op->args[1]) + "))";
+    return "((" + typeName(t, op->loc) + ")((" + typeName(u, op->loc) + ")" + expr(op->args[0]) + o +
+           expr(op->args[1]) + "))";
   }
-  static const std::unordered_set<std::string> known = {"exp",  "exp2",  "log",   "log2", "log10", "sqrt", "rsqrt",
-                                                        "sin",  "cos",   "tan",   "tanh", "atan",  "fabs", "floor",
-                                                        "ceil", "round", "trunc", "pow",  "fmod",  "erf"};
-  if (name == "abs")
-    return "fabs(" + args + ")";
-  if (!known.count(name))
-    fail(op->loc, "intrinsic T." + name + " has no OpenCL C equivalent");
-  return name + "(" + args + ")";
+  std::string text = "(" + expr(op->args[0]) + o + expr(op->args[1]) + ")";
+  if (t.isScalar() && !t.isBool() && t.bits() < 32)
+    return "((" + typeName(t, op->loc) + ")" + text + ")";
+  return text;
 }
 
 } // namespace tirlower

@@ -4,6 +4,8 @@
 
 #include <algorithm>
 
+#include "ir/intrinsics.h"
+
 namespace tirlower {
 
 namespace {
@@ -210,6 +212,8 @@ void KernelEmitter::emitStmt(const Stmt &s) {
     const auto *op = s.as<EvaluateNode>();
     if (op->value->kind() == ExprKind::IntImm || op->value->kind() == ExprKind::FloatImm)
       return;
+    if (const auto *c = op->value.as<CallNode>(); c && c->intrinsic && c->intrinsic->id == IntrinsicId::Assume)
+      return; // a fact for the compiler, nothing to compute
     if (const auto *c = op->value.as<CallNode>(); c && c->op.view() == "tvm_storage_sync") {
       const auto *scope = c->args.empty() ? nullptr : c->args[0].as<StringImmNode>();
       bool shared = scope && scope->value == "shared";

@@ -63,6 +63,7 @@ private:
   std::string unsignedText(const Expr &e);
   std::string cast(const CastNode *op);
   std::string call(const CallNode *op);
+  std::string bitwise(const CallNode *op);
   std::string select(const Expr &condition, const Expr &trueValue, const Expr &falseValue, SourceRange where);
   std::string typeName(DataType type, SourceRange where);
 

@@ -115,7 +115,7 @@ bool isReservedOpenCLName(const std::string &name) {
       "pow",      "fmod",      "fmin",     "fmax",      "barrier",    "dot",        "cross",     "length",  "normalize",
       "NAN",      "INFINITY",  "sign",     "step",      "mix",        "any",        "all",       "shuffle", "shuffle2",
       "vec_step"};
-  if (names.count(name))
+  if (names.count(name) || isIntrinsicCName(name))
     return true;
   static const char *prefixes[] = {"vload",   "vstore", "convert_", "as_",   "get_",   "read_image", "write_image",
                                    "atomic_", "atom_",  "native_",  "half_", "async_", "__"};

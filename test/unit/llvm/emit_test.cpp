@@ -2,10 +2,12 @@
 // selection, symbol naming and the errors for IR the emitter cannot express.
 #include <catch2/catch.hpp>
 
+#include <llvm/IR/Intrinsics.h>
 #include <llvm/IR/LLVMContext.h>
 #include <llvm/IR/Module.h>
 
 #include "codegen/llvm/llvm_emitter.h"
+#include "ir/intrinsics.h"
 #include "llvm_test_ir.h"
 
 using namespace tirlower;
@@ -158,4 +160,26 @@ TEST_CASE("object emission produces an ELF file; bitcode has its magic", "[llvm]
   std::string bitcode = emitLLVMBitcode(moduleOf({addFunction("add", true)}), {});
   REQUIRE(bitcode.size() > 4);
   CHECK(bitcode.substr(0, 4) == std::string("BC\xc0\xde"));
+}
+
+TEST_CASE("every LLVM intrinsic the intrinsic table names exists in LLVM 15", "[llvm][intrinsics]") {
+  llvm::LLVMContext context;
+  llvm::Module module("m", context);
+  size_t named = 0;
+  for (const IntrinsicInfo &info : intrinsicTable()) {
+    if (info.llvm.rfind("llvm.", 0) != 0)
+      continue;
+    INFO(info.name << " -> " << info.llvm);
+    llvm::Intrinsic::ID id = llvm::Function::lookupIntrinsicID(info.llvm);
+    REQUIRE(id != llvm::Intrinsic::not_intrinsic);
+    CHECK(llvm::Intrinsic::isOverloaded(id)); // declared for the argument's float type
+    llvm::Function *f = llvm::Intrinsic::getDeclaration(&module, id, {llvm::Type::getFloatTy(context)});
+    CHECK(f->getName().str() == std::string(info.llvm) + ".f32");
+    ++named;
+  }
+  CHECK(named >= 15);
+  // The others are libm calls, expansions or the emitter's own code; libm rows name C.
+  for (const IntrinsicInfo &info : intrinsicTable())
+    if (info.llvm == "libm")
+      CHECK(!info.c.empty());
 }
