@@ -1,6 +1,8 @@
 #include "ir/expr.h"
 
+#include <array>
 #include <cmath>
+#include <span>
 #include <limits>
 
 #include "ir/buffer.h"
@@ -162,17 +164,21 @@ Expr LetNode::make(Var var, Expr value, Expr body, SourceRange loc) {
 Expr CallNode::make(DataType type, Symbol op, std::vector<Expr> args, SourceRange loc) {
   const IntrinsicInfo *info = findIntrinsic(op);
   if (info) {
-    std::vector<DataType> types;
-    types.reserve(args.size());
-    for (const Expr &a : args)
-      types.push_back(a->type);
+    // Most calls have at most four arguments: their types need no allocation.
+    std::array<DataType, 4> few;
+    std::vector<DataType> many;
+    if (args.size() > few.size())
+      many.resize(args.size());
+    std::span<DataType> types = many.empty() ? std::span<DataType>(few.data(), args.size()) : std::span<DataType>(many);
+    for (size_t k = 0; k < args.size(); ++k)
+      types[k] = args[k]->type;
     std::optional<DataType> declared = hasDeclaredType(*info) ? std::optional<DataType>(type) : std::nullopt;
     IntrinsicTyping typing = typeIntrinsicCall(*info, types, declared);
     if (!typing.type)
       fail(typing.error);
     if (*typing.type != type)
-      fail("T." + op.str() + " of " + (types.empty() ? std::string("no arguments") : types[0].str()) + " has type " +
-           typing.type->str() + ", not " + type.str());
+      fail("T." + op.str() + " of " + (args.empty() ? std::string("no arguments") : args[0]->type.str()) +
+           " has type " + typing.type->str() + ", not " + type.str());
     if (info->rule == TypeRule::Extern && !args[0].as<StringImmNode>())
       fail("T." + op.str() + " needs the function name as its first argument");
   }

@@ -159,19 +159,22 @@ bool isBoolType(DataType t) {
 
 // How messages name the call: "T.exp", or the operator it was written with ("'<<'").
 struct Spelling {
-  std::string name; // "T.pow", "<<"
-  bool isOperator;
-  std::string subject() const { return isOperator ? "'" + name + "'" : name; }
+  std::string_view intrinsic; // "pow": messages say "T.pow"
+  std::string_view op;        // "<<" when written as an operator
+  bool isOperator() const { return !op.empty(); }
+  // Built only for a message: typing a well-typed call allocates nothing.
+  std::string name() const { return isOperator() ? std::string(op) : "T." + std::string(intrinsic); }
+  std::string subject() const { return isOperator() ? "'" + name() + "'" : name(); }
 };
 
 // Two operands of one type satisfying `ok`; the result has that type.
 IntrinsicTyping sameTypePair(const Spelling &who, std::span<const DataType> args, bool (*ok)(DataType),
                              const char *expected) {
   if (args[0] != args[1])
-    return failure("operands of '" + who.name + "' have different types: " + args[0].str() + " and " +
+    return failure("operands of '" + who.name() + "' have different types: " + args[0].str() + " and " +
                    args[1].str());
   if (!ok(args[0]))
-    return failure(who.subject() + " expects " + expected + (who.isOperator ? " operands" : " arguments") + ", not " +
+    return failure(who.subject() + " expects " + expected + (who.isOperator() ? " operands" : " arguments") + ", not " +
                    args[0].str());
   return success(args[0]);
 }
@@ -179,7 +182,7 @@ IntrinsicTyping sameTypePair(const Spelling &who, std::span<const DataType> args
 IntrinsicTyping oneArgument(const Spelling &who, DataType arg, bool (*ok)(DataType), const char *expected,
                             DataType result) {
   if (!ok(arg))
-    return failure(who.subject() + " expects " + expected + (who.isOperator ? " operand" : " argument") + ", not " +
+    return failure(who.subject() + " expects " + expected + (who.isOperator() ? " operand" : " argument") + ", not " +
                        arg.str(),
                    0);
   return success(result);
@@ -238,18 +241,17 @@ std::pair<size_t, size_t> intrinsicArity(const IntrinsicInfo &info) {
 
 IntrinsicTyping typeIntrinsicCall(const IntrinsicInfo &info, std::span<const DataType> args,
                                   std::optional<DataType> declared, std::string_view spelled) {
-  const Spelling who = spelled.empty() ? Spelling{"T." + std::string(info.name), false}
-                                       : Spelling{std::string(spelled), true};
+  const Spelling who{info.name, spelled};
   auto [least, most] = intrinsicArity(info);
   if (args.size() < least || args.size() > most) {
     std::string count = least == most          ? std::to_string(least)
                         : most == SIZE_MAX     ? "at least " + std::to_string(least)
                                                : std::to_string(least) + " to " + std::to_string(most);
-    return failure(who.name + " takes " + count + " argument" + (count == "1" ? "" : "s") + ", not " +
+    return failure(who.name() + " takes " + count + " argument" + (count == "1" ? "" : "s") + ", not " +
                    std::to_string(args.size()));
   }
   if (hasDeclaredType(info) && !declared)
-    return failure(who.name + " needs its result type");
+    return failure(who.name() + " needs its result type");
   switch (info.rule) {
   case Rule::FloatUnary: return oneArgument(who, args[0], isFloatType, "a floating-point", args[0]);
   case Rule::FloatPredicate:
@@ -272,12 +274,12 @@ IntrinsicTyping typeIntrinsicCall(const IntrinsicInfo &info, std::span<const Dat
     return success(args[1]);
   case Rule::Extern:
     if (!args[0].isHandle())
-      return failure(who.name + " needs the function name as its first argument", 0);
+      return failure(who.name() + " needs the function name as its first argument", 0);
     return success(*declared);
   case Rule::Reinterpret: {
     int64_t from = int64_t(args[0].bits()) * args[0].lanes(), to = int64_t(declared->bits()) * declared->lanes();
     if (args[0].isHandle() || declared->isHandle() || args[0].isBool() || declared->isBool() || from != to)
-      return failure(who.name + " cannot reinterpret " + args[0].str() + " (" + std::to_string(from) +
+      return failure(who.name() + " cannot reinterpret " + args[0].str() + " (" + std::to_string(from) +
                          " bits) as " + declared->str() + " (" + std::to_string(to) + " bits)",
                      0);
     return success(*declared);
@@ -285,9 +287,9 @@ IntrinsicTyping typeIntrinsicCall(const IntrinsicInfo &info, std::span<const Dat
   case Rule::QMultiplyShift:
     for (size_t k = 0; k < args.size(); ++k) {
       if (args[k].element() != DataType::int32())
-        return failure(who.name + " expects int32 arguments, not " + args[k].str(), static_cast<int>(k));
+        return failure(who.name() + " expects int32 arguments, not " + args[k].str(), static_cast<int>(k));
       if (args[k].lanes() != args[0].lanes())
-        return failure("arguments of " + who.name + " have different types: " + args[0].str() + " and " +
+        return failure("arguments of " + who.name() + " have different types: " + args[0].str() + " and " +
                        args[k].str());
     }
     return success(args[0]);
