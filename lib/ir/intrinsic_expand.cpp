@@ -6,6 +6,7 @@
 //   T.tan(x)      ->  T.sin(x) / T.cos(x)
 //   T.tanh(x)     ->  T.Select(x >= 0, (1 - e(-2x)) / (1 + e(-2x)), (e(2x) - 1) / (e(2x) + 1))
 //   T.q_multiply_shift(x, y, q, s)  ->  TVM's fixed-point multiply (src/target/intrin_rule.cc)
+//   T.q_multiply_shift_per_axis(x, y, ls, rs, q, l, r)  ->  the same with the given shifts
 //
 // Constants take the call's type (a Broadcast for vectors). The interpreter and the C and
 // LLVM emitters compute these expansions, so they agree bit for bit.
@@ -105,12 +106,31 @@ Expr tanh(const Builder &b, const Expr &arg) {
   });
 }
 
+// TVM's QMultiplyShift (src/target/intrin_rule.cc): in int64, x shifted left when required,
+// times y, plus half of the divisor, shifted right by rightShift + q; back to int32. The
+// left shift is by 0 where it is not required (TVM shifts by the unused amount and selects the
+// unshifted value; an amount out of range there must not be an error).
+Expr fixedPointMultiply(const Builder &b, const Expr &x, const Expr &y, const Expr &q, const Expr &leftShift,
+                        const Expr &rightShift, const Expr &leftRequired) {
+  DataType i32 = x->type, i64 = DataType::int64(x->type.lanes());
+  auto shl = [&](const Expr &a, const Expr &n) { return b.call(IntrinsicId::ShiftLeft, a->type, {a, n}); };
+  auto shr = [&](const Expr &a, const Expr &n) { return b.call(IntrinsicId::ShiftRight, a->type, {a, n}); };
+  Expr wide = b.cast(i64, x);
+  Expr amount = b.cast(i64, b.select(leftRequired, leftShift, b.constant(i32, 0)));
+  wide = b.select(leftRequired, shl(wide, amount), wide);
+  wide = b.mul(wide, b.cast(i64, y));
+  Expr total = b.add(rightShift, q);
+  Expr rounding = shl(b.constant(i64, 1), b.cast(i64, b.sub(total, b.constant(i32, 1))));
+  wide = shr(b.add(wide, rounding), b.cast(i64, total));
+  return b.cast(i32, wide);
+}
+
 // TVM's legalization of tir.q_multiply_shift: round(x * y * 2^(s - q)) with the rounding of
 // half upward, computed in int64; a multiplier of 1 << 30 (the fixed-point 0.5) becomes a
 // shift of x in int32, which needs a constant s (TVM reads its value).
 Expr qMultiplyShift(const Builder &b, const CallNode &call) {
   const Expr &x = call.args[0], &y = call.args[1], &q = call.args[2], &s = call.args[3];
-  DataType i32 = x->type, i64 = DataType::int64(x->type.lanes());
+  DataType i32 = x->type;
   auto shl = [&](const Expr &a, const Expr &n) { return b.call(IntrinsicId::ShiftLeft, a->type, {a, n}); };
   auto shr = [&](const Expr &a, const Expr &n) { return b.call(IntrinsicId::ShiftRight, a->type, {a, n}); };
   const int64_t *multiplier = constantValue(y);
@@ -134,19 +154,11 @@ Expr qMultiplyShift(const Builder &b, const CallNode &call) {
     return shr(b.add(x, rounding), b.constant(i32, static_cast<double>(right)));
   }
   return b.shared(s, "s", [&](const Expr &sv) {
-    return b.shared(q, "q", [&](const Expr &qv) {
-      Expr zero = b.constant(i32, 0);
-      Expr positive = b.binary(BinaryOp::GT, sv, zero);
-      Expr left = b.select(positive, sv, zero);
-      Expr right = b.select(positive, zero, b.sub(zero, sv));
-      Expr wide = b.cast(i64, x);
-      wide = b.select(b.binary(BinaryOp::NE, left, zero), shl(wide, b.cast(i64, left)), wide);
-      wide = b.mul(wide, b.cast(i64, y));
-      Expr total = b.add(right, qv);
-      Expr rounding = shl(b.constant(i64, 1), b.cast(i64, b.sub(total, b.constant(i32, 1))));
-      wide = shr(b.add(wide, rounding), b.cast(i64, total));
-      return b.cast(i32, wide);
-    });
+    Expr zero = b.constant(i32, 0);
+    Expr positive = b.binary(BinaryOp::GT, sv, zero);
+    Expr left = b.select(positive, sv, zero);
+    Expr right = b.select(positive, zero, b.sub(zero, sv));
+    return fixedPointMultiply(b, x, y, q, left, right, b.binary(BinaryOp::NE, left, zero));
   });
 }
 
@@ -170,6 +182,10 @@ Expr expandIntrinsic(const CallNode &call) {
     });
   case IntrinsicId::Tanh: return tanh(b, call.args[0]);
   case IntrinsicId::QMultiplyShift: return qMultiplyShift(b, call);
+  case IntrinsicId::QMultiplyShiftPerAxis: // (x, y, left shift, right shift, q, left required, right required)
+    return b.shared(call.args[5], "left_required", [&](const Expr &leftRequired) {
+      return fixedPointMultiply(b, call.args[0], call.args[1], call.args[4], call.args[2], call.args[3], leftRequired);
+    });
   default: break;
   }
   throw CompileError(call.loc, "T." + call.op.str() + " has no expansion");

@@ -108,6 +108,7 @@ constexpr IntrinsicInfo kTable[] = {
     special(Id::CallPureExtern, "call_pure_extern", Rule::Extern, Effect::Pure, false),
     special(Id::Reinterpret, "reinterpret", Rule::Reinterpret, Effect::Pure, true),
     expanded(Id::QMultiplyShift, "q_multiply_shift", Rule::QMultiplyShift, ""),
+    expanded(Id::QMultiplyShiftPerAxis, "q_multiply_shift_per_axis", Rule::QMultiplyShiftPerAxis, ""),
     bitOperator(Id::ShiftLeft, "shift_left", Rule::IntegerBinary, Level::Shift, " << "),
     bitOperator(Id::ShiftRight, "shift_right", Rule::IntegerBinary, Level::Shift, " >> "),
     bitOperator(Id::BitwiseAnd, "bitwise_and", Rule::BitwiseBinary, Level::BitAnd, " & "),
@@ -234,6 +235,7 @@ std::pair<size_t, size_t> intrinsicArity(const IntrinsicInfo &info) {
   case Rule::BitwiseBinary: return {2, 2};
   case Rule::IfThenElse: return {3, 3};
   case Rule::QMultiplyShift: return {4, 4};
+  case Rule::QMultiplyShiftPerAxis: return {7, 7};
   case Rule::Extern: return {1, SIZE_MAX};
   }
   return {0, 0};
@@ -290,6 +292,18 @@ IntrinsicTyping typeIntrinsicCall(const IntrinsicInfo &info, std::span<const Dat
         return failure(who.name() + " expects int32 arguments, not " + args[k].str(), static_cast<int>(k));
       if (args[k].lanes() != args[0].lanes())
         return failure("arguments of " + who.name() + " have different types: " + args[0].str() + " and " +
+                       args[k].str());
+    }
+    return success(args[0]);
+  case Rule::QMultiplyShiftPerAxis:
+    for (size_t k = 0; k < args.size(); ++k) {
+      DataType expected = k < 5 ? DataType::int32() : DataType::boolean();
+      if (args[k].element() != expected)
+        return failure(who.name() + " expects " + (k < 5 ? "int32" : "bool") + " argument " + std::to_string(k + 1) +
+                           ", not " + args[k].str(),
+                       static_cast<int>(k));
+      if (args[k].lanes() != args[0].lanes())
+        return failure("arguments of " + who.name() + " have different lane counts: " + args[0].str() + " and " +
                        args[k].str());
     }
     return success(args[0]);

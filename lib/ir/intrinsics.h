@@ -5,7 +5,7 @@
 // effects, the interpreter and the emitters for the computation): a new intrinsic of an
 // existing kind is one row in intrinsics.cpp plus its tests (docs/intrinsics.md).
 //
-// Composite intrinsics (sigmoid, rsqrt, exp10, tan, tanh, q_multiply_shift) are rewritten
+// Composite intrinsics (sigmoid, rsqrt, exp10, tan, tanh, q_multiply_shift[_per_axis]) are rewritten
 // once, by expandIntrinsic, into IR of simpler operations: the interpreter and every emitter
 // without a direct spelling compute that same IR, so they agree bit for bit.
 #pragma once
@@ -63,6 +63,7 @@ enum class IntrinsicId : uint8_t {
   CallPureExtern,
   Reinterpret,
   QMultiplyShift,
+  QMultiplyShiftPerAxis,
   ShiftLeft,
   ShiftRight,
   BitwiseAnd,
@@ -86,6 +87,8 @@ enum class TypeRule : uint8_t {
   Extern,         // ("symbol", values...) -> the call's declared type (written first)
   Reinterpret,    // value -> the declared type, with the same total number of bits
   QMultiplyShift, // (int32 x, y, q, s) -> int32 with the arguments' lanes
+  // (int32 x, y, left shift, right shift, q, bool left required, bool right required) -> int32
+  QMultiplyShiftPerAxis,
 };
 
 // What a call does besides computing its value (TVM's CallEffectKind, in order).

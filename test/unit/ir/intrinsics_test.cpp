@@ -29,7 +29,7 @@ const std::vector<std::string> kShifts = {"shift_left", "shift_right"};
 const std::vector<std::string> kBitwise = {"bitwise_and", "bitwise_or", "bitwise_xor"};
 const std::vector<std::string> kOthers = {"abs",         "bitwise_not",      "likely",      "assume",
                                           "if_then_else", "call_extern",     "call_pure_extern", "reinterpret",
-                                          "q_multiply_shift"};
+                                          "q_multiply_shift", "q_multiply_shift_per_axis"};
 
 const IntrinsicInfo &row(const std::string &name) {
   const IntrinsicInfo *info = findIntrinsic(name);
@@ -182,6 +182,12 @@ TEST_CASE("if_then_else, extern calls, reinterpret and q_multiply_shift", "[ir][
   CHECK(type("q_multiply_shift", {i32, i64, i32, i32}).argument == 1);
   CHECK(rejects("q_multiply_shift", {i32, i32, i32}));
   CHECK(rejects("q_multiply_shift", {i32.withLanes(4), i32, i32, i32}));
+  const DataType b1x4 = DataType::boolean(4), i32x4 = i32.withLanes(4);
+  CHECK(accepts("q_multiply_shift_per_axis", {i32, i32, i32, i32, i32, b1, b1}, i32));
+  CHECK(accepts("q_multiply_shift_per_axis", {i32x4, i32x4, i32x4, i32x4, i32x4, b1x4, b1x4}, i32x4));
+  CHECK(type("q_multiply_shift_per_axis", {i32, i32, i32, i32, i32, i32, b1}).error ==
+        "T.q_multiply_shift_per_axis expects bool argument 6, not int32");
+  CHECK(rejects("q_multiply_shift_per_axis", {i32, i32, i32, i32, i32, b1}));
   CHECK(hasDeclaredType(row("reinterpret")));
   CHECK(hasDeclaredType(row("call_pure_extern")));
   CHECK_FALSE(hasDeclaredType(row("q_multiply_shift")));
@@ -251,7 +257,7 @@ TEST_CASE("the math rows compute libm's functions; round is half to even", "[ir]
     CHECK(row(name).f64(-2.5) == -2.0);
     CHECK(row(name).f64(0.5000001) == 1.0);
   }
-  for (const char *name : {"exp10", "rsqrt", "sigmoid", "tan", "tanh", "q_multiply_shift"})
+  for (const char *name : {"exp10", "rsqrt", "sigmoid", "tan", "tanh", "q_multiply_shift", "q_multiply_shift_per_axis"})
     CHECK(row(name).eval == IntrinsicEval::Expand);
 }
 

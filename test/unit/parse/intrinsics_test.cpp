@@ -80,6 +80,8 @@ TEST_CASE("every intrinsic parses to its table row with TVM's type", "[parse][in
       {"A", "T.reinterpret(\"float32\", B[1])", "reinterpret", DataType::float32()},
       {"L", "T.reinterpret(\"int64\", T.Cast(\"float64\", A[1]))", "reinterpret", DataType::int64()},
       {"B", "T.q_multiply_shift(B[1], 1518500250, 31, -2)", "q_multiply_shift", DataType::int32()},
+      {"B", "T.q_multiply_shift_per_axis(B[1], B[2], n, k, 31, T.bool(True), M[1])", "q_multiply_shift_per_axis",
+       DataType::int32()},
       {"A", "T.call_pure_extern(\"float32\", \"f\", A[1], \"s\")", "call_pure_extern", DataType::float32()},
   };
   for (const Case &c : cases) {
