@@ -200,12 +200,25 @@ const IntrinsicInfo &intrinsicInfo(IntrinsicId id) {
 }
 
 const IntrinsicInfo *findIntrinsic(std::string_view name) {
+  // TVM 0.27 makes shifts and bitwise operations nodes of their own and prints one whose
+  // operator form would fold (two constants) by its node name: T.LShift(1, 4), T.BitwiseNot(7).
+  struct Alias {
+    std::string_view name;
+    IntrinsicId id;
+  };
+  static constexpr Alias kNodeNames[] = {
+      {"LShift", Id::ShiftLeft},       {"RShift", Id::ShiftRight},    {"BitwiseAnd", Id::BitwiseAnd},
+      {"BitwiseOr", Id::BitwiseOr},    {"BitwiseXor", Id::BitwiseXor}, {"BitwiseNot", Id::BitwiseNot},
+  };
   for (std::string_view prefix : {"tir.", "tirx."})
     if (name.substr(0, prefix.size()) == prefix)
       name.remove_prefix(prefix.size());
   for (const IntrinsicInfo &info : kTable)
     if (info.name == name)
       return &info;
+  for (const Alias &alias : kNodeNames)
+    if (alias.name == name)
+      return &intrinsicInfo(alias.id);
   return nullptr;
 }
 

@@ -143,7 +143,8 @@ struct IntrinsicInfo {
 // Every row, in IntrinsicId order.
 std::span<const IntrinsicInfo> intrinsicTable();
 const IntrinsicInfo &intrinsicInfo(IntrinsicId id);
-// The row named `name` ("exp"; TVM's "tir.exp" and "tirx.exp" too), or null.
+// The row named `name` ("exp"; TVM's "tir.exp" and "tirx.exp" too; TVM 0.27's node names of
+// the bitwise operations, "LShift", "BitwiseNot", ...), or null.
 const IntrinsicInfo *findIntrinsic(std::string_view name);
 const IntrinsicInfo *findIntrinsic(Symbol name);
 
