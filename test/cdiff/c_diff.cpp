@@ -30,13 +30,15 @@
 #include "parse/parser.h"
 #include "transform/pass_manager.h"
 #include "transform/pipeline.h"
+#include "transform/target_pipelines.h"
 
 namespace tirlower {
 namespace {
 
 using namespace cdiff;
 
-constexpr const char *kCPipeline = "apply-layout-transforms,flatten,vectorize,simplify,remove-no-op";
+// The C target's default pipeline (blocks lowered first).
+const std::string kCPipeline = findTargetPipeline("c")->pipeline;
 constexpr int kSkip = 77;
 
 struct Options {
@@ -225,8 +227,10 @@ private:
       return 0;
     }
     const PrimFuncNode &before = *original.functions[k];
-    if (options_.pipeline.find("apply-layout-transforms") != std::string::npos) {
-      std::optional<Module> transformed = lowerModule(original, "apply-layout-transforms", sink_);
+    if (size_t at = options_.pipeline.find("apply-layout-transforms"); at != std::string::npos) {
+      // The pipeline up to the layout transforms (block lowering comes first).
+      std::string upTo = options_.pipeline.substr(0, at + std::string_view("apply-layout-transforms").size());
+      std::optional<Module> transformed = lowerModule(original, upTo, sink_);
       if (!transformed || transformed->functions.size() <= k) {
         std::cerr << symbol << ": FAIL: apply-layout-transforms alone fails\n";
         return 1;

@@ -480,7 +480,9 @@ def layout_string_carets():
 
 @case
 def verify_semantics_samples():
-    pipelines = ["apply-layout-transforms,flatten,simplify", "apply-layout-transforms,flatten,simplify,remove-no-op"]
+    blocks = "lower-init-block,convert-blocks-to-opaque,lower-match-buffer,lower-opaque-block,"
+    pipelines = [blocks + "apply-layout-transforms,flatten,simplify",
+                 blocks + "apply-layout-transforms,flatten,simplify,remove-no-op"]
     for name in sorted(os.listdir(SAMPLES)):
         if not name.endswith(".tir"):
             continue
