@@ -83,6 +83,11 @@ Json attrJson(const AttrValue &value) {
       object[key] = attrJson(item);
     return object;
   }
+  case AttrValue::Kind::Target: {
+    Json object = Json::object();
+    object["target"] = attrJson(value.items().at(0));
+    return object;
+  }
   }
   return nullptr;
 }
@@ -186,6 +191,21 @@ private:
       node["pointee_dtype"] = var->pointeeType.str();
       node["storage_scope"] = var->storageScope.empty() ? "global" : var->storageScope.str();
     }
+    return node;
+  }
+
+  // {"kind": "comm_reducer", "lhs": [var...], "rhs": [var...], "result": [...], "identity": [...]}.
+  Json reducer(const CommReducerNode &r) {
+    Json node = start("comm_reducer", r.loc);
+    Json lhs = Json::array(), rhs = Json::array();
+    for (const Var &v : r.lhs)
+      lhs.push_back(varRef(v.get()));
+    for (const Var &v : r.rhs)
+      rhs.push_back(varRef(v.get()));
+    node["lhs"] = std::move(lhs);
+    node["rhs"] = std::move(rhs);
+    node["result"] = exprList(r.result);
+    node["identity"] = exprList(r.identity);
     return node;
   }
 
@@ -364,8 +384,10 @@ private:
     }
     case StmtKind::AttrStmt: {
       const auto *op = static_cast<const AttrStmtNode *>(base);
-      node["node"] = expr(op->node);
+      node["node"] = op->reducer ? reducer(*op->reducer) : expr(op->node);
       node["key"] = op->key.str();
+      if (op->isThreadLaunch())
+        node["thread_tag"] = op->threadTag.str();
       node["value"] = expr(op->value);
       node["body"] = stmt(op->body);
       break;

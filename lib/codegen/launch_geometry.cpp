@@ -6,15 +6,11 @@
 
 namespace tirlower {
 
-std::optional<ThreadAxis> parseThreadTag(std::string_view tag) {
-  bool block = tag.rfind("blockIdx.", 0) == 0;
-  bool thread = tag.rfind("threadIdx.", 0) == 0;
-  if (!block && !thread)
+std::optional<ThreadAxis> parseThreadAxis(std::string_view tag) {
+  std::optional<ThreadTag> parsed = parseThreadTag(tag);
+  if (!parsed || parsed->kind == ThreadTag::Kind::Virtual)
     return std::nullopt;
-  std::string_view axis = tag.substr(block ? 9 : 10);
-  if (axis.size() != 1 || axis[0] < 'x' || axis[0] > 'z')
-    return std::nullopt;
-  return ThreadAxis{block, axis[0] - 'x'};
+  return ThreadAxis{parsed->kind == ThreadTag::Kind::Block, parsed->dim};
 }
 
 void addThreadBinding(LaunchGeometry &geometry, std::string_view tag, const Expr &extent, SourceRange where) {
@@ -25,7 +21,7 @@ void addThreadBinding(LaunchGeometry &geometry, std::string_view tag, const Expr
       geometry.errorLoc = where;
     }
   };
-  std::optional<ThreadAxis> axis = parseThreadTag(tag);
+  std::optional<ThreadAxis> axis = parseThreadAxis(tag);
   if (!axis)
     return fail("unknown thread tag '" + std::string(tag) + "' (expected blockIdx.x|y|z or threadIdx.x|y|z)");
   const int64_t *value = asConstInt(extent);
@@ -50,8 +46,8 @@ protected:
     IRVisitor::visit(op);
   }
   void visit(const AttrStmtNode *op) override {
-    if (const auto *var = op->node.as<VarNode>(); var && op->key.view() == "thread_extent")
-      addThreadBinding(geometry_, var->name.view(), op->value, op->loc);
+    if (op->key.view() == "thread_extent")
+      addThreadBinding(geometry_, op->threadTag.view(), op->value, op->loc);
     IRVisitor::visit(op);
   }
 

@@ -17,7 +17,7 @@ struct ThreadAxis {
   bool isBlock = false;
   int dim = 0;
 };
-std::optional<ThreadAxis> parseThreadTag(std::string_view tag);
+std::optional<ThreadAxis> parseThreadAxis(std::string_view tag);
 
 // Per dimension, the number of groups is the largest blockIdx extent and the work-group size
 // the largest threadIdx extent; global = groups x local. Without thread bindings every size is 1.
@@ -31,7 +31,7 @@ struct LaunchGeometry {
   SourceRange errorLoc;
 };
 
-// Adds one binding (a thread_binding loop's tag, or a thread_extent attribute's variable name).
+// Adds one binding (a thread_binding loop's or a thread_extent attribute's tag).
 void addThreadBinding(LaunchGeometry &geometry, std::string_view tag, const Expr &extent, SourceRange where);
 
 LaunchGeometry launchGeometryOf(const PrimFuncNode &func);

@@ -271,6 +271,11 @@ void appendAttrValue(std::string &out, const AttrValue &value) {
     out += ']';
     break;
   }
+  case AttrValue::Kind::Target:
+    out += "T.target(";
+    appendAttrValue(out, value.items().at(0));
+    out += ')';
+    break;
   case AttrValue::Kind::Dict: {
     out += '{';
     bool first = true;

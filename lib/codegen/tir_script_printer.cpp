@@ -72,6 +72,7 @@ const char *loopIterator(ForKind kind) {
 // ---- names -----------------------------------------------------------------------------------
 
 void ScriptPrinter::resetNames() {
+  freeDeclared_.clear();
   names_.clear();
   printed_.clear();
   dataNames_.clear();
@@ -358,8 +359,9 @@ void ScriptPrinter::printBlock(const BlockNode &block) {
   printBody(block.body);
 }
 
-void ScriptPrinter::printStmt(const Stmt &stmt) {
-  const StmtNode *s = stmt.get();
+void ScriptPrinter::printStmt(const Stmt &stmt) { printStmtAt(stmt.get(), true); }
+
+void ScriptPrinter::printStmtAt(const StmtNode *s, bool tail) {
   // Declarations scope the rest of the block: print them as a chain, not by recursion.
   for (;;) {
     switch (s->kind()) {
@@ -429,8 +431,8 @@ void ScriptPrinter::printStmt(const Stmt &stmt) {
         indent();
         out_ += "T.evaluate(0)\n";
       }
-      for (const Stmt &child : node->stmts)
-        printStmt(child);
+      for (size_t k = 0; k < node->stmts.size(); ++k)
+        printStmtAt(node->stmts[k].get(), tail && k + 1 == node->stmts.size());
       return;
     }
     case StmtKind::BufferStore: {
@@ -468,14 +470,11 @@ void ScriptPrinter::printStmt(const Stmt &stmt) {
     }
     case StmtKind::AttrStmt: {
       const auto *node = static_cast<const AttrStmtNode *>(s);
-      indent();
-      out_ += "with T.attr(";
-      printExpr(node->node);
-      out_ += ", ";
-      appendQuoted(out_, node->key.view());
-      out_ += ", ";
-      printExpr(node->value);
-      out_ += "):\n";
+      printAttr(*node, tail);
+      if (tail) {
+        s = node->body.get();
+        continue;
+      }
       printBody(node->body);
       return;
     }
@@ -491,15 +490,136 @@ void ScriptPrinter::printStmt(const Stmt &stmt) {
     }
     case StmtKind::Block: printBlock(*static_cast<const BlockNode *>(s)); return;
     case StmtKind::Evaluate: {
+      // The thread intrinsics are statements in TVMScript: TVM prints them without T.evaluate.
+      const Expr &value = static_cast<const EvaluateNode *>(s)->value;
+      const auto *call = value.as<CallNode>();
+      bool bare = call && (call->op.view() == "tvm_storage_sync" || call->op.view() == "tvm_thread_allreduce");
       indent();
+      if (bare) {
+        printExpr(value);
+        newline();
+        return;
+      }
       out_ += "T.evaluate(";
-      printExpr(static_cast<const EvaluateNode *>(s)->value);
+      printExpr(value);
       out_ += ")\n";
       return;
     }
     }
     return;
   }
+}
+
+// A thread launch prints as TVM prints it: `v = T.launch_thread("threadIdx.x", 8)` binding v,
+// or `T.launch_thread(v, 8)` for a variable declared before (an attribute named it first).
+// Another attribute naming a variable that is not bound yet declares it first, as
+// `v = T.env_thread("threadIdx.x")` when a launch in its body binds it (what TVM's parser reads;
+// TVM itself prints `v = T.int32()`), else `v = T.int32()`.
+void ScriptPrinter::printAttr(const AttrStmtNode &attr, bool concise) {
+  const VarNode *var = attr.node.as<VarNode>();
+  auto declared = [&](const VarNode *v) {
+    return std::find(freeDeclared_.begin(), freeDeclared_.end(), v) != freeDeclared_.end();
+  };
+  if (attr.isThreadLaunch() && var) {
+    indent();
+    if (declared(var)) {
+      out_ += concise ? "T.launch_thread(" : "with T.launch_thread(";
+      out_ += varName(var);
+      out_ += ", ";
+      printExpr(attr.value);
+      out_ += concise ? ")\n" : "):\n";
+      return;
+    }
+    std::string_view name = bindVar(var);
+    if (concise) {
+      out_ += name;
+      out_ += " = ";
+    } else {
+      out_ += "with ";
+    }
+    out_ += "T.launch_thread(";
+    appendQuoted(out_, attr.threadTag.view());
+    out_ += ", ";
+    printExpr(attr.value);
+    out_ += ')';
+    if (!concise) {
+      out_ += " as ";
+      out_ += name;
+      out_ += ':';
+    }
+    newline();
+    return;
+  }
+  if (var && !plain_ && printed_.find(var).empty()) {
+    // The first launch of `var` in the body gives its tag.
+    struct LaunchFinder : IRVisitor {
+      const VarNode *var = nullptr;
+      Symbol tag;
+      using IRVisitor::visit;
+      void visit(const AttrStmtNode *op) override {
+        if (tag.empty() && op->threadVar() == var)
+          tag = op->threadTag;
+        IRVisitor::visit(op);
+      }
+    } finder;
+    finder.var = var;
+    finder.visit(attr.body);
+    indent();
+    out_ += defineVar(var);
+    out_ += " = ";
+    if (!finder.tag.empty()) {
+      out_ += "T.env_thread(";
+      appendQuoted(out_, finder.tag.view());
+      out_ += ")\n";
+    } else {
+      out_ += typeSpelling(var->type).annotation;
+      out_ += "()\n";
+    }
+    freeDeclared_.push_back(var);
+  }
+  indent();
+  out_ += concise ? "T.attr(" : "with T.attr(";
+  if (attr.reducer)
+    printReducer(*attr.reducer);
+  else
+    printExpr(attr.node);
+  out_ += ", ";
+  appendQuoted(out_, attr.key.view());
+  out_ += ", ";
+  printExpr(attr.value);
+  out_ += concise ? ")\n" : "):\n";
+}
+
+// `T.comm_reducer(lambda x0, y0: x0 + y0, [T.float32(0.0)])`; several results as a tuple.
+void ScriptPrinter::printReducer(const CommReducerNode &reducer) {
+  lambdaTable_.clear();
+  lambdaNames_.clear();
+  out_ += "T.comm_reducer(lambda";
+  bool first = true;
+  for (const std::vector<Var> *params : {&reducer.lhs, &reducer.rhs}) {
+    for (const Var &param : *params) {
+      out_ += first ? " " : ", ";
+      first = false;
+      if (plain_) {
+        out_ += param->name.view();
+        continue;
+      }
+      lambdaNames_.emplace_back(param.get(), lambdaTable_.fresh(param->name));
+      out_ += lambdaNames_.back().second;
+    }
+  }
+  out_ += ": ";
+  if (reducer.result.size() == 1) {
+    printExpr(reducer.result[0]);
+  } else {
+    out_ += '(';
+    printExprList(reducer.result);
+    out_ += ')';
+  }
+  lambdaNames_.clear();
+  out_ += ", [";
+  printExprList(reducer.identity);
+  out_ += "])";
 }
 
 // ---- index maps ------------------------------------------------------------------------------

@@ -55,6 +55,13 @@ private:
   void newline() { out_ += '\n'; }
   void indent() { out_.append(static_cast<size_t>(indent_) * 4, ' '); }
   void printBody(const Stmt &stmt); // one level deeper
+  // `tail`: nothing follows the statement in its block, so a declaration-like attribute prints
+  // in the concise form that scopes the rest of the block (as TVM prints it).
+  void printStmtAt(const StmtNode *stmt, bool tail);
+  // The line of an attribute (and the declaration of a variable it names before binding it);
+  // `concise`: without `with` and `:`.
+  void printAttr(const AttrStmtNode &attr, bool concise);
+  void printReducer(const CommReducerNode &reducer);
   void printFor(const ForNode &loop);
   void printBlock(const BlockNode &block);
   void printIterVars(const BlockNode &block);
@@ -95,6 +102,9 @@ private:
   // Per bufferMap entry of the function being printed: its buffer when it prints inline in the
   // signature, else null (kept to reuse the memory).
   std::vector<const BufferNode *> simpleBuffers_;
+  // Variables printed as `v = T.int32()` or `v = T.env_thread("threadIdx.x")`: named by an
+  // attribute before a launch binds them, so the launch prints as `T.launch_thread(v, n)`.
+  std::vector<const VarNode *> freeDeclared_;
   // The loops around the statement being printed (T.axis.remap takes their domains).
   std::vector<const ForNode *> loops_;
 };

@@ -66,6 +66,13 @@ AttrValue AttrValue::dict(std::vector<Entry> entries) {
   return a;
 }
 
+AttrValue AttrValue::target(AttrValue spec) {
+  AttrValue a;
+  a.kind_ = Kind::Target;
+  a.mutablePayload().items = {std::move(spec)};
+  return a;
+}
+
 const AttrValue *AttrValue::find(const std::string &key) const {
   for (const auto &[k, v] : entries())
     if (k == key)
@@ -107,7 +114,8 @@ bool operator==(const AttrValue &a, const AttrValue &b) {
   case AttrValue::Kind::Int: return a.int_ == b.int_;
   case AttrValue::Kind::Float: return a.float_ == b.float_;
   case AttrValue::Kind::String: return a.asString() == b.asString();
-  case AttrValue::Kind::List: return a.items() == b.items();
+  case AttrValue::Kind::List:
+  case AttrValue::Kind::Target: return a.items() == b.items();
   case AttrValue::Kind::Dict: return a.entries() == b.entries();
   }
   return false;

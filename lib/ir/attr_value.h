@@ -14,7 +14,9 @@ namespace tirlower {
 
 class AttrValue {
 public:
-  enum class Kind : uint8_t { None, Bool, Int, Float, String, List, Dict };
+  // Target: `T.target({...})` (or of a string), a compilation target as TVM prints it in
+  // T.func_attr; its one item is the specification.
+  enum class Kind : uint8_t { None, Bool, Int, Float, String, List, Dict, Target };
   using Entry = std::pair<std::string, AttrValue>;
 
   AttrValue() = default;
@@ -24,6 +26,7 @@ public:
   static AttrValue string(std::string v);
   static AttrValue list(std::vector<AttrValue> items = {});
   static AttrValue dict(std::vector<Entry> entries = {});
+  static AttrValue target(AttrValue spec);
 
   Kind kind() const { return kind_; }
   bool isNone() const { return kind_ == Kind::None; }
@@ -31,7 +34,7 @@ public:
   int64_t asInt() const { return int_; }
   double asFloat() const { return float_; }
   const std::string &asString() const;
-  const std::vector<AttrValue> &items() const;
+  const std::vector<AttrValue> &items() const; // List; Target: {spec}
   const std::vector<Entry> &entries() const;
 
   // Dict access: null when absent. set() replaces an existing key in place.

@@ -132,15 +132,87 @@ Stmt AllocBufferNode::make(Buffer buffer, Stmt body, SourceRange loc) {
   return located(node, loc);
 }
 
-Stmt AttrStmtNode::make(Expr node_, Symbol key, Expr value, Stmt body, SourceRange loc) {
+std::optional<ThreadTag> parseThreadTag(std::string_view tag) {
+  ThreadTag t;
+  std::string_view axis;
+  if (tag.rfind("blockIdx.", 0) == 0) {
+    t.kind = ThreadTag::Kind::Block;
+    axis = tag.substr(9);
+  } else if (tag.rfind("threadIdx.", 0) == 0) {
+    t.kind = ThreadTag::Kind::Thread;
+    axis = tag.substr(10);
+  } else if (tag == "vthread") {
+    t.kind = ThreadTag::Kind::Virtual;
+    return t;
+  } else if (tag.rfind("vthread.", 0) == 0) {
+    t.kind = ThreadTag::Kind::Virtual;
+    axis = tag.substr(8);
+  } else {
+    return std::nullopt;
+  }
+  if (axis.size() != 1 || axis[0] < 'x' || axis[0] > 'z')
+    return std::nullopt;
+  t.dim = axis[0] - 'x';
+  return t;
+}
+
+CommReducer CommReducerNode::make(std::vector<Var> lhs, std::vector<Var> rhs, std::vector<Expr> result,
+                                  std::vector<Expr> identity, SourceRange loc) {
+  if (lhs.empty() || lhs.size() != rhs.size() || lhs.size() != result.size() || lhs.size() != identity.size())
+    fail("a comm_reducer combines as many values as it has results and identities (" + std::to_string(lhs.size()) +
+         " and " + std::to_string(rhs.size()) + " parameters, " + std::to_string(result.size()) + " results, " +
+         std::to_string(identity.size()) + " identities)");
+  for (size_t k = 0; k < lhs.size(); ++k) {
+    DataType t = lhs[k]->type;
+    if (!t.isScalar() || rhs[k]->type != t)
+      fail("comm_reducer parameters '" + lhs[k]->name.str() + "' and '" + rhs[k]->name.str() +
+           "' must be scalars of one type");
+    if (result[k]->type != t)
+      fail("comm_reducer result " + std::to_string(k) + " has type " + result[k]->type.str() + ", expected " + t.str());
+    if (identity[k]->type != t)
+      fail("comm_reducer identity " + std::to_string(k) + " has type " + identity[k]->type.str() + ", expected " +
+           t.str());
+  }
+  auto *node = new CommReducerNode();
+  node->lhs = std::move(lhs);
+  node->rhs = std::move(rhs);
+  node->result = std::move(result);
+  node->identity = std::move(identity);
+  node->loc = loc;
+  return CommReducer(node);
+}
+
+Stmt AttrStmtNode::make(Expr node_, Symbol key, Expr value, Stmt body, SourceRange loc, Symbol threadTag,
+                        CommReducer reducer) {
   requireBody(body, "attr");
+  bool launch = key.view() == "thread_extent" || key.view() == "virtual_thread";
+  if (launch) {
+    const auto *var = node_.as<VarNode>();
+    if (!var || !var->type.isIndex())
+      fail("a thread launch needs an integer thread variable");
+    if (threadTag.empty() && parseThreadTag(var->name.view()))
+      threadTag = var->name;
+  } else {
+    threadTag = Symbol();
+  }
+  if (reducer && key.view() != "reduce_scope")
+    fail("a comm_reducer is the node of a reduce_scope attribute only");
   auto *node = new AttrStmtNode();
   node->node = std::move(node_);
   node->key = key;
   node->value = std::move(value);
   node->body = std::move(body);
+  node->threadTag = threadTag;
+  node->reducer = std::move(reducer);
   return located(node, loc);
 }
+
+Stmt AttrStmtNode::like(const AttrStmtNode &other, Expr node, Expr value, Stmt body) {
+  return make(std::move(node), other.key, std::move(value), std::move(body), other.loc, other.threadTag,
+              other.reducer);
+}
+
+const VarNode *AttrStmtNode::threadVar() const { return isThreadLaunch() ? node.as<VarNode>() : nullptr; }
 
 Stmt AssertStmtNode::make(Expr condition, std::string message, SourceRange loc) {
   if (condition->type != DataType::boolean())

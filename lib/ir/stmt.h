@@ -2,6 +2,8 @@
 // scope their body, as in TVM: in TVMScript the body is the rest of the enclosing block.
 #pragma once
 
+#include <optional>
+#include <string_view>
 #include <vector>
 
 #include "ir/attr_value.h"
@@ -148,7 +150,41 @@ private:
   AllocBufferNode() : StmtNode(kNodeKind) {}
 };
 
-// T.attr(node, "key", value) scoping its body. `node` is a Var or a StringImm.
+// The hardware (or virtual) index a thread launch names: blockIdx.x|y|z, threadIdx.x|y|z, or a
+// virtual thread vthread.x|y|z (also plain "vthread", dimension 0).
+struct ThreadTag {
+  enum class Kind : uint8_t { Block, Thread, Virtual } kind = Kind::Block;
+  int dim = 0;
+};
+std::optional<ThreadTag> parseThreadTag(std::string_view tag);
+
+// The combining function of a cross-thread reduction, `T.comm_reducer(lambda x0, y0: x0 + y0,
+// [T.float32(0)])`: a reduction of tuples of values, result[k] combining lhs[k] (the running
+// value) with rhs[k]; identity[k] is the identity element of result k. The lambda's
+// parameters are bound by the reducer only.
+class CommReducerNode : public Node {
+public:
+  std::vector<Var> lhs, rhs;
+  std::vector<Expr> result, identity;
+  // Equally many lhs, rhs, result and identity entries (at least one); result[k] and
+  // identity[k] have lhs[k]'s scalar type.
+  static Ref<CommReducerNode> make(std::vector<Var> lhs, std::vector<Var> rhs, std::vector<Expr> result,
+                                   std::vector<Expr> identity, SourceRange loc = {});
+
+private:
+  CommReducerNode() = default;
+};
+using CommReducer = Ref<CommReducerNode>;
+
+// T.attr(node, "key", value) scoping its body. `node` is a Var or a StringImm, or null for
+// "reduce_scope", whose node is the reducer.
+//
+// Thread launches are attributes as in TVM: key "thread_extent" (or "virtual_thread") with the
+// thread variable as node, the launched extent as value, and the index it names in threadTag
+// (`i = T.launch_thread("threadIdx.x", 8)`: the variable i is threadIdx.x for the body). A
+// launch without a tag takes the variable's name when that is a tag (a variable named
+// blockIdx.x). "reduce_scope" carries the comm_reducer of the T.tvm_thread_allreduce calls in
+// its body.
 class AttrStmtNode : public StmtNode {
 public:
   static constexpr StmtKind kNodeKind = StmtKind::AttrStmt;
@@ -156,7 +192,14 @@ public:
   Symbol key;
   Expr value;
   Stmt body;
-  static Stmt make(Expr node, Symbol key, Expr value, Stmt body, SourceRange loc = {});
+  Symbol threadTag;    // thread_extent, virtual_thread
+  CommReducer reducer; // reduce_scope
+  static Stmt make(Expr node, Symbol key, Expr value, Stmt body, SourceRange loc = {}, Symbol threadTag = {},
+                   CommReducer reducer = {});
+  // The same attribute over another node, value and body.
+  static Stmt like(const AttrStmtNode &other, Expr node, Expr value, Stmt body);
+  bool isThreadLaunch() const { return key.view() == "thread_extent" || key.view() == "virtual_thread"; }
+  const VarNode *threadVar() const; // the launched variable of a thread launch, else null
 
 private:
   AttrStmtNode() : StmtNode(kNodeKind) {}

@@ -220,14 +220,21 @@ private:
 
   void visit(const AttrStmtNode *op) override {
     Context context(*this, op->loc);
-    // thread_extent and virtual_thread introduce their thread variable, as in TVM.
-    const auto *threadVar = op->node.as<VarNode>();
-    bool bindsThread = threadVar && (op->key.view() == "thread_extent" || op->key.view() == "virtual_thread") &&
-                       !inScope_.count(threadVar);
+    // thread_extent and virtual_thread introduce their thread variable, as in TVM. Another
+    // attribute's variable node only names its subject (a pragma on a loop or thread variable
+    // printed before it is bound), which is not a use.
+    const VarNode *threadVar = op->threadVar();
+    if (threadVar && !parseThreadTag(op->threadTag.view()))
+      error(op->loc, "the launch of " + quoted(threadVar->name) + " names no thread index (" +
+                         (op->threadTag.empty() ? std::string("no tag") : "'" + op->threadTag.str() + "'") +
+                         "; expected blockIdx.x|y|z, threadIdx.x|y|z or vthread)");
+    bool bindsThread = threadVar && !inScope_.count(threadVar);
     if (bindsThread)
       inScope_.insert(threadVar);
-    else
+    else if (!op->node.as<VarNode>())
       visit(op->node);
+    if (op->key.view() == "reduce_scope" && !op->reducer)
+      error(op->loc, "a reduce_scope attribute needs a T.comm_reducer node");
     visit(op->value);
     visit(op->body);
     if (bindsThread)

@@ -327,7 +327,7 @@ Stmt IRMutator::visit(const AttrStmtNode *op) {
   Stmt body = mutate(op->body);
   if (node == op->node && value == op->value && body == op->body)
     return Stmt(op);
-  return AttrStmtNode::make(node, op->key, value, body, op->loc);
+  return AttrStmtNode::like(*op, node, value, body);
 }
 Stmt IRMutator::visit(const AssertStmtNode *op) {
   Expr c = mutate(op->condition);

@@ -33,7 +33,8 @@ void Parser::defineBuffer(uint32_t nameNode, const Buffer &buffer) {
   scope_.define(name, {Binding::Kind::Buffer, nullptr, buffer, nodeRange(nameNode)});
 }
 
-Buffer Parser::buildBuffer(uint32_t nameNode, const CallArgs &args, size_t first, Var data, SourceRange loc) {
+Buffer Parser::buildBuffer(uint32_t nameNode, const CallArgs &args, size_t first, Var data, SourceRange loc,
+                           Symbol defaultScope) {
   BufferNode::Fields f;
   f.name = Symbol(nodeText(nameNode));
   f.loc = loc;
@@ -62,6 +63,7 @@ Buffer Parser::buildBuffer(uint32_t nameNode, const CallArgs &args, size_t first
     if (!f.elemOffset->type.isIndex())
       fail(nodeRange(e), "elem_offset must be a scalar integer, not " + f.elemOffset->type.str());
   }
+  f.scope = defaultScope;
   if (uint32_t s = args.find("scope"); s != UINT32_MAX) {
     std::string scope = stringLiteral(s);
     if (scope.empty())
@@ -114,10 +116,11 @@ void Parser::declareBuffer(uint32_t target, uint32_t call, std::string_view kind
     std::string_view name = nodeText(target);
     Var var = VarNode::makeHandle(Symbol(name), dtype, scope, nodeRange(target));
     scope_.define(name, {Binding::Kind::Var, var, nullptr, nodeRange(target)});
-    pending = {PendingDecl::Kind::Allocate, var, nullptr, nullptr, false, dtype, std::move(extents), scope, loc};
+    pending = {PendingDecl::Kind::Allocate, var, nullptr, nullptr, false, dtype, std::move(extents), scope, loc, {}, {}};
     return;
   }
-  bool alloc = kind == "alloc_buffer";
+  // T.alloc_shared and T.alloc_local are T.alloc_buffer with another default scope.
+  bool alloc = kind == "alloc_buffer" || kind == "alloc_shared" || kind == "alloc_local";
   // annotations= (TVM prints allocation hints such as "buffer_data_alignment") do not change
   // what the function computes and are not kept.
   CallArgs args = alloc ? callArgs(call, kind, 1, 2,
@@ -136,7 +139,8 @@ void Parser::declareBuffer(uint32_t target, uint32_t call, std::string_view kind
       fail(nodeRange(d), "data= must be a handle variable such as A.data");
     data = Var(var);
   }
-  Buffer buffer = buildBuffer(target, args, 0, data, loc);
+  Symbol defaultScope = kind == "alloc_shared" ? Symbol("shared") : kind == "alloc_local" ? Symbol("local") : Symbol();
+  Buffer buffer = buildBuffer(target, args, 0, data, loc, defaultScope);
   defineBuffer(target, buffer);
   pending.buffer = buffer;
   pending.kind = alloc ? PendingDecl::Kind::AllocBuffer : PendingDecl::Kind::DeclBuffer;

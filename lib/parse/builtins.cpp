@@ -428,6 +428,10 @@ AttrValue Parser::attrValue(uint32_t id) {
     }
     return AttrValue::dict(std::move(entries));
   }
+  case Ast::Call:
+    if (builtinName(child(id, 0)) == "target")
+      return lowerTarget(id);
+    break;
   default: break;
   }
   Expr value = lowerValue(id);

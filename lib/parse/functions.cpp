@@ -281,6 +281,12 @@ void Parser::parseFunction(Module &module, uint32_t decoratorBegin, bool isPriva
   expect(Tok::Newline, "end of line after ':'");
   size_t astMark = ast_.size(), childMark = children_.size();
   fields.body = parseBlock(false);
+  if (func_.untaggedLaunches) {
+    try {
+      fields.body = resolveThreadTags(fields.body);
+    } catch (const StatementFailed &) {
+    }
+  }
   ast_.resize(astMark);
   children_.resize(childMark);
   scope_.clear();

@@ -124,6 +124,8 @@ struct PendingDecl {
   std::vector<Expr> extents;
   Symbol name; // allocation scope or attribute key
   SourceRange loc;
+  Symbol threadTag;    // Attr: a thread launch's tag (empty until inferred, see resolveThreadTags)
+  CommReducer reducer; // Attr: reduce_scope
 };
 
 class Parser {
@@ -303,7 +305,8 @@ private:
   void declareBuffer(uint32_t target, uint32_t call, std::string_view kind, PendingDecl &pending);
   // Shape, dtype and the keyword arguments shared by every buffer declaration; `first` is the
   // index of the shape among the positional arguments. A null `data` makes a fresh variable.
-  Buffer buildBuffer(uint32_t nameNode, const CallArgs &args, size_t first, Var data, SourceRange loc);
+  Buffer buildBuffer(uint32_t nameNode, const CallArgs &args, size_t first, Var data, SourceRange loc,
+                     Symbol defaultScope = {});
   std::vector<Expr> lowerShape(uint32_t id);
   void parseFuncAttr(uint32_t call);
   // Layouts (ir/layout.h): "layout=" of buffers and T.func_attr's "layout_requirements".
@@ -326,6 +329,21 @@ private:
   bool parseBlockAnnotation(uint32_t call, std::string_view name);
   void parseAxis(const std::vector<uint32_t> &targets, uint32_t call);
   void parseBlockBuffer(uint32_t target, uint32_t call, std::string_view kind);
+
+  // ---- GPU constructs (gpu.cpp)
+  bool isLaunchCall(uint32_t call) const;
+  // `x = T.launch_thread("threadIdx.x", 8)` (nameNode: x), `with T.launch_thread(...) as x:`,
+  // `T.launch_thread(v, 8)` for a declared v (nameNode UINT32_MAX); defines x in the current scope.
+  void lowerLaunch(uint32_t call, uint32_t nameNode, PendingDecl &pending);
+  // `v = T.int32()` / `v = T.env_thread("threadIdx.x")`: a variable named before it is bound.
+  bool declareFreeVar(uint32_t target, uint32_t call);
+  // T.tvm_storage_sync("shared"), T.tvm_thread_allreduce(...) as statements; null otherwise.
+  Stmt lowerThreadIntrinsic(uint32_t call, std::string_view name);
+  CommReducer lowerCommReducer(uint32_t call);
+  AttrValue lowerTarget(uint32_t call);
+  // Gives the launches of variables declared by `v = T.int32()` (TVM prints no thread index
+  // for them) the index their kernel implies, or reports that it cannot tell.
+  Stmt resolveThreadTags(const Stmt &body);
 
   Stmt makeLoop(ForKind kind, Var var, Expr min, Expr extent, Stmt body, Symbol thread, AttrValue annotations,
                 SourceRange loc);
@@ -363,6 +381,9 @@ private:
   // Per function being parsed.
   struct FunctionState {
     PrimFuncNode::Fields *fields = nullptr;
+    // Variables declared by `v = T.int32()` / `v = T.env_thread("tag")` (tag empty for the former).
+    std::vector<std::pair<const VarNode *, Symbol>> freeVars;
+    bool untaggedLaunches = false; // some launch of a T.int32() variable awaits its tag
     std::vector<std::pair<Var, size_t>> handleParams; // handle params awaiting match_buffer
     bool sawStatement = false;
   } func_;

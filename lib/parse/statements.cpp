@@ -21,7 +21,8 @@ Stmt Parser::finishDecl(PendingDecl &d, Stmt body) {
     case PendingDecl::Kind::Allocate: return AllocateNode::make(d.var, d.dtype, d.extents, d.name, body, d.loc);
     case PendingDecl::Kind::DeclBuffer: return DeclBufferNode::make(d.buffer, d.allocates, body, d.loc);
     case PendingDecl::Kind::AllocBuffer: return AllocBufferNode::make(d.buffer, body, d.loc);
-    case PendingDecl::Kind::Attr: return AttrStmtNode::make(d.value, d.name, d.extents[0], body, d.loc);
+    case PendingDecl::Kind::Attr:
+      return AttrStmtNode::make(d.value, d.name, d.extents[0], body, d.loc, d.threadTag, d.reducer);
     }
     return body;
   });
@@ -308,28 +309,45 @@ Stmt Parser::parseWith(PendingDecl &pending, bool &opened) {
   (void)opened;
   uint32_t begin = expect(Tok::KwWith, "'with'").begin;
   uint32_t call = parseExpr();
+  uint32_t asName = UINT32_MAX;
+  if (accept(Tok::KwAs)) {
+    const Token &name = expect(Tok::Name, "a name after 'as'");
+    asName = makeNode(Ast::Name, name.begin, name.end);
+  }
   expect(Tok::Colon, "':' after the with header");
   SourceRange loc = range(begin, node(call).end);
+  bool launch = node(call).kind == Ast::Call && isLaunchCall(call);
+  if (asName != UINT32_MAX && !launch)
+    fail(nodeRange(asName), "'as' names the thread variable of T.launch_thread only");
   if (node(call).kind == Ast::Call && isBlockCall(call))
     return parseBlockStmt(call, loc);
   if (node(call).kind == Ast::Call && builtinName(child(call, 0)) == "init")
     return parseInit(call);
-  if (node(call).kind != Ast::Call || builtinName(child(call, 0)) != "attr")
-    fail(nodeRange(call), "unsupported 'with' statement; expected 'with T.sblock(\"name\"):', 'with T.init():' or "
-                          "'with T.attr(node, \"key\", value):'");
-  lowerAttr(call, pending);
+  if (!launch && (node(call).kind != Ast::Call || builtinName(child(call, 0)) != "attr"))
+    fail(nodeRange(call), "unsupported 'with' statement; expected 'with T.sblock(\"name\"):', 'with T.init():', "
+                          "'with T.attr(node, \"key\", value):' or 'with T.launch_thread(\"threadIdx.x\", n) as v:'");
+  // The thread variable of `with T.launch_thread(...) as v:` is visible in the body only.
+  scope_.push();
+  PopScope pop{scope_};
+  if (launch)
+    lowerLaunch(call, asName, pending);
+  else
+    lowerAttr(call, pending);
   expect(Tok::Newline, "end of line after ':'");
   pending.loc = loc;
   Stmt body = parseBlock();
   return finishDecl(pending, body);
 }
 
-// T.attr(node, "key", value): the node is a variable (a buffer stands for its data) or a string.
+// T.attr(node, "key", value): the node is a variable (a buffer stands for its data), a string,
+// or the T.comm_reducer of a "reduce_scope".
 void Parser::lowerAttr(uint32_t call, PendingDecl &pending) {
   CallArgs args = callArgs(call, "attr", 3, 3, {});
   uint32_t target = args.positional[0];
   Expr attrNode;
-  if (node(target).kind == Ast::String) {
+  if (node(target).kind == Ast::Call && builtinName(child(target, 0)) == "comm_reducer") {
+    pending.reducer = lowerCommReducer(target);
+  } else if (node(target).kind == Ast::String) {
     attrNode = StringImmNode::make(stringLiteral(target), nodeRange(target));
   } else if (node(target).kind == Ast::Name) {
     const Binding *binding = scope_.find(nodeText(target));
@@ -340,11 +358,15 @@ void Parser::lowerAttr(uint32_t call, PendingDecl &pending) {
   } else {
     attrNode = lowerValue(target);
   }
-  if (!attrNode.as<VarNode>() && !attrNode.as<StringImmNode>())
-    fail(nodeRange(target), "the node of T.attr must be a variable, a buffer or a string");
+  if (!pending.reducer && !attrNode.as<VarNode>() && !attrNode.as<StringImmNode>())
+    fail(nodeRange(target), "the node of T.attr must be a variable, a buffer, a string or a T.comm_reducer");
   uint32_t key = args.positional[1];
   if (node(key).kind != Ast::String)
     fail(nodeRange(key), "the key of T.attr must be a string");
+  if (pending.reducer && stringLiteral(key) != "reduce_scope")
+    fail(nodeRange(key), "a T.comm_reducer is the node of a \"reduce_scope\" attribute only");
+  if (stringLiteral(key) == "thread_extent" || stringLiteral(key) == "virtual_thread")
+    fail(nodeRange(key), "write a thread launch as T.launch_thread(\"threadIdx.x\", n)");
   uint32_t valueId = args.positional[2];
   Expr value = node(valueId).kind == Ast::String ? StringImmNode::make(stringLiteral(valueId), nodeRange(valueId))
                                                  : lowerValue(valueId);
@@ -400,7 +422,7 @@ Stmt Parser::parseExpressionStatement(PendingDecl &pending, bool &opened) {
       Var var = type->isHandle() ? VarNode::makeHandle(Symbol(name), DataType::voidType(), Symbol(), nodeRange(first))
                                  : VarNode::make(Symbol(name), *type, nodeRange(first));
       scope_.define(name, {Binding::Kind::Var, var, nullptr, nodeRange(first)});
-      pending = {PendingDecl::Kind::Let, var, value, nullptr, false, {}, {}, {}, loc};
+      pending = {PendingDecl::Kind::Let, var, value, nullptr, false, {}, {}, {}, loc, {}, {}};
       opened = true;
     } catch (const StatementFailed &) {
       scope_.define(name, {Binding::Kind::Poisoned, nullptr, nullptr, nodeRange(first)});
@@ -432,10 +454,21 @@ Stmt Parser::parseExpressionStatement(PendingDecl &pending, bool &opened) {
     opened = true;
     return nullptr;
   }
+  if (name == "launch_thread") {
+    lowerLaunch(first, UINT32_MAX, pending);
+    pending.loc = nodeRange(first);
+    opened = true;
+    return nullptr;
+  }
+  if (Stmt intrinsic = lowerThreadIntrinsic(first, name))
+    return intrinsic;
   if (parseBlockAnnotation(first, name))
     return nullptr;
   if (name == "evaluate") {
     CallArgs args = callArgs(first, name, 1, 1, {});
+    if (uint32_t arg = args.positional[0]; node(arg).kind == Ast::Call)
+      if (Stmt intrinsic = lowerThreadIntrinsic(arg, builtinName(child(arg, 0))))
+        return intrinsic;
     Expr value = lowerValue(args.positional[0]);
     return EvaluateNode::make(value, nodeRange(first));
   }
@@ -508,8 +541,16 @@ Stmt Parser::parseAssignment(uint32_t target, PendingDecl &pending, bool &opened
         parseMatchBuffer(target, valueNode);
         return nullptr;
       }
+      if (callee == "launch_thread") {
+        lowerLaunch(valueNode, target, pending);
+        pending.loc = loc;
+        opened = true;
+        return nullptr;
+      }
+      if (declareFreeVar(target, valueNode))
+        return nullptr;
       if (callee == "alloc_buffer" || callee == "decl_buffer" || callee == "buffer_decl" || callee == "Buffer" ||
-          callee == "allocate") {
+          callee == "allocate" || callee == "alloc_shared" || callee == "alloc_local") {
         declareBuffer(target, valueNode, callee, pending);
         pending.loc = loc;
         opened = true;
@@ -523,7 +564,7 @@ Stmt Parser::parseAssignment(uint32_t target, PendingDecl &pending, bool &opened
                                   value.as<VarNode>() ? value.as<VarNode>()->storageScope : Symbol(), nodeRange(target))
             : checked(loc, [&] { return VarNode::make(Symbol(name), value->type, nodeRange(target)); });
     scope_.define(name, {Binding::Kind::Var, var, nullptr, nodeRange(target)});
-    pending = {PendingDecl::Kind::Let, var, value, nullptr, false, {}, {}, {}, loc};
+    pending = {PendingDecl::Kind::Let, var, value, nullptr, false, {}, {}, {}, loc, {}, {}};
     opened = true;
     return nullptr;
   } catch (const StatementFailed &) {

@@ -44,8 +44,12 @@ protected:
     IRVisitor::visit(op);
   }
   void visit(const AttrStmtNode *op) override {
-    if (const auto *var = op->node.as<VarNode>(); var && op->key.view() == "thread_extent")
-      bind(var->name.view(), op->value, op->loc);
+    if (op->key.view() == "thread_extent")
+      bind(op->threadTag.view(), op->value, op->loc);
+    if (const int64_t *extent = asConstInt(op->value); op->key.view() == "virtual_thread" && !(extent && *extent == 1))
+      throw CompileError(op->loc, "OpenCL emitter: virtual thread '" + op->threadTag.str() +
+                                      "' has an extent other than 1; virtual threads are not lowered (only an "
+                                      "extent of 1, which names index 0, is supported)");
     IRVisitor::visit(op);
   }
   void visit(const AssertStmtNode *op) override {

@@ -189,8 +189,14 @@ void KernelEmitter::emitStmt(const Stmt &s) {
   }
   case StmtKind::AttrStmt: {
     const auto *op = s.as<AttrStmtNode>();
-    if (const auto *var = op->node.as<VarNode>(); var && op->key.view() == "thread_extent")
-      return emitThreadIndex(var, var->name.view(), intImm(0, var->type), op->value, op->body, op->loc);
+    if (const VarNode *var = op->threadVar(); var && op->key.view() == "thread_extent")
+      return emitThreadIndex(var, op->threadTag.view(), intImm(0, var->type), op->value, op->body, op->loc);
+    if (const VarNode *var = op->threadVar()) { // a virtual thread of extent 1 (kernel_census.cpp)
+      std::string t = typeName(var->type, op->loc);
+      line("const " + t + " " + bind(var, var->name.view()) + " = 0;");
+      ranges_.setLoop(var, intImm(0, var->type), intImm(1, var->type));
+      return emitStmt(op->body);
+    }
     line("/* attr \"" + op->key.str() + "\" */");
     return emitStmt(op->body);
   }
@@ -214,6 +220,9 @@ void KernelEmitter::emitStmt(const Stmt &s) {
       return;
     if (const auto *c = op->value.as<CallNode>(); c && c->intrinsic && c->intrinsic->id == IntrinsicId::Assume)
       return; // a fact for the compiler, nothing to compute
+    if (const auto *c = op->value.as<CallNode>(); c && c->op.view() == "tvm_thread_allreduce")
+      fail(op->loc, "T.tvm_thread_allreduce must be lowered first (the lower-thread-allreduce pass, in the opencl "
+                    "target's pipeline)");
     if (const auto *c = op->value.as<CallNode>(); c && c->op.view() == "tvm_storage_sync") {
       const auto *scope = c->args.empty() ? nullptr : c->args[0].as<StringImmNode>();
       bool shared = scope && scope->value == "shared";
@@ -243,7 +252,7 @@ void KernelEmitter::emitFor(const ForNode *op) {
 
 void KernelEmitter::emitThreadIndex(const VarNode *var, std::string_view tag, const Expr &min, const Expr &extent,
                                     const Stmt &body, SourceRange where) {
-  std::optional<ThreadAxis> axis = parseThreadTag(tag);
+  std::optional<ThreadAxis> axis = parseThreadAxis(tag);
   if (!axis)
     fail(where, "unknown thread tag '" + std::string(tag) + "'");
   std::string t = typeName(var->type, where);

@@ -96,8 +96,8 @@ def main(A: T.Buffer((16, 64), "float32"), n: T.int32):
     while D[0] < 10:
         D[0] = D[0] + 1
     assert n > 0, "n must be \"positive\""
-    with T.attr(A.data, "storage_alignment", 128):
-        T.evaluate(T.call_extern("float32", "f", x))
+    T.attr(A.data, "storage_alignment", 128)
+    T.evaluate(T.call_extern("float32", "f", x))
 )";
   PrimFunc f = everyStatement();
   CHECK(printFunction(f) == expected);
