@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "interp/buffer_layout.h"
+#include "interp/kernel.h"
 
 namespace tirlower {
 namespace {
@@ -104,6 +105,8 @@ private:
                              std::to_string(offset) + " is outside its storage of " + std::to_string(capacity) +
                              " elements of " + buffer_->dtype.str());
     const size_t byteOffset = static_cast<size_t>(offset) * static_cast<size_t>(elemBytes_);
+    if (storage->raceLog) [[unlikely]]
+      checkRace(frame, *storage, byteOffset, static_cast<size_t>(elemBytes_), isStore_, loc_, buffer_->name);
     uint8_t *init = storage->initMap() + byteOffset;
     if (isStore_) {
       std::memset(init, 1, static_cast<size_t>(elemBytes_));

@@ -77,7 +77,9 @@ void BufferData::setUInt(size_t element, uint64_t value) {
 }
 
 std::unique_ptr<BufferData> BufferData::clone() const {
-  return std::make_unique<BufferData>(*this);
+  auto copy = std::make_unique<BufferData>(*this);
+  copy->raceLog = nullptr;
+  return copy;
 }
 
 ArgValue ArgValue::ofInt(int64_t value, DataType type) {

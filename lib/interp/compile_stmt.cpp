@@ -2,6 +2,7 @@
 // While is one step against RunOptions::stepLimit. Allocations get fresh, uninitialised storage
 // that lives until the end of their scope.
 #include "interp/buffer_layout.h"
+#include "interp/compile_kernel.h"
 #include "ir/visitor.h"
 
 namespace tirlower {
@@ -123,8 +124,8 @@ private:
   Scratch out_;
 };
 
-// Fresh, uninitialised storage of `dtype` for the product of `extents` (or what `layout`
-// needs), within the interpreter's allocation limit.
+} // namespace
+
 std::unique_ptr<BufferData> allocateStorage(Frame &frame, SourceRange loc, const std::string &name, DataType dtype,
                                             const BufferLayout *layout, const std::vector<ExprCodePtr> &extents) {
   __int128 scalars = dtype.lanes();
@@ -144,6 +145,8 @@ std::unique_ptr<BufferData> allocateStorage(Frame &frame, SourceRange loc, const
                           std::to_string(frame.options->maxAllocationBytes) + " bytes");
   return std::make_unique<BufferData>(dtype.element(), static_cast<size_t>(scalars));
 }
+
+namespace {
 
 // Fresh storage for a handle variable for the extent of `body`. The size is either the product
 // of Allocate's extents or what a declared buffer's layout needs.
@@ -170,6 +173,9 @@ private:
 
 StmtCodePtr allocateBuffer(Compiler &compiler, const Buffer &buffer, const Stmt &body, SourceRange loc) {
   auto layout = std::make_unique<BufferLayout>(compiler, *buffer, loc);
+  if (compiler.kernel && (buffer->scope.view() == "shared" || isSharedData(*buffer->data)))
+    return compileSharedAllocation(compiler, buffer->data, buffer->name.str(), buffer->dtype, std::move(layout), {}, body,
+                                   loc);
   ScopedBinding binding(compiler, buffer->data);
   return std::make_unique<AllocateCode>(loc, buffer->name.str(), buffer->dtype, binding.slot(),
                                         std::vector<ExprCodePtr>{}, std::move(layout), compiler.stmt(body));
@@ -280,25 +286,69 @@ StmtCodePtr compileBlock(Compiler &compiler, const BlockNode &op) {
 
 } // namespace
 
+// Inside a kernel without explicit barriers, a statement that writes shared storage where all
+// threads run alike is compiled between implied barriers (compile_kernel.h).
 StmtCodePtr Compiler::stmt(const Stmt &s) {
+  if (!kernel || !kernel->implicitBarriers || !kernel->uniform)
+    return compileStmt(s);
+  bool compound = false;
+  switch (s->kind()) {
+  case StmtKind::SeqStmt:
+  case StmtKind::LetStmt:
+  case StmtKind::Allocate:
+  case StmtKind::DeclBuffer:
+  case StmtKind::AllocBuffer: compound = true; break;
+  case StmtKind::AttrStmt: {
+    const auto *op = s.as<AttrStmtNode>();
+    compound = !op->isThreadLaunch() || !isVarying(*kernel, op->value);
+    break;
+  }
+  case StmtKind::For: {
+    const auto *op = s.as<ForNode>();
+    compound = !isVarying(*kernel, op->min) && !isVarying(*kernel, op->extent);
+    break;
+  }
+  case StmtKind::While: compound = !isVarying(*kernel, s.as<WhileNode>()->condition); break;
+  case StmtKind::IfThenElse: compound = !isVarying(*kernel, s.as<IfThenElseNode>()->condition); break;
+  default: break;
+  }
+  if (compound || !writesShared(s))
+    return compileStmt(s);
+  StmtCodePtr inner;
+  {
+    DivergentScope divergent(*this, true);
+    inner = compileStmt(s);
+  }
+  return withImpliedBarriers(*this, std::move(inner), s->loc);
+}
+
+StmtCodePtr Compiler::compileStmt(const Stmt &s) {
   const SourceRange loc = s->loc;
   switch (s->kind()) {
   case StmtKind::BufferStore: return makeStoreCode(*this, *s.as<BufferStoreNode>());
   case StmtKind::For: {
     const auto *op = s.as<ForNode>();
+    if (op->forKind == ForKind::ThreadBinding && kernel)
+      return compileThreadLoopInKernel(*this, *op);
     if (!op->loopVar->type.isIndex())
       throw CompileError(loc, "loop variable '" + op->loopVar->name.str() + "' must be a scalar integer");
     ExprCodePtr min = expr(op->min), extent = expr(op->extent);
     ScopedBinding binding(*this, op->loopVar);
+    bool varying = kernel && (isVarying(*kernel, op->min) || isVarying(*kernel, op->extent));
+    if (varying)
+      kernel->varying.insert(op->loopVar.get());
+    DivergentScope divergent(*this, varying);
     return std::make_unique<ForCode>(loc, op->loopVar->type, binding.slot(), std::move(min), std::move(extent),
                                      stmt(op->body));
   }
   case StmtKind::While: {
     const auto *op = s.as<WhileNode>();
+    DivergentScope divergent(*this, kernel && isVarying(*kernel, op->condition));
     return std::make_unique<WhileCode>(loc, expr(op->condition), stmt(op->body));
   }
   case StmtKind::IfThenElse: {
     const auto *op = s.as<IfThenElseNode>();
+    DivergentScope divergent(*this, kernel && isVarying(*kernel, op->condition));
     return std::make_unique<IfCode>(loc, expr(op->condition), stmt(op->thenCase),
                                     op->elseCase ? stmt(op->elseCase) : nullptr);
   }
@@ -306,6 +356,8 @@ StmtCodePtr Compiler::stmt(const Stmt &s) {
     const auto *op = s.as<LetStmtNode>();
     ExprCodePtr value = expr(op->value);
     ScopedBinding binding(*this, op->var);
+    if (kernel && isVarying(*kernel, op->value))
+      kernel->varying.insert(op->var.get());
     return std::make_unique<LetCode>(loc, binding.slot(), std::move(value), stmt(op->body));
   }
   case StmtKind::Allocate: {
@@ -314,6 +366,9 @@ StmtCodePtr Compiler::stmt(const Stmt &s) {
     std::vector<ExprCodePtr> extents;
     for (const Expr &e : op->extents)
       extents.push_back(expr(e));
+    if (kernel && (op->scope.view() == "shared" || isSharedData(*op->bufferVar)))
+      return compileSharedAllocation(*this, op->bufferVar, op->bufferVar->name.str(), op->dtype, nullptr,
+                                     std::move(extents), op->body, loc);
     ScopedBinding binding(*this, op->bufferVar);
     return std::make_unique<AllocateCode>(loc, op->bufferVar->name.str(), op->dtype, binding.slot(), std::move(extents),
                                           nullptr, stmt(op->body));
@@ -328,17 +383,29 @@ StmtCodePtr Compiler::stmt(const Stmt &s) {
     const auto *op = s.as<AllocBufferNode>();
     return allocateBuffer(*this, op->buffer, op->body, loc);
   }
-  case StmtKind::AttrStmt: return stmt(s.as<AttrStmtNode>()->body);
+  case StmtKind::AttrStmt: {
+    const auto *op = s.as<AttrStmtNode>();
+    if (op->isThreadLaunch())
+      return compileLaunch(*this, *op);
+    if (op->reducer)
+      return compileReduceScope(*this, *op);
+    return stmt(op->body);
+  }
   case StmtKind::AssertStmt: {
     const auto *op = s.as<AssertStmtNode>();
     return std::make_unique<AssertCode>(loc, expr(op->condition), op->message);
   }
-  case StmtKind::Evaluate: return std::make_unique<EvaluateCode>(loc, expr(s.as<EvaluateNode>()->value));
+  case StmtKind::Evaluate:
+    if (StmtCodePtr intrinsic = compileThreadIntrinsic(*this, *s.as<EvaluateNode>()))
+      return intrinsic;
+    return std::make_unique<EvaluateCode>(loc, expr(s.as<EvaluateNode>()->value));
   case StmtKind::Block: return compileBlock(*this, *s.as<BlockNode>());
   case StmtKind::SeqStmt: {
     std::vector<StmtCodePtr> stmts;
     for (const Stmt &child : s.as<SeqStmtNode>()->stmts)
       stmts.push_back(stmt(child));
+    if (kernel)
+      mergeImpliedBarriers(stmts);
     return std::make_unique<SeqCode>(loc, std::move(stmts));
   }
   }

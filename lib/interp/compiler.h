@@ -23,7 +23,13 @@ public:
   bool isBound(const VarNode *var) const;
   int slotCount() const { return nextSlot_; }
 
+  // ---- GPU kernels (compile_kernel.cpp)
+  struct KernelScope *kernel = nullptr; // the kernel being compiled, null outside one
+  bool explicitBarriers = false;        // the function has "tirlower.explicit_barriers"
+  std::vector<const CommReducerNode *> reducers; // of the reduce_scope attributes around
+
 private:
+  StmtCodePtr compileStmt(const Stmt &s);
   std::unordered_map<const VarNode *, std::vector<int>> bindings_;
   int nextSlot_ = 0;
 };
@@ -48,5 +54,11 @@ ExprCodePtr makeBinaryCode(BinaryOp op, ExprCodePtr a, ExprCodePtr b, DataType t
 ExprCodePtr makeCallCode(const CallNode &call, std::vector<ExprCodePtr> args);
 ExprCodePtr makeLoadCode(Compiler &compiler, const BufferLoadNode &load);
 StmtCodePtr makeStoreCode(Compiler &compiler, const BufferStoreNode &store);
+
+class BufferLayout;
+// Fresh, uninitialised storage of `dtype` for the product of `extents` (or what `layout` needs),
+// within the interpreter's allocation limit.
+std::unique_ptr<BufferData> allocateStorage(Frame &frame, SourceRange loc, const std::string &name, DataType dtype,
+                                            const BufferLayout *layout, const std::vector<ExprCodePtr> &extents);
 
 } // namespace tirlower

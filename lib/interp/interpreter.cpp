@@ -49,6 +49,8 @@ void execute(const PrimFunc &func, std::vector<ArgValue> &args, Frame &frame) {
     throw CompileError(func->loc, "function '" + func->name.str() + "' takes " + std::to_string(func->params.size()) +
                                       " arguments but was given " + std::to_string(args.size()));
   Compiler compiler;
+  if (const AttrValue *a = func->attrs.find(kExplicitBarriersAttr))
+    compiler.explicitBarriers = a->kind() == AttrValue::Kind::Bool ? a->asBool() : a->asInt() != 0;
   std::vector<int> slots;
   for (const Var &param : func->params)
     slots.push_back(compiler.bind(param));

@@ -16,6 +16,8 @@
 
 namespace tirlower {
 
+struct RaceLog;
+
 // Typed byte storage behind one data pointer, with a per-byte "initialized" map. The element
 // type is a scalar type (a float32x4 buffer is stored as float32 scalars); aliases with another
 // dtype reinterpret the same bytes.
@@ -47,6 +49,10 @@ public:
   void setUInt(size_t element, uint64_t value);
 
   std::unique_ptr<BufferData> clone() const;
+
+  // Shared storage of a simulated thread block records its accesses here for the race check
+  // (interp/kernel.h); null for other storage. Not copied by clone().
+  RaceLog *raceLog = nullptr;
 
 private:
   DataType elementType_;

@@ -12,6 +12,8 @@
 
 namespace tirlower {
 
+struct ThreadState;
+
 struct Frame {
   explicit Frame(const RunOptions &options)
       : options(&options), stepLimit(options.stepLimit), checkLogicalBounds(options.checkLogicalBounds),
@@ -23,6 +25,8 @@ struct Frame {
   // Copies of the hot options, one load away in the inner loop.
   uint64_t stepLimit;
   bool checkLogicalBounds, checkUninitialized;
+  // The simulated GPU thread running this frame (kernel.h); null outside kernels.
+  ThreadState *thread = nullptr;
 };
 
 // An evaluable expression. Scalar nodes override scalar(); vector nodes override eval(), which

@@ -23,4 +23,18 @@ Stmt BoundMutator::visit(const LetStmtNode *op) {
   return LetStmtNode::make(op->var, value, body, op->loc);
 }
 
+Stmt BoundMutator::visit(const AttrStmtNode *op) {
+  const VarNode *var = op->threadVar();
+  if (!var)
+    return IRMutator::visit(op);
+  Expr value = mutate(op->value);
+  Var thread(var);
+  analyzer_.bindRange(thread, intImm(0, var->type), value);
+  Stmt body = mutate(op->body);
+  analyzer_.unbind(thread);
+  if (value == op->value && body == op->body)
+    return Stmt(op);
+  return AttrStmtNode::like(*op, op->node, value, body);
+}
+
 } // namespace tirlower

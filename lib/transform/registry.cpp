@@ -12,10 +12,14 @@ const PassRegistry &PassRegistry::builtin() {
   static const PassRegistry registry = [] {
     PassRegistry r;
     r.add(verifyPassInfo());
+    r.add(lowerCrossThreadReductionPassInfo());
     r.add(lowerInitBlockPassInfo());
     r.add(convertBlocksToOpaquePassInfo());
     r.add(lowerMatchBufferPassInfo());
     r.add(lowerOpaqueBlockPassInfo());
+    r.add(lowerThreadBindingPassInfo());
+    r.add(lowerThreadAllreducePassInfo());
+    r.add(threadSyncPassInfo());
     r.add(legalizeLayoutsPassInfo());
     r.add(applyLayoutTransformsPassInfo());
     r.add(verifyLayoutsPassInfo());

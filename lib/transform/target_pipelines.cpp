@@ -15,9 +15,13 @@ const std::vector<TargetPipeline> &targetPipelines() {
       {"c", "c", TL_LOWER_BLOCKS "apply-layout-transforms,flatten,vectorize,simplify,remove-no-op"},
       {"llvm", "llvm", TL_LOWER_BLOCKS "apply-layout-transforms,flatten,vectorize,simplify,remove-no-op"},
       // The layout passes meet the texture role of the target (and any --require-layout).
+      // Reductions across threads are rewritten while they are blocks (TVM's
+      // LowerCrossThreadReduction); thread-bound loops become launches once blocks are gone; cross-thread reductions become
+      // shared-memory trees once buffers are flat, and thread-sync places the barriers last,
+      // when no later pass moves a shared access.
       {"opencl", "opencl",
-       TL_LOWER_BLOCKS
-       "legalize-layouts,apply-layout-transforms,verify-layouts,flatten,vectorize,simplify,remove-no-op"},
+       "lower-cross-thread-reduction," TL_LOWER_BLOCKS "lower-thread-binding,legalize-layouts,apply-layout-transforms,verify-layouts,flatten,vectorize,"
+                       "simplify,remove-no-op,lower-thread-allreduce,thread-sync"},
   };
   return all;
 }

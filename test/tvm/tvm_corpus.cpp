@@ -1,16 +1,22 @@
-// The TVM reference test: every file of the corpus TVM 0.27 printed (test/tvm/corpus, made by
-// scripts/gen-tvm-corpus) is parsed unmodified and run three ways on the inputs TVM was given,
-// each compared with the outputs TVM's own LLVM build computed:
-//   interp  the reference interpreter on the function as read;
-//   c       the C target's default pipeline, the C emitter, the system C compiler (-O2, with
-//           -Wall -Wextra -Werror), called through a shim;
-//   llvm    the LLVM target's default pipeline, JIT-compiled at -O3.
-//   tvm_corpus [--workdir=DIR] [--ways=interp,c,llvm] FILE.tir...
+// The TVM reference test: every file of the corpus TVM 0.27 printed (test/tvm/corpus and
+// test/tvm/corpus-gpu, made by scripts/gen-tvm-corpus) is parsed unmodified and run on the
+// inputs TVM was given, each way compared with the outputs TVM's own LLVM build computed:
+//   interp     the reference interpreter on the function as read (GPU kernels: every thread
+//              of every block simulated, barriers honoured, shared storage checked for races);
+//   c          the C target's default pipeline, the C emitter, the system C compiler (-O2, with
+//              -Wall -Wextra -Werror), called through a shim;
+//   llvm       the LLVM target's default pipeline, JIT-compiled at -O3;
+//   opencl     the OpenCL target's default pipeline and emitter, the kernel run on the OpenCL
+//              CPU device (PoCL) by RUNNER with the launch geometry tirlower computes;
+//   semantics  the OpenCL target's pipeline with every pass's output run by the interpreter on
+//              TVM's inputs and compared with the function as read (--verify-semantics).
+//   tvm_corpus [--workdir=DIR] [--ways=interp,c,llvm] [--ocl-runner=RUNNER] FILE.tir...
 // FILE is NAME.STAGE.tir; its data are NAME.in.json (the inputs) and NAME.out.json (every
 // buffer after TVM's run, and "tolerance": {"kind": "exact"} or {"kind": "float", "rtol": R,
 // "atol": A}), both in the format of docs/run-json.md. Integers and bools always compare
 // exactly; floats bit for bit under "exact" (any NaN matches any NaN), else within
-// |got - want| <= atol + rtol * |want|. One PASS/FAIL line per file and way; exit 0 when all pass.
+// |got - want| <= atol + rtol * |want|. One PASS/FAIL line per file and way (SKIP for opencl
+// without an OpenCL CPU device); exit 0 when none fails.
 #include <dlfcn.h>
 
 #include <cmath>
@@ -26,8 +32,12 @@
 #include "c_harness.h"
 #include "codegen/c_emitter.h"
 #include "codegen/llvm/llvm_emitter.h"
+#include "codegen/opencl/opencl_emitter.h"
 #include "interp/run_json.h"
+#include "interp/semantic_check.h"
 #include "parse/parser.h"
+#include "transform/pass_manager.h"
+#include "transform/pipeline.h"
 #include "transform/target_pipelines.h"
 
 namespace tirlower {
@@ -96,30 +106,57 @@ bool compareWithTvm(const PrimFuncNode &func, const std::vector<ArgValue> &want,
   return ok;
 }
 
+// No OpenCL platform or CPU device: the opencl way is skipped.
+struct NoOpenCLDevice {};
+
+// Compares each pass's output of the OpenCL pipeline with the function as read.
+class SemanticInstrumentation : public PassInstrumentation {
+public:
+  explicit SemanticInstrumentation(const SemanticChecker &checker) : checker_(checker) {}
+  void beforePass(const PassInstance &, const Module &) override {}
+  void afterPass(const PassInstance &instance, const Module &, const Module &after, bool identical) override {
+    reassociated_ |= instance.info->reassociates;
+    if (!failure && !identical)
+      failure = checker_.check(after, instance.info->name, reassociated_);
+  }
+  std::optional<Diagnostic> failure;
+
+private:
+  const SemanticChecker &checker_;
+  bool reassociated_ = false;
+};
+
 class Tester {
 public:
-  Tester(std::string workdir, std::vector<std::string> ways) : workdir_(std::move(workdir)), ways_(std::move(ways)) {}
+  Tester(std::string workdir, std::vector<std::string> ways, std::string runner)
+      : workdir_(std::move(workdir)), ways_(std::move(ways)), runner_(std::move(runner)) {}
 
   int run(const std::vector<std::string> &files) {
-    int failed = 0, total = 0;
+    int failed = 0, total = 0, skipped = 0;
     for (const std::string &file : files) {
       for (const std::string &way : ways_) {
         std::string report;
-        bool ok = false;
+        bool ok = false, skip = false;
         try {
           ok = testFile(file, way, report);
+        } catch (const NoOpenCLDevice &) {
+          skip = true;
         } catch (const std::exception &error) {
           report += "    " + std::string(error.what()) + "\n";
         }
-        std::cout << (ok ? "PASS " : "FAIL ") << way << " " << std::filesystem::path(file).filename().string()
-                  << "\n"
+        std::cout << (skip ? "SKIP " : ok ? "PASS " : "FAIL ") << way << " "
+                  << std::filesystem::path(file).filename().string() << "\n"
                   << report << std::flush;
-        failed += !ok;
+        skipped += skip;
+        failed += !ok && !skip;
         ++total;
       }
     }
-    std::cout << total - failed << " of " << total << " runs match TVM\n";
-    return failed ? 1 : 0;
+    std::cout << total - failed - skipped << " of " << total << " runs match TVM"
+              << (skipped ? " (" + std::to_string(skipped) + " skipped: no OpenCL CPU device)" : "") << "\n";
+    if (failed)
+      return 1;
+    return 0;
   }
 
 private:
@@ -146,6 +183,8 @@ private:
       report += "    does not parse:\n" + sink.messages;
       return false;
     }
+    if (way == "semantics")
+      return checkSemantics(*parsed, report, sink);
     std::optional<Module> module = *parsed;
     if (way != "interp") {
       const TargetPipeline *target = findTargetPipeline(way);
@@ -174,6 +213,9 @@ private:
       }
     } else if (way == "c") {
       if (!runC(*module, index, args, stem + "." + path.filename().string(), sink, report))
+        return false;
+    } else if (way == "opencl") {
+      if (!runOpenCL(*module, index, args, path.filename().string(), sink, report))
         return false;
     } else {
       LLVMEmitOptions options;
@@ -224,8 +266,113 @@ private:
     return true;
   }
 
+  // The OpenCL pipeline, pass by pass, against the interpreter's run of the function as read
+  // (random inputs, as --verify-semantics).
+  bool checkSemantics(const Module &parsed, std::string &report, CollectingSink &sink) {
+    SemanticCheckOptions options;
+    SemanticChecker checker(parsed, options);
+    for (const Diagnostic &d : checker.skipped())
+      report += "    not checked: " + d.message + "\n";
+    if (checker.checkedFunctions() == 0)
+      return false;
+    PassManager passes;
+    for (const PipelineEntry &entry : parsePipeline(findTargetPipeline("opencl")->pipeline, PassRegistry::builtin()))
+      passes.add(entry);
+    PassContext context{sink};
+    SemanticInstrumentation instrumentation(checker);
+    std::optional<Module> lowered = passes.run(parsed, context, &instrumentation);
+    if (!lowered) {
+      report += "    the opencl pipeline fails:\n" + sink.messages;
+      return false;
+    }
+    if (instrumentation.failure) {
+      report += "    " + instrumentation.failure->message + "\n";
+      return false;
+    }
+    return true;
+  }
+
+  static nlohmann::json element(const BufferData &data, size_t k) {
+    DataType t = data.elementType();
+    if (t.isFloat())
+      return data.getFloat(k);
+    if (t.isUInt() || t.isBool())
+      return data.getUInt(k);
+    return data.getInt(k);
+  }
+
+  // Emits the module's OpenCL, runs function `index` on PoCL with its launch geometry and
+  // copies the buffers back into `args`.
+  bool runOpenCL(const Module &module, size_t index, std::vector<ArgValue> &args, const std::string &stem,
+                 DiagnosticSink &sink, std::string &report) {
+    if (runner_.empty())
+      throw std::runtime_error("the opencl way needs --ocl-runner=PATH");
+    std::string source;
+    std::vector<KernelLaunch> launches;
+    try {
+      source = emitOpenCL(module, sink);
+      launches = launchGeometry(module);
+    } catch (const CompileError &error) {
+      report += "    the OpenCL emitter rejects it: " + std::string(error.what()) + "\n";
+      return false;
+    }
+    const KernelLaunch &launch = launches.at(index);
+    nlohmann::json described = nlohmann::json::array();
+    for (const ArgValue &arg : args) {
+      if (!arg.isBuffer()) {
+        described.push_back(
+            {{"scalar", arg.type.str()}, {"value", arg.type.isFloat() ? nlohmann::json(arg.floatValue) : nlohmann::json(arg.intValue)}});
+        continue;
+      }
+      const BufferData &data = *arg.buffer;
+      nlohmann::json values = nlohmann::json::array();
+      for (size_t k = 0; k < data.size(); ++k)
+        values.push_back(element(data, k));
+      described.push_back({{"buffer", data.elementType().isBool() ? "uint8" : data.elementType().str()},
+                           {"data", std::move(values)}});
+    }
+    if (!launch.assertMessages.empty())
+      described.push_back({{"buffer", "int32"}, {"data", {0}}});
+    nlohmann::json description = {
+        {"kernel", launch.kernel}, {"global", launch.globalSize}, {"local", launch.localSize}, {"args", described}};
+    std::string cl = workdir_ + "/" + stem + ".cl", argsPath = workdir_ + "/" + stem + ".args.json",
+                out = workdir_ + "/" + stem + ".out.json", output;
+    std::ofstream(cl) << source;
+    std::ofstream(argsPath) << description.dump();
+    int status = cdiff::shell(cdiff::quote(runner_) + " " + cdiff::quote(cl) + " " + cdiff::quote(argsPath) + " " +
+                                  cdiff::quote(out),
+                              output);
+    if (WIFEXITED(status) && WEXITSTATUS(status) == 77)
+      throw NoOpenCLDevice{};
+    if (status != 0) {
+      report += "    ocl_runner fails (" + cl + "):\n" + output;
+      return false;
+    }
+    nlohmann::json actual = nlohmann::json::parse(readFile(out)).at("args");
+    if (!launch.assertMessages.empty() && actual.back().at("data").at(0).get<int>() != 0) {
+      report += "    the kernel reports a failed assert\n";
+      return false;
+    }
+    for (size_t p = 0; p < args.size(); ++p) {
+      if (!args[p].isBuffer())
+        continue;
+      BufferData &data = *args[p].buffer;
+      const nlohmann::json &values = actual.at(p).at("data");
+      for (size_t k = 0; k < data.size(); ++k) {
+        if (data.elementType().isFloat())
+          data.setFloat(k, values.at(k).is_null() ? std::nan("") : values.at(k).get<double>());
+        else if (data.elementType().isUInt() || data.elementType().isBool())
+          data.setUInt(k, values.at(k).get<uint64_t>());
+        else
+          data.setInt(k, values.at(k).get<int64_t>());
+      }
+    }
+    return true;
+  }
+
   std::string workdir_;
   std::vector<std::string> ways_;
+  std::string runner_;
 };
 
 } // namespace
@@ -235,16 +382,19 @@ int main(int argc, char **argv) {
   using namespace tirlower;
   std::string workdir = (std::filesystem::temp_directory_path() / "tirlower-tvm-corpus").string();
   std::vector<std::string> ways = {"interp", "c", "llvm"}, files;
+  std::string runner;
   for (int k = 1; k < argc; ++k) {
     std::string arg = argv[k];
     if (arg.rfind("--workdir=", 0) == 0) {
       workdir = arg.substr(10);
+    } else if (arg.rfind("--ocl-runner=", 0) == 0) {
+      runner = arg.substr(13);
     } else if (arg.rfind("--ways=", 0) == 0) {
       ways.clear();
       std::stringstream list(arg.substr(7));
       for (std::string way; std::getline(list, way, ',');) {
-        if (way != "interp" && way != "c" && way != "llvm") {
-          std::cerr << "tvm_corpus: unknown way '" << way << "' (interp, c, llvm)\n";
+        if (way != "interp" && way != "c" && way != "llvm" && way != "opencl" && way != "semantics") {
+          std::cerr << "tvm_corpus: unknown way '" << way << "' (interp, c, llvm, opencl, semantics)\n";
           return 2;
         }
         ways.push_back(way);
@@ -255,7 +405,7 @@ int main(int argc, char **argv) {
   }
   std::filesystem::create_directories(workdir);
   try {
-    return Tester(workdir, ways).run(files);
+    return Tester(workdir, ways, runner).run(files);
   } catch (const std::exception &error) {
     std::cerr << "FAIL: " << error.what() << "\n";
     return 1;
