@@ -112,7 +112,10 @@ private:
       std::memset(init, 1, static_cast<size_t>(elemBytes_));
     } else if (frame.checkUninitialized && !allInitialized(init, elemBytes_)) {
       runtimeError(loc_, "read of uninitialised memory: buffer '" + buffer_->name.str() + "' at " + accessText() +
-                             " (element offset " + std::to_string(offset) + ")");
+                             " (element offset " + std::to_string(offset) + ")" +
+                             (storage->raceLog ? "; in shared storage another thread may be meant to write it first, "
+                                                 "which needs a barrier (T.tvm_storage_sync(\"shared\")) in between"
+                                               : ""));
     }
     return storage->bytes() + byteOffset;
   }

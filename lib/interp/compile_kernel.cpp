@@ -121,9 +121,9 @@ public:
     BlockState &block = *me.block;
     const size_t count = p_.values.size();
     Cell *row = &block.deposit[static_cast<size_t>(me.id) * block.depositStride];
-    for (size_t k = 0; k < count; ++k)
-      row[k] = p_.values[k]->scalar(frame);
     row[count] = p_.condition->scalar(frame);
+    for (size_t k = 0; k < count; ++k) // a thread whose condition is false brings no value
+      row[k] = row[count].u ? p_.values[k]->scalar(frame) : Cell{};
     waitAtBarrier(frame, this, loc);
 
     const std::array<int64_t, 3> &local = block.local;

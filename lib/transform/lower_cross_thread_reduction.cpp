@@ -204,7 +204,10 @@ private:
     Buffer cross = localBuffer("cross_thread_");
     Buffer inThread = serial.empty() ? nullptr : localBuffer("in_thread_");
     std::vector<Stmt> body;
-    Expr source = value, condition = predicate ? predicate : IntImmNode::make(DataType::boolean(), 1, loc);
+    // A value the predicate leaves out is the identity, and is never evaluated (it may be out
+    // of bounds there).
+    Expr source = predicate ? CallNode::make(type, Symbol("if_then_else"), {predicate, value, init->value}, loc) : value;
+    Expr condition = IntImmNode::make(DataType::boolean(), 1, loc);
     if (inThread) {
       Expr slot = BufferLoadNode::make(inThread, {intImm(0)}, loc);
       Stmt step = BufferStoreNode::make(inThread, BinaryNode::make(combine->op, slot, value, loc), {intImm(0)}, loc);

@@ -536,65 +536,118 @@ private:
     return out;
   }
 
-  // When ea (for one thread) equals eb (for another) up to a difference of their rests, the
-  // thread indices that are then equal; nullopt when it cannot tell. The atoms must be the same
-  // on both sides, with mixed-radix coefficients (each at least the previous one times its
-  // number of values), and the rests must differ by less than the smallest coefficient: then
-  // every atom is equal on both sides, a thread index atom gives its index, and X // c with
-  // X % c (or X % c alone when X has fewer than c values) gives X, which is compared in turn.
-  std::optional<std::array<bool, 3>> determines(const Expr &ea, const Expr &eb, Analyzer &analyzer) {
-    std::vector<Atom> aa, ab;
+  // Two indices as the same mixed-radix number of thread digits: the atoms paired by signature
+  // (same coefficients), sorted by |coef| with their numbers of values, each coefficient at
+  // least the previous one times its number of values; and the bounds of rest(b) - rest(a).
+  struct Digits {
+    std::vector<Atom> a, b;
+    std::vector<std::pair<int64_t, int64_t>> steps; // (|coef|, number of values), ascending
+    IntBounds diff;
+  };
+
+  std::optional<Digits> digits(const Expr &ea, const Expr &eb, Analyzer &analyzer) {
+    Digits g;
     Expr ra, rb;
-    if (!decompose(ea, 1, aa, ra) || !decompose(eb, 1, ab, rb))
+    if (!decompose(ea, 1, g.a, ra) || !decompose(eb, 1, g.b, rb))
       return std::nullopt;
-    std::erase_if(aa, [](const Atom &a) { return a.coef == 0; });
-    std::erase_if(ab, [](const Atom &a) { return a.coef == 0; });
+    std::erase_if(g.a, [](const Atom &a) { return a.coef == 0; });
+    std::erase_if(g.b, [](const Atom &a) { return a.coef == 0; });
     auto bySig = [](const Atom &x, const Atom &y) { return x.sig < y.sig; };
-    std::sort(aa.begin(), aa.end(), bySig);
-    std::sort(ab.begin(), ab.end(), bySig);
-    if (aa.size() != ab.size() || aa.empty())
+    std::sort(g.a.begin(), g.a.end(), bySig);
+    std::sort(g.b.begin(), g.b.end(), bySig);
+    if (g.a.size() != g.b.size() || g.a.empty())
       return std::nullopt;
-    std::vector<std::pair<int64_t, int64_t>> steps; // (|coef|, number of values)
-    for (size_t k = 0; k < aa.size(); ++k) {
-      if (aa[k].sig != ab[k].sig || aa[k].coef != ab[k].coef)
+    for (size_t k = 0; k < g.a.size(); ++k) {
+      if (g.a[k].sig != g.b[k].sig || g.a[k].coef != g.b[k].coef)
         return std::nullopt;
-      IntBounds x = analyzer.bounds(aa[k].value), y = analyzer.bounds(ab[k].value);
+      IntBounds x = analyzer.bounds(g.a[k].value), y = analyzer.bounds(g.b[k].value);
       if (!x.min || !x.max || !y.min || !y.max)
         return std::nullopt;
-      steps.emplace_back(std::abs(aa[k].coef), std::max(*x.max, *y.max) - std::min(*x.min, *y.min) + 1);
+      g.steps.emplace_back(std::abs(g.a[k].coef), std::max(*x.max, *y.max) - std::min(*x.min, *y.min) + 1);
     }
-    std::sort(steps.begin(), steps.end());
-    for (size_t k = 1; k < steps.size(); ++k)
-      if (steps[k].first < steps[k - 1].first * steps[k - 1].second)
+    std::sort(g.steps.begin(), g.steps.end());
+    for (size_t k = 1; k < g.steps.size(); ++k)
+      if (g.steps[k].first < g.steps[k - 1].first * g.steps[k - 1].second)
         return std::nullopt;
     Expr zero = intImm(0, ea->type);
-    IntBounds diff = analyzer.bounds(analyzer.simplify((ra ? ra : zero) - (rb ? rb : zero)));
-    if (!diff.min || !diff.max || *diff.min <= -steps[0].first || *diff.max >= steps[0].first)
+    g.diff = analyzer.bounds(analyzer.simplify((rb ? rb : zero) - (ra ? ra : zero)));
+    if (!g.diff.min || !g.diff.max)
       return std::nullopt;
+    return g;
+  }
+
+  // Whether sum(c_k * d_k) = target has a solution with |d_k| < values_k over the first `count`
+  // steps (largest first; each coefficient exceeds what the smaller ones can sum to, so at
+  // most a few values of each digit remain).
+  static bool representable(const std::vector<std::pair<int64_t, int64_t>> &steps, size_t count, int64_t target) {
+    if (count == 0)
+      return target == 0;
+    auto [c, values] = steps[count - 1];
+    int64_t reach = 0;
+    for (size_t k = 0; k + 1 < count; ++k)
+      reach += steps[k].first * (steps[k].second - 1);
+    auto floorDiv = [](int64_t x, int64_t y) { return x / y - ((x % y != 0) && ((x < 0) != (y < 0))); };
+    int64_t lo = std::max(-(values - 1), -floorDiv(-(target - reach), c));
+    int64_t hi = std::min(values - 1, floorDiv(target + reach, c));
+    for (int64_t d = lo; d <= hi; ++d)
+      if (representable(steps, count - 1, target - c * d))
+        return true;
+    return false;
+  }
+
+  // The thread indices equal on both sides when every digit is: a thread index digit gives its
+  // index, and X // c with X % c (or X % c alone when X has fewer than c values) gives X, whose
+  // own digits are then compared the same way.
+  std::array<bool, 3> recovered(const Digits &g, Analyzer &analyzer) {
     std::array<bool, 3> dims{false, false, false};
-    for (size_t k = 0; k < aa.size(); ++k) {
-      const Atom &a = aa[k];
+    for (size_t k = 0; k < g.a.size(); ++k) {
+      const Atom &a = g.a[k];
       if (a.op == BinaryOp::Add) {
         dims[a.dim] = true;
         continue;
       }
-      bool recovered = a.op == BinaryOp::FloorDiv && a.c == 1;
+      bool whole = a.op == BinaryOp::FloorDiv && a.c == 1;
       if (a.op == BinaryOp::FloorMod) {
-        IntBounds x = analyzer.bounds(a.x), y = analyzer.bounds(ab[k].x);
-        recovered = x.min && x.max && y.min && y.max && *x.min >= 0 && *y.min >= 0 &&
-                    std::max(*x.max, *y.max) - std::min(*x.min, *y.min) < a.c;
+        IntBounds x = analyzer.bounds(a.x), y = analyzer.bounds(g.b[k].x);
+        whole = x.min && x.max && y.min && y.max && *x.min >= 0 && *y.min >= 0 &&
+                std::max(*x.max, *y.max) - std::min(*x.min, *y.min) < a.c;
       }
-      for (const Atom &other : aa)
-        recovered |= a.op == BinaryOp::FloorMod && other.op == BinaryOp::FloorDiv && other.c == a.c &&
-                     other.sig.substr(1 + std::to_string(a.c).size()) == a.sig.substr(1 + std::to_string(a.c).size());
-      if (!recovered)
+      std::string inner = a.sig.substr(1 + std::to_string(a.c).size());
+      for (const Atom &other : g.a)
+        whole |= a.op == BinaryOp::FloorMod && other.op == BinaryOp::FloorDiv && other.c == a.c &&
+                 other.sig.substr(1 + std::to_string(a.c).size()) == inner;
+      if (!whole)
         continue;
-      std::optional<std::array<bool, 3>> inner = determines(a.x, ab[k].x, analyzer);
-      if (inner)
-        for (int d = 0; d < 3; ++d)
-          dims[d] |= (*inner)[d];
+      // X(thread 1) == X(thread 2): its digits with rests that differ by less than its step.
+      std::optional<Digits> x = digits(a.x, g.b[k].x, analyzer);
+      if (!x || *x->diff.min <= -x->steps[0].first || *x->diff.max >= x->steps[0].first)
+        continue;
+      std::array<bool, 3> deeper = recovered(*x, analyzer);
+      for (int d = 0; d < 3; ++d)
+        dims[d] |= deeper[d];
     }
     return dims;
+  }
+
+  // Whether ea for one thread never equals eb for a different one.
+  bool neverMeet(const Expr &ea, const Expr &eb, Analyzer &analyzer, const std::array<bool, 3> &varying) {
+    std::optional<Digits> g = digits(ea, eb, analyzer);
+    if (!g || *g->diff.max - *g->diff.min > 1024)
+      return false;
+    for (int64_t target = *g->diff.min; target <= *g->diff.max; ++target) {
+      if (target != 0) {
+        if (representable(g->steps, g->steps.size(), target))
+          return false;
+        continue;
+      }
+      // Only equal digits give equal indices: the threads are then the same one if the digits
+      // determine every thread index that differs between threads.
+      std::array<bool, 3> dims = recovered(*g, analyzer);
+      for (int d = 0; d < 3; ++d)
+        if (varying[d] && !dims[d])
+          return false;
+    }
+    return true;
   }
 
   // Whether two different threads can reach one element through the accesses, one of them a
@@ -645,9 +698,8 @@ private:
         varying[d] = hi > lo;
         both.bindRange(canon_[d], lo, std::max<int64_t>(hi - lo + 1, 0));
       }
-      std::optional<std::array<bool, 3>> dims =
-          determines(a.index[k], renamed.empty() ? b.index[k] : substitute(b.index[k], renamed), both);
-      if (dims && (!varying[0] || (*dims)[0]) && (!varying[1] || (*dims)[1]) && (!varying[2] || (*dims)[2]))
+      if (neverMeet(a.index[k], renamed.empty() ? b.index[k] : substitute(b.index[k], renamed), both,
+                    {varying[0], varying[1], varying[2]}))
         return false;
     }
     return true;

@@ -478,6 +478,49 @@ def layout_string_carets():
             check("in.tir:5:%d: error: malformed layout \"NHHC\": axis 'H' is repeated" % column in r.err, r.err)
 
 
+CORPUS_GPU = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tvm", "corpus-gpu")
+
+
+@case
+def gpu_missing_barriers_are_caught():
+    # The shared-memory matmul as TVM printed it after ThreadSync, marked as having explicit
+    # barriers, with barriers removed: the interpreter reports what a missing barrier lets
+    # happen; thread-sync puts both back, and the run then matches TVM's outputs.
+    with open(os.path.join(CORPUS_GPU, "gpu_matmul_shared.flat.tir"), encoding="utf-8") as f:
+        text = f.read()
+    marked = text.replace('"tirx.noalias": True})', '"tirx.noalias": True, "tirlower.explicit_barriers": True})')
+    check(marked != text, "the corpus file has no tirx.noalias attribute to extend")
+    lines = marked.splitlines(keepends=True)
+    syncs = [k for k, line in enumerate(lines) if "T.tvm_storage_sync" in line]
+    check(len(syncs) == 2, f"expected two barriers, found {len(syncs)}")
+    inputs = os.path.join(CORPUS_GPU, "gpu_matmul_shared.in.json")
+    with open(os.path.join(CORPUS_GPU, "gpu_matmul_shared.out.json"), encoding="utf-8") as f:
+        want = json.load(f)["buffers"]["C"]["data"]
+    cases = [
+        (syncs, "read of uninitialised memory: buffer 'A_shared'"),
+        # Without the barrier at the start of each k_0 iteration, the next tile overwrites one a
+        # slower thread still reads.
+        ([syncs[0]], "data race on shared buffer 'A_shared'"),
+        # Without the barrier between filling the tiles and reading them.
+        ([syncs[1]], "read of uninitialised memory: buffer 'A_shared'"),
+    ]
+    with Workdir() as w:
+        for removed, message in cases:
+            src = w.write("stripped.tir", "".join(line for k, line in enumerate(lines) if k not in removed))
+            r = expect(run(["run", src, "--inputs", inputs]), 1, f"run without barriers {removed}")
+            check(message in r.err and "stripped.tir:" in r.err, r.err)
+            synced = w.join("synced.tir")
+            expect(run([src, "--pass=thread-sync", "-o", synced]), 0, "thread-sync")
+            with open(synced, encoding="utf-8") as f:
+                check(f.read().count("T.tvm_storage_sync") == 2, "thread-sync did not put both barriers back")
+            out = w.join("out.json")
+            expect(run(["run", synced, "--inputs", inputs, "--outputs", out]), 0, "run after thread-sync")
+            with open(out, encoding="utf-8") as f:
+                got = json.load(f)["buffers"]["C"]["data"]
+            worst = max(abs(g - t) - 1e-5 * (1 + abs(t)) for g, t in zip(got, want))
+            check(len(got) == len(want) and worst <= 0, f"C differs from TVM's by up to {worst}")
+
+
 @case
 def verify_semantics_samples():
     blocks = "lower-init-block,convert-blocks-to-opaque,lower-match-buffer,lower-opaque-block,"

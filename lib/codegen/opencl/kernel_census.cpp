@@ -1,6 +1,7 @@
 #include "codegen/opencl/kernel_census.h"
 
 #include <algorithm>
+#include <unordered_map>
 
 #include "ir/diagnostic.h"
 #include "ir/visitor.h"
@@ -97,10 +98,84 @@ bool isTextureParam(const BufferNode &buffer) {
   return isTextureScope(buffer) && buffer.physicalRank() == 2;
 }
 
+namespace {
+
+// The outermost thread launches (or thread-bound loops) of a function are, for TVM and the
+// interpreter, kernels launched one after another; OpenCL runs them as one kernel, each
+// work-item going through them in turn. That is the same unless a later one touches data an
+// earlier one wrote (another work-item may not have written it yet): with one work-group a
+// barrier before the later one makes it so; with several it is an error.
+class KernelRegions : public IRVisitor {
+public:
+  KernelRegions(KernelCensus &census, bool oneGroup) : census_(census), oneGroup_(oneGroup) {}
+  using IRVisitor::visit;
+  void visit(const AttrStmtNode *op) override {
+    if (op->isThreadLaunch())
+      return region(op, [&] { IRVisitor::visit(op); });
+    IRVisitor::visit(op);
+  }
+  void visit(const ForNode *op) override {
+    if (op->forKind == ForKind::ThreadBinding)
+      return region(op, [&] { IRVisitor::visit(op); });
+    IRVisitor::visit(op);
+  }
+  void visit(const BufferLoadNode *op) override {
+    touch(op->buffer, false, op->loc);
+    IRVisitor::visit(op);
+  }
+  void visit(const BufferStoreNode *op) override {
+    touch(op->buffer, true, op->loc);
+    IRVisitor::visit(op);
+  }
+
+private:
+  template <typename F> void region(const StmtNode *op, F body) {
+    if (depth_++ == 0) {
+      current_ = op;
+      ++count_;
+    }
+    body();
+    --depth_;
+  }
+  void touch(const Buffer &buffer, bool write, SourceRange loc) {
+    if (depth_ == 0)
+      return;
+    auto it = writers_.find(buffer->data.get());
+    if (it != writers_.end() && it->second.kernel != count_ && oneGroup_) {
+      census_.barrierBefore.insert(current_);
+      it->second.kernel = count_;
+    } else if (it != writers_.end() && it->second.kernel != count_) {
+      Diagnostic d{Severity::Error, loc,
+                   "OpenCL emitter: buffer '" + buffer->name.str() +
+                       "' is written by one kernel of this function and " + (write ? "written" : "read") +
+                       " by a later one; OpenCL runs a function's kernels as one, and no barrier orders "
+                       "work-groups: split the function in two",
+                   {}};
+      d.note(it->second.loc, "the earlier kernel's write");
+      throw CompileError(d);
+    }
+    if (write && it == writers_.end())
+      writers_[buffer->data.get()] = {count_, loc};
+  }
+  struct Writer {
+    int kernel;
+    SourceRange loc;
+  };
+  KernelCensus &census_;
+  bool oneGroup_;
+  std::unordered_map<const VarNode *, Writer> writers_;
+  const StmtNode *current_ = nullptr;
+  int depth_ = 0, count_ = 0;
+};
+
+} // namespace
+
 KernelCensus takeCensus(const PrimFuncNode &func) {
   KernelCensus census;
   CensusVisitor visitor(census);
   visitor.visit(func.body);
+  KernelRegions regions(census, census.groups == std::array<int64_t, 3>{1, 1, 1});
+  regions.visit(func.body);
   for (const BufferBinding &binding : func.bufferMap)
     census.hasTexture |= isTextureParam(*binding.buffer);
   return census;

@@ -30,6 +30,9 @@ struct KernelCensus {
   std::array<int64_t, 3> groups{1, 1, 1}, local{1, 1, 1};
   bool hasTexture = false;
   std::vector<std::string> assertMessages; // in program order; non-empty adds the tl_error argument
+  // Outermost thread launches (AttrStmt or thread-bound For) that touch what an earlier one
+  // wrote: with a single work-group, a barrier goes before them.
+  std::unordered_set<const StmtNode *> barrierBefore;
 };
 
 // Throws CompileError for a thread binding it cannot launch (unknown tag, non-constant extent).

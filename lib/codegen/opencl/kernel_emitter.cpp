@@ -189,6 +189,8 @@ void KernelEmitter::emitStmt(const Stmt &s) {
   }
   case StmtKind::AttrStmt: {
     const auto *op = s.as<AttrStmtNode>();
+    if (census_.barrierBefore.count(op))
+      line("barrier(CLK_GLOBAL_MEM_FENCE); // after the work-items' earlier writes (kernel_census.cpp)");
     if (const VarNode *var = op->threadVar(); var && op->key.view() == "thread_extent")
       return emitThreadIndex(var, op->threadTag.view(), intImm(0, var->type), op->value, op->body, op->loc);
     if (const VarNode *var = op->threadVar()) { // a virtual thread of extent 1 (kernel_census.cpp)
@@ -236,6 +238,8 @@ void KernelEmitter::emitStmt(const Stmt &s) {
 }
 
 void KernelEmitter::emitFor(const ForNode *op) {
+  if (census_.barrierBefore.count(op))
+    line("barrier(CLK_GLOBAL_MEM_FENCE); // after the work-items' earlier writes (kernel_census.cpp)");
   if (op->forKind == ForKind::ThreadBinding)
     return emitThreadIndex(op->loopVar.get(), op->threadTag.view(), op->min, op->extent, op->body, op->loc);
   std::string t = typeName(op->loopVar->type, op->loc);
