@@ -108,9 +108,10 @@ protected:
       body = substitute(body, {{op->loopVar, index + op->min}});
       var = index;
     }
-    Stmt launch = AttrStmtNode::make(var, Symbol("thread_extent"), op->extent, body, op->loc, op->threadTag);
-    if (parseThreadTag(op->threadTag.view()) && parseThreadTag(op->threadTag.view())->kind == ThreadTag::Kind::Virtual)
-      launch = AttrStmtNode::make(var, Symbol("virtual_thread"), op->extent, body, op->loc, op->threadTag);
+    std::optional<ThreadTag> tag = parseThreadTag(op->threadTag.view());
+    bool virtualThread = tag && tag->kind == ThreadTag::Kind::Virtual;
+    Stmt launch = AttrStmtNode::make(var, Symbol(virtualThread ? "virtual_thread" : "thread_extent"), op->extent,
+                                     body, op->loc, op->threadTag);
     // TVM keeps a thread-bound loop's pragmas as attributes around its launch.
     if (op->annotations.kind() == AttrValue::Kind::Dict) {
       const auto &entries = op->annotations.entries();
