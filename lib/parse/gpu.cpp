@@ -45,10 +45,18 @@ void Parser::lowerLaunch(uint32_t call, uint32_t nameNode, PendingDecl &pending)
   if (node(first).kind != Ast::Name)
     fail(nodeRange(first), "T.launch_thread takes a thread tag such as \"threadIdx.x\" or a variable declared by "
                            "T.env_thread");
-  Expr value = lowerValue(first);
+  namingSubject_ = true;
+  Expr value;
+  try {
+    value = lowerValue(first);
+  } catch (...) {
+    namingSubject_ = false;
+    throw;
+  }
+  namingSubject_ = false;
   const auto *var = value.as<VarNode>();
   auto declared = std::find_if(func_.freeVars.begin(), func_.freeVars.end(),
-                               [&](const auto &entry) { return entry.first == var; });
+                               [&](const FunctionState::FreeVar &entry) { return entry.var == var; });
   if (!var || declared == func_.freeVars.end())
     fail(nodeRange(first), "'" + std::string(nodeText(first)) +
                                "' is not a thread variable; declare it with " + std::string(nodeText(first)) +
@@ -57,7 +65,8 @@ void Parser::lowerLaunch(uint32_t call, uint32_t nameNode, PendingDecl &pending)
   if (extent->type != var->type)
     fail(nodeRange(extentNode), "the extent of thread variable '" + var->name.str() + "' must be " + var->type.str() +
                                     ", not " + extent->type.str());
-  Symbol tag = declared->second;
+  Symbol tag = declared->tag;
+  declared->launched = true; // until finishDecl closes the launch
   std::optional<ThreadTag> parsed = parseThreadTag(tag.view());
   if (tag.empty())
     func_.untaggedLaunches = true;
@@ -88,8 +97,25 @@ bool Parser::declareFreeVar(uint32_t target, uint32_t call) {
   std::string_view name = nodeText(target);
   Var var = VarNode::make(Symbol(name), type, nodeRange(target));
   scope_.define(name, {Binding::Kind::Var, var, nullptr, nodeRange(target)});
-  func_.freeVars.emplace_back(var.get(), tag);
+  func_.freeVars.push_back({var.get(), tag, false});
   return true;
+}
+
+void Parser::checkFreeVarUse(uint32_t nameNode, const VarNode *var) {
+  if (namingSubject_)
+    return;
+  for (const FunctionState::FreeVar &free : func_.freeVars)
+    if (free.var == var && !free.launched)
+      fail(nodeRange(nameNode), "'" + var->name.str() + "' is declared by " + var->name.str() + " = T." +
+                                    (free.tag.empty() ? var->type.str() + "()" : "env_thread(...)") +
+                                    " and not bound here: it may only name the subject of T.attr or be launched, "
+                                    "T.launch_thread(" + var->name.str() + ", extent), and used inside that launch");
+}
+
+void Parser::setLaunched(const VarNode *var, bool launched) {
+  for (FunctionState::FreeVar &free : func_.freeVars)
+    if (free.var == var)
+      free.launched = launched;
 }
 
 Stmt Parser::lowerThreadIntrinsic(uint32_t call, std::string_view name) {

@@ -157,7 +157,10 @@ Typed Parser::lowerName(uint32_t id) {
   if (!binding)
     undefinedName(id);
   switch (binding->kind) {
-  case Binding::Kind::Var: return {binding->var, false};
+  case Binding::Kind::Var:
+    if (!func_.freeVars.empty())
+      checkFreeVarUse(id, binding->var.get());
+    return {binding->var, false};
   case Binding::Kind::Poisoned: failSilently();
   case Binding::Kind::Buffer: break;
   }

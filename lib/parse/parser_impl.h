@@ -341,6 +341,9 @@ private:
   Stmt lowerThreadIntrinsic(uint32_t call, std::string_view name);
   CommReducer lowerCommReducer(uint32_t call);
   AttrValue lowerTarget(uint32_t call);
+  // A variable `v = T.int32()` declared that no launch binds here: only an attribute names it.
+  void checkFreeVarUse(uint32_t nameNode, const VarNode *var);
+  void setLaunched(const VarNode *var, bool launched);
   // Gives the launches of variables declared by `v = T.int32()` (TVM prints no thread index
   // for them) the index their kernel implies, or reports that it cannot tell.
   Stmt resolveThreadTags(const Stmt &body);
@@ -367,6 +370,7 @@ private:
   uint32_t nesting_ = 0;
   uint32_t blockDepth_ = 0;
   size_t openDecls_ = 0; // declarations whose body (the rest of a block) is still open
+  bool namingSubject_ = false; // lowering T.attr's node or T.launch_thread's variable
 
   std::vector<AstNode> ast_;
   std::vector<uint32_t> children_;
@@ -381,8 +385,14 @@ private:
   // Per function being parsed.
   struct FunctionState {
     PrimFuncNode::Fields *fields = nullptr;
-    // Variables declared by `v = T.int32()` / `v = T.env_thread("tag")` (tag empty for the former).
-    std::vector<std::pair<const VarNode *, Symbol>> freeVars;
+    // Variables declared by `v = T.int32()` / `v = T.env_thread("tag")` (tag empty for the
+    // former). Until a launch binds one, it may only name an attribute's subject.
+    struct FreeVar {
+      const VarNode *var;
+      Symbol tag;
+      bool launched = false; // inside the body of its T.launch_thread
+    };
+    std::vector<FreeVar> freeVars;
     bool untaggedLaunches = false; // some launch of a T.int32() variable awaits its tag
     std::vector<std::pair<Var, size_t>> handleParams; // handle params awaiting match_buffer
     bool sawStatement = false;

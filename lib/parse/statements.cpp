@@ -15,6 +15,9 @@ struct PopScope {
 } // namespace
 
 Stmt Parser::finishDecl(PendingDecl &d, Stmt body) {
+  if (d.kind == PendingDecl::Kind::Attr && d.value && !func_.freeVars.empty())
+    if (const auto *var = d.value.as<VarNode>())
+      setLaunched(var, false); // the launch of a declared variable ends with its body
   return checked(d.loc, [&]() -> Stmt {
     switch (d.kind) {
     case PendingDecl::Kind::Let: return LetStmtNode::make(d.var, d.value, body, d.loc);
@@ -351,10 +354,18 @@ void Parser::lowerAttr(uint32_t call, PendingDecl &pending) {
     attrNode = StringImmNode::make(stringLiteral(target), nodeRange(target));
   } else if (node(target).kind == Ast::Name) {
     const Binding *binding = scope_.find(nodeText(target));
-    if (binding && binding->kind == Binding::Kind::Buffer)
+    if (binding && binding->kind == Binding::Kind::Buffer) {
       attrNode = binding->buffer->data;
-    else
-      attrNode = lowerValue(target);
+    } else {
+      namingSubject_ = true; // a variable declared by T.int32() may be named here
+      try {
+        attrNode = lowerValue(target);
+      } catch (...) {
+        namingSubject_ = false;
+        throw;
+      }
+      namingSubject_ = false;
+    }
   } else {
     attrNode = lowerValue(target);
   }
