@@ -219,3 +219,35 @@ TEST_CASE("thread-sync places the barriers a kernel implies; the interpreter the
   for (int k = 0; k < 64; ++k)
     CHECK(args[1].buffer->getFloat(k) == args[0].buffer->getFloat(k / 16 * 16 + 15 - k % 16));
 }
+
+TEST_CASE("what the interpreter cannot run in a kernel is a located error", "[interp][kernel]") {
+  SECTION("a virtual thread of more than one") {
+    std::string text = kHeader;
+    text += "def vt(A: T.Buffer((4,), \"float32\")):\n"
+            "    v = T.launch_thread(\"vthread.x\", 4)\n"
+            "    A[v] = T.float32(0)\n";
+    Ran r = runText(text);
+    REQUIRE(r.result.status == RunStatus::Error);
+    CHECK(r.error() == "virtual thread vthread.x has extent 4; only virtual threads of extent 1 are supported");
+  }
+  SECTION("a cross-thread reduction in a thread-bound loop, which runs as a loop") {
+    std::string text = kHeader;
+    text += "def loop(A: T.Buffer((8,), \"float32\"), S: T.Buffer((1,), \"float32\")):\n"
+            "    for tx in T.thread_binding(8, thread=\"threadIdx.x\"):\n"
+            "        with T.attr(T.comm_reducer(lambda x, y: x + y, [T.float32(0)]), \"reduce_scope\", 0):\n"
+            "            T.tvm_thread_allreduce(T.uint32(1), A[tx], T.bool(True), S[0], tx)\n";
+    Ran r = runText(text);
+    REQUIRE(r.result.status == RunStatus::Error);
+    CHECK_THAT(r.error(), Catch::StartsWith("T.tvm_thread_allreduce outside a thread launch"));
+  }
+  SECTION("a thread extent computed inside the kernel") {
+    std::string text = kHeader;
+    text += "def inner(A: T.Buffer((8,), \"int32\")):\n"
+            "    tx = T.launch_thread(\"threadIdx.x\", 8)\n"
+            "    with T.launch_thread(\"threadIdx.y\", A[tx]) as ty:\n"
+            "        A[tx] = ty\n";
+    Ran r = runText(text);
+    REQUIRE(r.result.status == RunStatus::Error);
+    CHECK_THAT(r.error(), Catch::StartsWith("the extent of the launch of threadIdx.y must be known when its kernel starts"));
+  }
+}
