@@ -5,6 +5,7 @@
 
 #include "arith/analyzer_impl.h"
 #include "arith/int_ops.h"
+#include "ir/functor.h"
 
 namespace tirlower {
 
@@ -118,28 +119,30 @@ IntBounds AnalyzerImpl::bounds(const Expr &e) {
   return result;
 }
 
-IntBounds AnalyzerImpl::boundsNode(const Expr &e) {
-  if (const int64_t *v = asConstInt(e))
-    return IntBounds::exactly(*v);
-  if (!e->type.isIntOrUInt() && !e->type.isBool())
-    return {};
-  switch (e->kind()) {
-  case ExprKind::Var: {
-    auto *var = e.as<VarNode>();
+// Bounds of integer and boolean expressions, one method per node kind (constants are handled
+// before dispatch); the other kinds are unbounded.
+class AnalyzerImpl::BoundsFunctor : public ExprFunctor<IntBounds(const Expr &)> {
+public:
+  explicit BoundsFunctor(AnalyzerImpl &impl) : impl_(impl), owner_(impl.owner_) {}
+
+protected:
+  IntBounds visitExprDefault(const ExprNode *) override { return {}; }
+
+  IntBounds visitVar(const VarNode *var) override {
     if (auto it = owner_.values_.find(var); it != owner_.values_.end())
-      return bounds(it->second);
+      return impl_.bounds(it->second);
     if (auto it = owner_.ranges_.find(var); it != owner_.ranges_.end()) {
-      IntBounds lo = bounds(it->second.min), extent = bounds(it->second.extent);
+      IntBounds lo = impl_.bounds(it->second.min), extent = impl_.bounds(it->second.extent);
       Bound hi = add(lo.max, extent.max);
       return {lo.min, hi ? checkedSub(*hi, 1) : std::nullopt};
     }
     return {};
   }
-  case ExprKind::Binary: {
-    auto *op = e.as<BinaryNode>();
+
+  IntBounds visitBinary(const BinaryNode *op) override {
     if (isComparison(op->op) || isLogical(op->op))
       return {0, 1};
-    IntBounds a = bounds(op->a), b = bounds(op->b);
+    IntBounds a = impl_.bounds(op->a), b = impl_.bounds(op->b);
     const int64_t *c = asConstInt(op->b);
     switch (op->op) {
     case BinaryOp::Add: return addBounds(a, b);
@@ -173,36 +176,47 @@ IntBounds AnalyzerImpl::boundsNode(const Expr &e) {
     default: return {};
     }
   }
-  case ExprKind::Not: return {0, 1};
-  case ExprKind::Select: {
-    auto *op = e.as<SelectNode>();
-    return unite(bounds(op->trueValue), bounds(op->falseValue));
+
+  IntBounds visitNot(const NotNode *) override { return {0, 1}; }
+
+  IntBounds visitSelect(const SelectNode *op) override {
+    return unite(impl_.bounds(op->trueValue), impl_.bounds(op->falseValue));
   }
-  case ExprKind::Cast: {
-    auto *op = e.as<CastNode>();
+
+  IntBounds visitCast(const CastNode *op) override {
     if (!op->value->type.isIntOrUInt() && !op->value->type.isBool())
       return {};
-    IntBounds inner = bounds(op->value);
+    IntBounds inner = impl_.bounds(op->value);
     // A cast that may not preserve the value says nothing beyond the target type.
-    if (inner.min && inner.max && fitsType(e->type, *inner.min) && fitsType(e->type, *inner.max))
+    if (inner.min && inner.max && fitsType(op->type, *inner.min) && fitsType(op->type, *inner.max))
       return inner;
     return {};
   }
-  case ExprKind::Let: {
-    auto *op = e.as<LetNode>();
+
+  IntBounds visitLet(const LetNode *op) override {
     bool hadValue = owner_.values_.count(op->var.get()) != 0;
     Expr previous = hadValue ? owner_.values_[op->var.get()] : Expr();
     owner_.bindValue(op->var, op->value);
-    ++letDepth_;
-    IntBounds result = bounds(op->body);
-    --letDepth_;
+    ++impl_.letDepth_;
+    IntBounds result = impl_.bounds(op->body);
+    --impl_.letDepth_;
     owner_.unbind(op->var);
     if (hadValue)
       owner_.bindValue(op->var, previous);
     return result;
   }
-  default: return {};
-  }
+
+private:
+  AnalyzerImpl &impl_;
+  Analyzer &owner_;
+};
+
+IntBounds AnalyzerImpl::boundsNode(const Expr &e) {
+  if (const int64_t *v = asConstInt(e))
+    return IntBounds::exactly(*v);
+  if (!e->type.isIntOrUInt() && !e->type.isBool())
+    return {};
+  return BoundsFunctor(*this).visitExpr(e);
 }
 
 } // namespace tirlower

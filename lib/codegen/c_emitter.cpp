@@ -9,6 +9,7 @@
 
 #include "codegen/c_family.h"
 #include "codegen/c_support.h"
+#include "ir/functor.h"
 #include "ir/intrinsics.h"
 #include "ir/visitor.h"
 
@@ -78,7 +79,8 @@ std::string roundedHalf(const std::string &text) {
   return "((_Float16)(" + text + "))";
 }
 
-class FunctionEmitter {
+class FunctionEmitter : private StmtFunctor<void(const Stmt &)>,
+                        private ExprFunctor<std::string(const Expr &, int, bool)> {
 public:
   FunctionEmitter(const PrimFuncNode &func, CSupport &support, const CEmitOptions &options,
                   std::set<std::string> &externs)
@@ -224,95 +226,77 @@ private:
       line("free(" + *it + ");");
   }
 
-  // ---- statements -------------------------------------------------------------------------
-  void emitStmt(const Stmt &s) {
-    switch (s->kind()) {
-    case StmtKind::Block: throw CompileError(s->loc, "C emitter: " + blockMessage(*s.as<BlockNode>()));
-    case StmtKind::SeqStmt:
-      for (const Stmt &child : s.as<SeqStmtNode>()->stmts)
-        emitStmt(child);
-      return;
-    case StmtKind::BufferStore: return emitStore(s.as<BufferStoreNode>());
-    case StmtKind::For: return emitFor(s.as<ForNode>());
-    case StmtKind::While: {
-      const auto *op = s.as<WhileNode>();
-      line("while (" + expr(op->condition) + ") {");
-      block(op->body);
-      line("}");
-      return;
+  // ---- statements (StmtFunctor) -----------------------------------------------------------
+  void emitStmt(const Stmt &s) { visitStmt(s); }
+
+  void visitBlock(const BlockNode *op) override { throw CompileError(op->loc, "C emitter: " + blockMessage(*op)); }
+  void visitSeqStmt(const SeqStmtNode *op) override {
+    for (const Stmt &child : op->stmts)
+      emitStmt(child);
+  }
+  void visitWhile(const WhileNode *op) override {
+    line("while (" + expr(op->condition) + ") {");
+    block(op->body);
+    line("}");
+  }
+  void visitIfThenElse(const IfThenElseNode *op) override {
+    line("if (" + expr(op->condition) + ") {");
+    block(op->thenCase);
+    if (op->elseCase) {
+      line("} else {");
+      block(op->elseCase);
     }
-    case StmtKind::IfThenElse: {
-      const auto *op = s.as<IfThenElseNode>();
-      line("if (" + expr(op->condition) + ") {");
-      block(op->thenCase);
-      if (op->elseCase) {
-        line("} else {");
-        block(op->elseCase);
-      }
-      line("}");
-      return;
-    }
-    case StmtKind::LetStmt: {
-      const auto *op = s.as<LetStmtNode>();
-      std::string value = expr(op->value);
-      std::string name = bind(op->var.get(), op->var->name.view());
-      if (std::optional<IntRanges::Range> r = ranges_.of(op->value))
-        ranges_.set(op->var.get(), *r);
-      if (census_.used.count(op->var.get()))
-        line("const " + support_.typeName(op->var->type) + " " + name + " = " + value + ";");
-      else
-        line("(void)(" + value + ");");
-      emitStmt(op->body);
-      return;
-    }
-    case StmtKind::Allocate: {
-      const auto *op = s.as<AllocateNode>();
-      declareStorage(op->bufferVar.get(), op->dtype.element(), op->extents, op->dtype.lanes(), op->loc);
-      return scoped(op->body);
-    }
-    case StmtKind::AllocBuffer: {
-      const auto *op = s.as<AllocBufferNode>();
-      pointerCheck(op->buffer, op->buffer->loc.valid() ? op->buffer->loc : op->loc);
+    line("}");
+  }
+  void visitLetStmt(const LetStmtNode *op) override {
+    std::string value = expr(op->value);
+    std::string name = bind(op->var.get(), op->var->name.view());
+    if (std::optional<IntRanges::Range> r = ranges_.of(op->value))
+      ranges_.set(op->var.get(), *r);
+    if (census_.used.count(op->var.get()))
+      line("const " + support_.typeName(op->var->type) + " " + name + " = " + value + ";");
+    else
+      line("(void)(" + value + ");");
+    emitStmt(op->body);
+  }
+  void visitAllocate(const AllocateNode *op) override {
+    declareStorage(op->bufferVar.get(), op->dtype.element(), op->extents, op->dtype.lanes(), op->loc);
+    scoped(op->body);
+  }
+  void visitAllocBuffer(const AllocBufferNode *op) override {
+    pointerCheck(op->buffer, op->buffer->loc.valid() ? op->buffer->loc : op->loc);
+    declareStorage(op->buffer->data.get(), op->buffer->dtype.element(), op->buffer->shape, op->buffer->dtype.lanes(),
+                   op->loc);
+    scoped(op->body);
+  }
+  void visitDeclBuffer(const DeclBufferNode *op) override {
+    pointerCheck(op->buffer, op->buffer->loc.valid() ? op->buffer->loc : op->loc);
+    if (op->allocates) {
       declareStorage(op->buffer->data.get(), op->buffer->dtype.element(), op->buffer->shape, op->buffer->dtype.lanes(),
                      op->loc);
       return scoped(op->body);
     }
-    case StmtKind::DeclBuffer: {
-      const auto *op = s.as<DeclBufferNode>();
-      pointerCheck(op->buffer, op->buffer->loc.valid() ? op->buffer->loc : op->loc);
-      if (op->allocates) {
-        declareStorage(op->buffer->data.get(), op->buffer->dtype.element(), op->buffer->shape,
-                       op->buffer->dtype.lanes(), op->loc);
-        return scoped(op->body);
-      }
-      return emitStmt(op->body);
-    }
-    case StmtKind::AttrStmt: {
-      const auto *op = s.as<AttrStmtNode>();
-      line("/* attr \"" + op->key.str() + "\" */");
-      return emitStmt(op->body);
-    }
-    case StmtKind::AssertStmt: {
-      const auto *op = s.as<AssertStmtNode>();
-      line("if (!(" + expr(op->condition) + ")) {");
-      ++indent_;
-      line("/* assert: " + commentText(op->message) + " */");
-      freeHeap();
-      line("return 1;");
-      --indent_;
-      line("}");
+    emitStmt(op->body);
+  }
+  void visitAttrStmt(const AttrStmtNode *op) override {
+    line("/* attr \"" + op->key.str() + "\" */");
+    emitStmt(op->body);
+  }
+  void visitAssertStmt(const AssertStmtNode *op) override {
+    line("if (!(" + expr(op->condition) + ")) {");
+    ++indent_;
+    line("/* assert: " + commentText(op->message) + " */");
+    freeHeap();
+    line("return 1;");
+    --indent_;
+    line("}");
+  }
+  void visitEvaluate(const EvaluateNode *op) override {
+    if (op->value->kind() == ExprKind::IntImm || op->value->kind() == ExprKind::FloatImm)
       return;
-    }
-    case StmtKind::Evaluate: {
-      const auto *op = s.as<EvaluateNode>();
-      if (op->value->kind() == ExprKind::IntImm || op->value->kind() == ExprKind::FloatImm)
-        return;
-      if (const auto *c = op->value.as<CallNode>(); c && c->intrinsic && c->intrinsic->id == IntrinsicId::Assume)
-        return; // a fact for the compiler, nothing to compute
-      line("(void)(" + expr(op->value) + ");");
-      return;
-    }
-    }
+    if (const auto *c = op->value.as<CallNode>(); c && c->intrinsic && c->intrinsic->id == IntrinsicId::Assume)
+      return; // a fact for the compiler, nothing to compute
+    line("(void)(" + expr(op->value) + ");");
   }
 
   static std::string commentText(const std::string &text) {
@@ -353,7 +337,7 @@ private:
     --indent_;
   }
 
-  void emitFor(const ForNode *op) {
+  void visitFor(const ForNode *op) override {
     std::string t = support_.scalarTypeName(op->loopVar->type);
     std::string min = expr(op->min);
     bool zeroMin = asConstInt(op->min) && *asConstInt(op->min) == 0;
@@ -372,7 +356,7 @@ private:
     line("}");
   }
 
-  void emitStore(const BufferStoreNode *op) {
+  void visitBufferStore(const BufferStoreNode *op) override {
     const std::string &pointer = pointerOf(op->buffer, op->loc);
     const Expr &index = op->indices.front();
     DataType valueType = op->value->type;
@@ -429,54 +413,43 @@ private:
     return scratch_ ? &scratch_ : nullptr;
   }
 
-  // ---- expressions ------------------------------------------------------------------------
-  std::string expr(const Expr &e, int parent = 0, bool right = false) {
-    switch (e->kind()) {
-    case ExprKind::Var: return nameOf(e.as<VarNode>());
-    case ExprKind::IntImm: return intLiteral(e->type, e.as<IntImmNode>()->value);
-    case ExprKind::FloatImm: return cFloatLiteral(e.as<FloatImmNode>()->value, e->type);
-    case ExprKind::StringImm: return quoted(e.as<StringImmNode>()->value);
-    case ExprKind::Binary: return binary(e.as<BinaryNode>(), parent, right);
-    case ExprKind::Not: {
-      const auto *op = e.as<NotNode>();
-      if (e->type.isVector())
-        return "(" + expr(op->a, 11) + " ^ " + support_.broadcast(e->type) + "(1))";
-      return "!" + expr(op->a, 11);
-    }
-    case ExprKind::Select: {
-      const auto *op = e.as<SelectNode>();
-      if (op->condition->type.isVector())
-        return support_.select(e->type) + "(" + expr(op->condition) + ", " + expr(op->trueValue) + ", " +
-               expr(op->falseValue) + ")";
-      return "(" + expr(op->condition, 1) + " ? " + expr(op->trueValue, 1) + " : " + expr(op->falseValue, 1) + ")";
-    }
-    case ExprKind::Cast: {
-      const auto *op = e.as<CastNode>();
-      if (e->type.isVector())
-        return support_.convert(op->value->type, e->type) + "(" + expr(op->value) + ")";
-      if (e->type.isBool())
-        return "(" + expr(op->value, 6) + " != 0)";
-      return "(" + support_.typeName(e->type) + ")" + expr(op->value, 11);
-    }
-    case ExprKind::Ramp: {
-      const auto *op = e.as<RampNode>();
-      return support_.ramp(e->type) + "(" + expr(op->base) + ", " + expr(op->stride) + ")";
-    }
-    case ExprKind::Broadcast: {
-      const auto *op = e.as<BroadcastNode>();
-      return support_.broadcast(e->type) + "(" + expr(op->value) + ")";
-    }
-    case ExprKind::Let: {
-      const auto *op = e.as<LetNode>();
-      std::string value = expr(op->value);
-      std::string name = bind(op->var.get(), op->var->name.view());
-      return "({ const " + support_.typeName(op->var->type) + " " + name + " = " + value + "; " + expr(op->body) +
-             "; })";
-    }
-    case ExprKind::Call: return call(e.as<CallNode>(), parent, right);
-    case ExprKind::BufferLoad: return load(e.as<BufferLoadNode>());
-    }
-    return "";
+  // ---- expressions (ExprFunctor): `parent` is the C precedence of the enclosing operator,
+  // `right` whether this is its right operand ----
+  std::string expr(const Expr &e, int parent = 0, bool right = false) { return visitExpr(e, parent, right); }
+
+  std::string visitVar(const VarNode *op, int, bool) override { return nameOf(op); }
+  std::string visitIntImm(const IntImmNode *op, int, bool) override { return intLiteral(op->type, op->value); }
+  std::string visitFloatImm(const FloatImmNode *op, int, bool) override { return cFloatLiteral(op->value, op->type); }
+  std::string visitStringImm(const StringImmNode *op, int, bool) override { return quoted(op->value); }
+  std::string visitNot(const NotNode *op, int, bool) override {
+    if (op->type.isVector())
+      return "(" + expr(op->a, 11) + " ^ " + support_.broadcast(op->type) + "(1))";
+    return "!" + expr(op->a, 11);
+  }
+  std::string visitSelect(const SelectNode *op, int, bool) override {
+    if (op->condition->type.isVector())
+      return support_.select(op->type) + "(" + expr(op->condition) + ", " + expr(op->trueValue) + ", " +
+             expr(op->falseValue) + ")";
+    return "(" + expr(op->condition, 1) + " ? " + expr(op->trueValue, 1) + " : " + expr(op->falseValue, 1) + ")";
+  }
+  std::string visitCast(const CastNode *op, int, bool) override {
+    if (op->type.isVector())
+      return support_.convert(op->value->type, op->type) + "(" + expr(op->value) + ")";
+    if (op->type.isBool())
+      return "(" + expr(op->value, 6) + " != 0)";
+    return "(" + support_.typeName(op->type) + ")" + expr(op->value, 11);
+  }
+  std::string visitRamp(const RampNode *op, int, bool) override {
+    return support_.ramp(op->type) + "(" + expr(op->base) + ", " + expr(op->stride) + ")";
+  }
+  std::string visitBroadcast(const BroadcastNode *op, int, bool) override {
+    return support_.broadcast(op->type) + "(" + expr(op->value) + ")";
+  }
+  std::string visitLet(const LetNode *op, int, bool) override {
+    std::string value = expr(op->value);
+    std::string name = bind(op->var.get(), op->var->name.view());
+    return "({ const " + support_.typeName(op->var->type) + " " + name + " = " + value + "; " + expr(op->body) +
+           "; })";
   }
 
   static std::string quoted(const std::string &text) {
@@ -511,7 +484,7 @@ private:
            (v < 0 ? "(" + std::to_string(v) + ")" : std::to_string(v)) + ")";
   }
 
-  std::string binary(const BinaryNode *op, int parent, bool right) {
+  std::string visitBinary(const BinaryNode *op, int parent, bool right) override {
     DataType t = op->a->type;
     bool vector = t.isVector();
     auto call2 = [&](const std::string &fn) { return fn + "(" + expr(op->a) + ", " + expr(op->b) + ")"; };
@@ -601,7 +574,7 @@ private:
 
   // Intrinsic calls, spelled as the intrinsic table says: libm functions (lane by lane on
   // vectors), the table's expansion for composite ones, and C operators for the bitwise ones.
-  std::string call(const CallNode *op, int parent, bool right) {
+  std::string visitCall(const CallNode *op, int parent, bool right) override {
     const IntrinsicInfo *info = op->intrinsic;
     if (!info)
       throw CompileError(op->loc, "C emitter: unknown intrinsic T." + op->op.str());
@@ -675,7 +648,7 @@ private:
     return "((" + support_.typeName(t) + ")(" + a + o + b + "))";
   }
 
-  std::string load(const BufferLoadNode *op) {
+  std::string visitBufferLoad(const BufferLoadNode *op, int, bool) override {
     const std::string &pointer = pointerOf(op->buffer, op->loc);
     const Expr &index = op->indices.front();
     if (op->type.isScalar())

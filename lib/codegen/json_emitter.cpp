@@ -11,49 +11,12 @@
 #include "codegen/launch_geometry.h"
 #include "codegen/tir_names.h"
 #include "codegen/tir_script_printer.h"
+#include "ir/functor.h"
 
 namespace tirlower {
 
 namespace {
 using Json = nlohmann::ordered_json;
-
-const char *stmtKindName(StmtKind kind) {
-  switch (kind) {
-  case StmtKind::BufferStore: return "buffer_store";
-  case StmtKind::For: return "for";
-  case StmtKind::While: return "while";
-  case StmtKind::IfThenElse: return "if_then_else";
-  case StmtKind::LetStmt: return "let_stmt";
-  case StmtKind::Allocate: return "allocate";
-  case StmtKind::DeclBuffer: return "decl_buffer";
-  case StmtKind::AllocBuffer: return "alloc_buffer";
-  case StmtKind::AttrStmt: return "attr";
-  case StmtKind::AssertStmt: return "assert";
-  case StmtKind::Evaluate: return "evaluate";
-  case StmtKind::SeqStmt: return "seq";
-  case StmtKind::Block: return "block";
-  }
-  return "?";
-}
-
-const char *exprKindName(ExprKind kind) {
-  switch (kind) {
-  case ExprKind::Var: return "var";
-  case ExprKind::IntImm: return "int";
-  case ExprKind::FloatImm: return "float";
-  case ExprKind::StringImm: return "string";
-  case ExprKind::Binary: return "binary";
-  case ExprKind::Not: return "not";
-  case ExprKind::Select: return "select";
-  case ExprKind::Cast: return "cast";
-  case ExprKind::Ramp: return "ramp";
-  case ExprKind::Broadcast: return "broadcast";
-  case ExprKind::Let: return "let";
-  case ExprKind::Call: return "call";
-  case ExprKind::BufferLoad: return "buffer_load";
-  }
-  return "?";
-}
 
 // JSON has no infinities or NaN: those are written as the strings "inf", "-inf", "nan".
 Json floatValue(double value) {
@@ -92,7 +55,7 @@ Json attrJson(const AttrValue &value) {
   return nullptr;
 }
 
-class FunctionEmitter {
+class FunctionEmitter : private ExprFunctor<void(const Expr &, Json &)>, private StmtFunctor<void(const Stmt &, Json &)> {
 public:
   explicit FunctionEmitter(const SourceInfo *sources) : sources_(sources) {}
 
@@ -261,155 +224,123 @@ private:
       return varRef(static_cast<const VarNode *>(base));
     Json node = start(exprKindName(base->kind()), base->loc);
     node["dtype"] = base->type.str();
-    switch (base->kind()) {
-    case ExprKind::Var: break;
-    case ExprKind::IntImm: node["value"] = static_cast<const IntImmNode *>(base)->value; break;
-    case ExprKind::FloatImm: node["value"] = floatValue(static_cast<const FloatImmNode *>(base)->value); break;
-    case ExprKind::StringImm: node["value"] = static_cast<const StringImmNode *>(base)->value; break;
-    case ExprKind::Binary: {
-      const auto *op = static_cast<const BinaryNode *>(base);
-      node["op"] = binaryOpName(op->op);
-      node["a"] = expr(op->a);
-      node["b"] = expr(op->b);
-      break;
-    }
-    case ExprKind::Not: node["a"] = expr(static_cast<const NotNode *>(base)->a); break;
-    case ExprKind::Select: {
-      const auto *op = static_cast<const SelectNode *>(base);
-      node["condition"] = expr(op->condition);
-      node["true_value"] = expr(op->trueValue);
-      node["false_value"] = expr(op->falseValue);
-      break;
-    }
-    case ExprKind::Cast: node["value"] = expr(static_cast<const CastNode *>(base)->value); break;
-    case ExprKind::Ramp: {
-      const auto *op = static_cast<const RampNode *>(base);
-      node["base"] = expr(op->base);
-      node["stride"] = expr(op->stride);
-      node["lanes"] = op->lanes;
-      break;
-    }
-    case ExprKind::Broadcast: {
-      const auto *op = static_cast<const BroadcastNode *>(base);
-      node["value"] = expr(op->value);
-      node["lanes"] = op->lanes;
-      break;
-    }
-    case ExprKind::Let: {
-      const auto *op = static_cast<const LetNode *>(base);
-      node["var"] = varRef(op->var.get());
-      node["value"] = expr(op->value);
-      node["body"] = expr(op->body);
-      break;
-    }
-    case ExprKind::Call: {
-      const auto *op = static_cast<const CallNode *>(base);
-      node["op"] = op->op.str();
-      node["args"] = exprList(op->args);
-      break;
-    }
-    case ExprKind::BufferLoad: {
-      const auto *op = static_cast<const BufferLoadNode *>(base);
-      node["buffer"] = declareBuffer(*op->buffer, "implicit");
-      node["indices"] = exprList(op->indices);
-      break;
-    }
-    }
+    visitExpr(base, node);
     return node;
   }
 
   Json stmt(const Stmt &s) {
-    const StmtNode *base = s.get();
-    Json node = start(stmtKindName(base->kind()), base->loc);
-    switch (base->kind()) {
-    case StmtKind::BufferStore: {
-      const auto *op = static_cast<const BufferStoreNode *>(base);
-      node["buffer"] = declareBuffer(*op->buffer, "implicit");
-      node["indices"] = exprList(op->indices);
-      node["value"] = expr(op->value);
-      break;
-    }
-    case StmtKind::For: {
-      const auto *op = static_cast<const ForNode *>(base);
-      node["loop_var"] = varRef(op->loopVar.get());
-      node["min"] = expr(op->min);
-      node["extent"] = expr(op->extent);
-      node["for_kind"] = forKindName(op->forKind);
-      node["thread_tag"] = op->threadTag.empty() ? Json(nullptr) : Json(op->threadTag.str());
-      node["annotations"] = op->annotations.isNone() ? Json::object() : attrJson(op->annotations);
-      node["body"] = stmt(op->body);
-      break;
-    }
-    case StmtKind::While: {
-      const auto *op = static_cast<const WhileNode *>(base);
-      node["condition"] = expr(op->condition);
-      node["body"] = stmt(op->body);
-      break;
-    }
-    case StmtKind::IfThenElse: {
-      const auto *op = static_cast<const IfThenElseNode *>(base);
-      node["condition"] = expr(op->condition);
-      node["then"] = stmt(op->thenCase);
-      node["else"] = op->elseCase ? stmt(op->elseCase) : Json(nullptr);
-      break;
-    }
-    case StmtKind::LetStmt: {
-      const auto *op = static_cast<const LetStmtNode *>(base);
-      node["var"] = varRef(op->var.get());
-      node["value"] = expr(op->value);
-      node["body"] = stmt(op->body);
-      break;
-    }
-    case StmtKind::Allocate: {
-      const auto *op = static_cast<const AllocateNode *>(base);
-      node["buffer_var"] = varRef(op->bufferVar.get());
-      node["dtype"] = op->dtype.str();
-      node["extents"] = exprList(op->extents);
-      node["scope"] = op->scope.empty() ? "global" : op->scope.str();
-      node["body"] = stmt(op->body);
-      break;
-    }
-    case StmtKind::DeclBuffer: {
-      const auto *op = static_cast<const DeclBufferNode *>(base);
-      node["buffer"] = declareBuffer(*op->buffer, "decl_buffer");
-      node["allocates"] = op->allocates;
-      node["body"] = stmt(op->body);
-      break;
-    }
-    case StmtKind::AllocBuffer: {
-      const auto *op = static_cast<const AllocBufferNode *>(base);
-      node["buffer"] = declareBuffer(*op->buffer, "alloc_buffer");
-      node["body"] = stmt(op->body);
-      break;
-    }
-    case StmtKind::AttrStmt: {
-      const auto *op = static_cast<const AttrStmtNode *>(base);
-      node["node"] = op->reducer ? reducer(*op->reducer) : expr(op->node);
-      node["key"] = op->key.str();
-      if (op->isThreadLaunch())
-        node["thread_tag"] = op->threadTag.str();
-      node["value"] = expr(op->value);
-      node["body"] = stmt(op->body);
-      break;
-    }
-    case StmtKind::AssertStmt: {
-      const auto *op = static_cast<const AssertStmtNode *>(base);
-      node["condition"] = expr(op->condition);
-      node["message"] = op->message;
-      break;
-    }
-    case StmtKind::Evaluate: node["value"] = expr(static_cast<const EvaluateNode *>(base)->value); break;
-    case StmtKind::SeqStmt: {
-      Json list = Json::array();
-      for (const Stmt &child : static_cast<const SeqStmtNode *>(base)->stmts)
-        list.push_back(stmt(child));
-      node["stmts"] = std::move(list);
-      break;
-    }
-    case StmtKind::Block: block(*static_cast<const BlockNode *>(base), node); break;
-    }
+    Json node = start(stmtKindName(s->kind()), s->loc);
+    visitStmt(s, node);
     return node;
   }
+
+  // ---- the fields of each expression (ExprFunctor); variables are references (varRef) ----
+
+  void visitVar(const VarNode *, Json &) override {}
+  void visitIntImm(const IntImmNode *op, Json &node) override { node["value"] = op->value; }
+  void visitFloatImm(const FloatImmNode *op, Json &node) override { node["value"] = floatValue(op->value); }
+  void visitStringImm(const StringImmNode *op, Json &node) override { node["value"] = op->value; }
+  void visitBinary(const BinaryNode *op, Json &node) override {
+    node["op"] = binaryOpName(op->op);
+    node["a"] = expr(op->a);
+    node["b"] = expr(op->b);
+  }
+  void visitNot(const NotNode *op, Json &node) override { node["a"] = expr(op->a); }
+  void visitSelect(const SelectNode *op, Json &node) override {
+    node["condition"] = expr(op->condition);
+    node["true_value"] = expr(op->trueValue);
+    node["false_value"] = expr(op->falseValue);
+  }
+  void visitCast(const CastNode *op, Json &node) override { node["value"] = expr(op->value); }
+  void visitRamp(const RampNode *op, Json &node) override {
+    node["base"] = expr(op->base);
+    node["stride"] = expr(op->stride);
+    node["lanes"] = op->lanes;
+  }
+  void visitBroadcast(const BroadcastNode *op, Json &node) override {
+    node["value"] = expr(op->value);
+    node["lanes"] = op->lanes;
+  }
+  void visitLet(const LetNode *op, Json &node) override {
+    node["var"] = varRef(op->var.get());
+    node["value"] = expr(op->value);
+    node["body"] = expr(op->body);
+  }
+  void visitCall(const CallNode *op, Json &node) override {
+    node["op"] = op->op.str();
+    node["args"] = exprList(op->args);
+  }
+  void visitBufferLoad(const BufferLoadNode *op, Json &node) override {
+    node["buffer"] = declareBuffer(*op->buffer, "implicit");
+    node["indices"] = exprList(op->indices);
+  }
+
+  // ---- the fields of each statement (StmtFunctor) ----
+
+  void visitBufferStore(const BufferStoreNode *op, Json &node) override {
+    node["buffer"] = declareBuffer(*op->buffer, "implicit");
+    node["indices"] = exprList(op->indices);
+    node["value"] = expr(op->value);
+  }
+  void visitFor(const ForNode *op, Json &node) override {
+    node["loop_var"] = varRef(op->loopVar.get());
+    node["min"] = expr(op->min);
+    node["extent"] = expr(op->extent);
+    node["for_kind"] = forKindName(op->forKind);
+    node["thread_tag"] = op->threadTag.empty() ? Json(nullptr) : Json(op->threadTag.str());
+    node["annotations"] = op->annotations.isNone() ? Json::object() : attrJson(op->annotations);
+    node["body"] = stmt(op->body);
+  }
+  void visitWhile(const WhileNode *op, Json &node) override {
+    node["condition"] = expr(op->condition);
+    node["body"] = stmt(op->body);
+  }
+  void visitIfThenElse(const IfThenElseNode *op, Json &node) override {
+    node["condition"] = expr(op->condition);
+    node["then"] = stmt(op->thenCase);
+    node["else"] = op->elseCase ? stmt(op->elseCase) : Json(nullptr);
+  }
+  void visitLetStmt(const LetStmtNode *op, Json &node) override {
+    node["var"] = varRef(op->var.get());
+    node["value"] = expr(op->value);
+    node["body"] = stmt(op->body);
+  }
+  void visitAllocate(const AllocateNode *op, Json &node) override {
+    node["buffer_var"] = varRef(op->bufferVar.get());
+    node["dtype"] = op->dtype.str();
+    node["extents"] = exprList(op->extents);
+    node["scope"] = op->scope.empty() ? "global" : op->scope.str();
+    node["body"] = stmt(op->body);
+  }
+  void visitDeclBuffer(const DeclBufferNode *op, Json &node) override {
+    node["buffer"] = declareBuffer(*op->buffer, "decl_buffer");
+    node["allocates"] = op->allocates;
+    node["body"] = stmt(op->body);
+  }
+  void visitAllocBuffer(const AllocBufferNode *op, Json &node) override {
+    node["buffer"] = declareBuffer(*op->buffer, "alloc_buffer");
+    node["body"] = stmt(op->body);
+  }
+  void visitAttrStmt(const AttrStmtNode *op, Json &node) override {
+    node["node"] = op->reducer ? reducer(*op->reducer) : expr(op->node);
+    node["key"] = op->key.str();
+    if (op->isThreadLaunch())
+      node["thread_tag"] = op->threadTag.str();
+    node["value"] = expr(op->value);
+    node["body"] = stmt(op->body);
+  }
+  void visitAssertStmt(const AssertStmtNode *op, Json &node) override {
+    node["condition"] = expr(op->condition);
+    node["message"] = op->message;
+  }
+  void visitEvaluate(const EvaluateNode *op, Json &node) override { node["value"] = expr(op->value); }
+  void visitSeqStmt(const SeqStmtNode *op, Json &node) override {
+    Json list = Json::array();
+    for (const Stmt &child : op->stmts)
+      list.push_back(stmt(child));
+    node["stmts"] = std::move(list);
+  }
+  void visitBlock(const BlockNode *op, Json &node) override { block(*op, node); }
 
   Json region(const BufferRegion &r) {
     Json ranges = Json::array();

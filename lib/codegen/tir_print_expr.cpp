@@ -205,68 +205,68 @@ bool printsBare(const Expr &e) {
 }
 } // namespace
 
-void ScriptPrinter::printBinary(const BinaryNode &node) {
-  if (const char *infix = infixSpelling(node.op, node.a->type)) {
-    int precedence = binaryPrecedence(node.op, node.a->type);
-    if (printsBare(node.a) && printsBare(node.b)) {
+void ScriptPrinter::visitBinary(const BinaryNode *node) {
+  if (const char *infix = infixSpelling(node->op, node->a->type)) {
+    int precedence = binaryPrecedence(node->op, node->a->type);
+    if (printsBare(node->a) && printsBare(node->b)) {
       // `2 * 3` would be Python arithmetic, folded when parsed: spelling one operand as a TIR
       // constant keeps the operation (and the round trip).
       out_ += "T.int32(";
-      appendInt(out_, static_cast<const IntImmNode &>(*node.a).value);
+      appendInt(out_, static_cast<const IntImmNode &>(*node->a).value);
       out_ += ')';
     } else {
-      printExprPrec(node.a.get(), precedence, precedence == kPrecCompare);
+      printExprPrec(node->a.get(), precedence, precedence == kPrecCompare);
     }
     out_ += infix;
-    printExprPrec(node.b.get(), precedence, true);
+    printExprPrec(node->b.get(), precedence, true);
     return;
   }
-  out_ += callSpelling(node.op);
-  printExprPrec(node.a.get(), 0, false);
+  out_ += callSpelling(node->op);
+  printExprPrec(node->a.get(), 0, false);
   out_ += ", ";
-  printExprPrec(node.b.get(), 0, false);
+  printExprPrec(node->b.get(), 0, false);
   out_ += ')';
 }
 
-void ScriptPrinter::printCall(const CallNode &node) {
-  const IntrinsicInfo *info = node.intrinsic;
+void ScriptPrinter::visitCall(const CallNode *node) {
+  const IntrinsicInfo *info = node->intrinsic;
   if (info && info->level == OperatorLevel::Unary) {
     out_ += info->operatorText;
     // A bare int32 operand would be Python's ~ on a number, folded when parsed.
-    if (printsBare(node.args[0])) {
+    if (printsBare(node->args[0])) {
       out_ += "T.int32(";
-      appendInt(out_, static_cast<const IntImmNode &>(*node.args[0]).value);
+      appendInt(out_, static_cast<const IntImmNode &>(*node->args[0]).value);
       out_ += ')';
     } else {
-      printExprPrec(node.args[0].get(), kPrecUnary, false);
+      printExprPrec(node->args[0].get(), kPrecUnary, false);
     }
     return;
   }
   if (info && info->level != OperatorLevel::None) {
-    int precedence = callPrecedence(&node);
-    if (printsBare(node.args[0]) && printsBare(node.args[1])) {
+    int precedence = callPrecedence(node);
+    if (printsBare(node->args[0]) && printsBare(node->args[1])) {
       out_ += "T.int32(";
-      appendInt(out_, static_cast<const IntImmNode &>(*node.args[0]).value);
+      appendInt(out_, static_cast<const IntImmNode &>(*node->args[0]).value);
       out_ += ')';
     } else {
-      printExprPrec(node.args[0].get(), precedence, false);
+      printExprPrec(node->args[0].get(), precedence, false);
     }
     out_ += info->operatorText;
-    printExprPrec(node.args[1].get(), precedence, true);
+    printExprPrec(node->args[1].get(), precedence, true);
     return;
   }
   out_ += "T.";
-  out_ += node.op.view();
+  out_ += node->op.view();
   if (info && hasDeclaredType(*info)) {
     out_ += '(';
-    out_ += typeSpelling(node.type).quoted;
-    if (!node.args.empty())
+    out_ += typeSpelling(node->type).quoted;
+    if (!node->args.empty())
       out_ += ", ";
-    printExprList(node.args);
+    printExprList(node->args);
     out_ += ')';
     return;
   }
-  printCallArgs(node.args);
+  printCallArgs(node->args);
 }
 
 void ScriptPrinter::printExprPrec(const ExprNode *expr, int context, bool parenthesizeEqual) {
@@ -293,85 +293,73 @@ void ScriptPrinter::printCompoundExpr(const ExprNode *expr, int context, bool pa
   bool parens = precedence < context || (parenthesizeEqual && precedence == context);
   if (parens)
     out_ += '(';
-  switch (expr->kind()) {
-  case ExprKind::Var: out_ += varName(static_cast<const VarNode *>(expr)); break;
-  case ExprKind::IntImm: {
-    const auto *node = static_cast<const IntImmNode *>(expr);
-    printIntLiteral(node->type, node->value);
-    break;
-  }
-  case ExprKind::FloatImm: {
-    const auto *node = static_cast<const FloatImmNode *>(expr);
-    appendFloatLiteral(out_, node->value, node->type);
-    break;
-  }
-  case ExprKind::StringImm: appendQuoted(out_, static_cast<const StringImmNode *>(expr)->value); break;
-  case ExprKind::Binary: printBinary(*static_cast<const BinaryNode *>(expr)); break;
-  case ExprKind::Not:
-    out_ += "not ";
-    printExprPrec(static_cast<const NotNode *>(expr)->a.get(), kPrecNot, false);
-    break;
-  case ExprKind::Select: {
-    const auto *node = static_cast<const SelectNode *>(expr);
-    out_ += "T.Select(";
-    printExpr(node->condition);
-    out_ += ", ";
-    printExpr(node->trueValue);
-    out_ += ", ";
-    printExpr(node->falseValue);
-    out_ += ')';
-    break;
-  }
-  case ExprKind::Cast: {
-    const auto *node = static_cast<const CastNode *>(expr);
-    out_ += "T.Cast(";
-    out_ += typeSpelling(node->type).quoted;
-    out_ += ", ";
-    printExpr(node->value);
-    out_ += ')';
-    break;
-  }
-  case ExprKind::Ramp: {
-    const auto *node = static_cast<const RampNode *>(expr);
-    out_ += "T.Ramp(";
-    printExpr(node->base);
-    out_ += ", ";
-    printExpr(node->stride);
-    out_ += ", ";
-    appendInt(out_, node->lanes);
-    out_ += ')';
-    break;
-  }
-  case ExprKind::Broadcast: {
-    const auto *node = static_cast<const BroadcastNode *>(expr);
-    out_ += "T.Broadcast(";
-    printExpr(node->value);
-    out_ += ", ";
-    appendInt(out_, node->lanes);
-    out_ += ')';
-    break;
-  }
-  case ExprKind::Let: {
-    const auto *node = static_cast<const LetNode *>(expr);
-    std::string_view name = bindVar(node->var.get());
-    out_ += "T.Let(";
-    printExpr(node->body);
-    out_ += ", where={";
-    out_ += name;
-    out_ += ": ";
-    printExpr(node->value);
-    out_ += "})";
-    break;
-  }
-  case ExprKind::Call: printCall(*static_cast<const CallNode *>(expr)); break;
-  case ExprKind::BufferLoad: {
-    const auto *node = static_cast<const BufferLoadNode *>(expr);
-    printAccess(node->buffer.get(), node->indices);
-    break;
-  }
-  }
+  visitExpr(expr);
   if (parens)
     out_ += ')';
 }
+
+// ---- one method per node (ExprFunctor), without the parentheses printCompoundExpr adds ----
+
+void ScriptPrinter::visitVar(const VarNode *node) { out_ += varName(node); }
+
+void ScriptPrinter::visitIntImm(const IntImmNode *node) { printIntLiteral(node->type, node->value); }
+
+void ScriptPrinter::visitFloatImm(const FloatImmNode *node) { appendFloatLiteral(out_, node->value, node->type); }
+
+void ScriptPrinter::visitStringImm(const StringImmNode *node) { appendQuoted(out_, node->value); }
+
+void ScriptPrinter::visitNot(const NotNode *node) {
+  out_ += "not ";
+  printExprPrec(node->a.get(), kPrecNot, false);
+}
+
+void ScriptPrinter::visitSelect(const SelectNode *node) {
+  out_ += "T.Select(";
+  printExpr(node->condition);
+  out_ += ", ";
+  printExpr(node->trueValue);
+  out_ += ", ";
+  printExpr(node->falseValue);
+  out_ += ')';
+}
+
+void ScriptPrinter::visitCast(const CastNode *node) {
+  out_ += "T.Cast(";
+  out_ += typeSpelling(node->type).quoted;
+  out_ += ", ";
+  printExpr(node->value);
+  out_ += ')';
+}
+
+void ScriptPrinter::visitRamp(const RampNode *node) {
+  out_ += "T.Ramp(";
+  printExpr(node->base);
+  out_ += ", ";
+  printExpr(node->stride);
+  out_ += ", ";
+  appendInt(out_, node->lanes);
+  out_ += ')';
+}
+
+void ScriptPrinter::visitBroadcast(const BroadcastNode *node) {
+  out_ += "T.Broadcast(";
+  printExpr(node->value);
+  out_ += ", ";
+  appendInt(out_, node->lanes);
+  out_ += ')';
+}
+
+void ScriptPrinter::visitLet(const LetNode *node) {
+  std::string_view name = bindVar(node->var.get());
+  out_ += "T.Let(";
+  printExpr(node->body);
+  out_ += ", where={";
+  out_ += name;
+  out_ += ": ";
+  printExpr(node->value);
+  out_ += "})";
+}
+
+void ScriptPrinter::visitBufferLoad(const BufferLoadNode *node) { printAccess(node->buffer.get(), node->indices); }
 
 } // namespace tirlower

@@ -362,152 +362,153 @@ void ScriptPrinter::printBlock(const BlockNode &block) {
 void ScriptPrinter::printStmt(const Stmt &stmt) { printStmtAt(stmt.get(), true); }
 
 void ScriptPrinter::printStmtAt(const StmtNode *s, bool tail) {
-  // Declarations scope the rest of the block: print them as a chain, not by recursion.
-  for (;;) {
-    switch (s->kind()) {
-    case StmtKind::LetStmt: {
-      const auto *node = static_cast<const LetStmtNode *>(s);
-      std::string_view name = bindVar(node->var.get());
-      indent();
-      out_ += name;
-      out_ += ": ";
-      printTypeAnnotation(*node->var);
-      out_ += " = ";
-      printExpr(node->value);
-      newline();
-      s = node->body.get();
-      continue;
-    }
-    case StmtKind::Allocate: {
-      const auto *node = static_cast<const AllocateNode *>(s);
-      std::string_view name = bindVar(node->bufferVar.get());
-      indent();
-      out_ += name;
-      out_ += " = T.allocate([";
-      printExprList(node->extents);
-      out_ += "], ";
-      out_ += typeSpelling(node->dtype).quoted;
-      out_ += ", ";
-      appendQuoted(out_, node->scope.empty() ? std::string_view("global") : node->scope.view());
-      out_ += ")\n";
-      s = node->body.get();
-      continue;
-    }
-    case StmtKind::DeclBuffer: {
-      const auto *node = static_cast<const DeclBufferNode *>(s);
-      // The data variable prints before the buffer is bound: `B = T.decl_buffer(..., data=B.data)`
-      // must name the earlier binding of B.
-      std::optional<std::string_view> data;
-      if (!node->allocates)
-        data = varName(node->buffer->data.get());
-      std::string_view name = bindBuffer(node->buffer.get());
-      if (node->allocates)
-        defineDataVar(node->buffer.get(), name, true);
-      indent();
-      out_ += name;
-      out_ += " = T.decl_buffer(";
-      printBufferArgs(*node->buffer, data);
-      out_ += ")\n";
-      printTransformsOf(node->buffer.get());
-      s = node->body.get();
-      continue;
-    }
-    case StmtKind::AllocBuffer: {
-      const auto *node = static_cast<const AllocBufferNode *>(s);
-      std::string_view name = bindBuffer(node->buffer.get());
-      defineDataVar(node->buffer.get(), name, true);
-      indent();
-      out_ += name;
-      out_ += " = T.alloc_buffer(";
-      printBufferArgs(*node->buffer, std::nullopt);
-      out_ += ")\n";
-      printTransformsOf(node->buffer.get());
-      s = node->body.get();
-      continue;
-    }
-    case StmtKind::SeqStmt: {
-      const auto *node = static_cast<const SeqStmtNode *>(s);
-      if (node->stmts.empty()) {
-        indent();
-        out_ += "T.evaluate(0)\n";
-      }
-      for (size_t k = 0; k < node->stmts.size(); ++k)
-        printStmtAt(node->stmts[k].get(), tail && k + 1 == node->stmts.size());
-      return;
-    }
-    case StmtKind::BufferStore: {
-      const auto *node = static_cast<const BufferStoreNode *>(s);
-      indent();
-      printAccess(node->buffer.get(), node->indices);
-      out_ += " = ";
-      printExpr(node->value);
-      newline();
-      return;
-    }
-    case StmtKind::For: printFor(*static_cast<const ForNode *>(s)); return;
-    case StmtKind::While: {
-      const auto *node = static_cast<const WhileNode *>(s);
-      indent();
-      out_ += "while ";
-      printExpr(node->condition);
-      out_ += ":\n";
-      printBody(node->body);
-      return;
-    }
-    case StmtKind::IfThenElse: {
-      const auto *node = static_cast<const IfThenElseNode *>(s);
-      indent();
-      out_ += "if ";
-      printExpr(node->condition);
-      out_ += ":\n";
-      printBody(node->thenCase);
-      if (node->elseCase) {
-        indent();
-        out_ += "else:\n";
-        printBody(node->elseCase);
-      }
-      return;
-    }
-    case StmtKind::AttrStmt: {
-      const auto *node = static_cast<const AttrStmtNode *>(s);
-      printAttr(*node, tail);
-      if (tail) {
-        s = node->body.get();
-        continue;
-      }
-      printBody(node->body);
-      return;
-    }
-    case StmtKind::AssertStmt: {
-      const auto *node = static_cast<const AssertStmtNode *>(s);
-      indent();
-      out_ += "assert ";
-      printExpr(node->condition);
-      out_ += ", ";
-      appendQuoted(out_, node->message);
-      newline();
-      return;
-    }
-    case StmtKind::Block: printBlock(*static_cast<const BlockNode *>(s)); return;
-    case StmtKind::Evaluate: {
-      // The thread intrinsics are statements in TVMScript: TVM prints them without T.evaluate.
-      const Expr &value = static_cast<const EvaluateNode *>(s)->value;
-      const auto *call = value.as<CallNode>();
-      bool bare = call && (call->op.view() == "tvm_storage_sync" || call->op.view() == "tvm_thread_allreduce");
-      indent();
-      if (bare) {
-        printExpr(value);
-        newline();
-        return;
-      }
-      out_ += "T.evaluate(";
-      printExpr(value);
-      out_ += ")\n";
-      return;
-    }
-    }
-    return;
+  // Declarations scope the rest of the block: print them as a chain, not by recursion. Each
+  // method returns the statement to print next at the same level, or null.
+  while (s)
+    s = visitStmt(s, tail);
+}
+
+const StmtNode *ScriptPrinter::visitLetStmt(const LetStmtNode *node, bool) {
+  std::string_view name = bindVar(node->var.get());
+  indent();
+  out_ += name;
+  out_ += ": ";
+  printTypeAnnotation(*node->var);
+  out_ += " = ";
+  printExpr(node->value);
+  newline();
+  return node->body.get();
+}
+
+const StmtNode *ScriptPrinter::visitAllocate(const AllocateNode *node, bool) {
+  std::string_view name = bindVar(node->bufferVar.get());
+  indent();
+  out_ += name;
+  out_ += " = T.allocate([";
+  printExprList(node->extents);
+  out_ += "], ";
+  out_ += typeSpelling(node->dtype).quoted;
+  out_ += ", ";
+  appendQuoted(out_, node->scope.empty() ? std::string_view("global") : node->scope.view());
+  out_ += ")\n";
+  return node->body.get();
+}
+
+const StmtNode *ScriptPrinter::visitDeclBuffer(const DeclBufferNode *node, bool) {
+  // The data variable prints before the buffer is bound: `B = T.decl_buffer(..., data=B.data)`
+  // must name the earlier binding of B.
+  std::optional<std::string_view> data;
+  if (!node->allocates)
+    data = varName(node->buffer->data.get());
+  std::string_view name = bindBuffer(node->buffer.get());
+  if (node->allocates)
+    defineDataVar(node->buffer.get(), name, true);
+  indent();
+  out_ += name;
+  out_ += " = T.decl_buffer(";
+  printBufferArgs(*node->buffer, data);
+  out_ += ")\n";
+  printTransformsOf(node->buffer.get());
+  return node->body.get();
+}
+
+const StmtNode *ScriptPrinter::visitAllocBuffer(const AllocBufferNode *node, bool) {
+  std::string_view name = bindBuffer(node->buffer.get());
+  defineDataVar(node->buffer.get(), name, true);
+  indent();
+  out_ += name;
+  out_ += " = T.alloc_buffer(";
+  printBufferArgs(*node->buffer, std::nullopt);
+  out_ += ")\n";
+  printTransformsOf(node->buffer.get());
+  return node->body.get();
+}
+
+const StmtNode *ScriptPrinter::visitSeqStmt(const SeqStmtNode *node, bool tail) {
+  if (node->stmts.empty()) {
+    indent();
+    out_ += "T.evaluate(0)\n";
   }
+  for (size_t k = 0; k < node->stmts.size(); ++k)
+    printStmtAt(node->stmts[k].get(), tail && k + 1 == node->stmts.size());
+  return nullptr;
+}
+
+const StmtNode *ScriptPrinter::visitBufferStore(const BufferStoreNode *node, bool) {
+  indent();
+  printAccess(node->buffer.get(), node->indices);
+  out_ += " = ";
+  printExpr(node->value);
+  newline();
+  return nullptr;
+}
+
+const StmtNode *ScriptPrinter::visitFor(const ForNode *node, bool) {
+  printFor(*node);
+  return nullptr;
+}
+
+const StmtNode *ScriptPrinter::visitWhile(const WhileNode *node, bool) {
+  indent();
+  out_ += "while ";
+  printExpr(node->condition);
+  out_ += ":\n";
+  printBody(node->body);
+  return nullptr;
+}
+
+const StmtNode *ScriptPrinter::visitIfThenElse(const IfThenElseNode *node, bool) {
+  indent();
+  out_ += "if ";
+  printExpr(node->condition);
+  out_ += ":\n";
+  printBody(node->thenCase);
+  if (node->elseCase) {
+    indent();
+    out_ += "else:\n";
+    printBody(node->elseCase);
+  }
+  return nullptr;
+}
+
+const StmtNode *ScriptPrinter::visitAttrStmt(const AttrStmtNode *node, bool tail) {
+  printAttr(*node, tail);
+  if (tail)
+    return node->body.get();
+  printBody(node->body);
+  return nullptr;
+}
+
+const StmtNode *ScriptPrinter::visitAssertStmt(const AssertStmtNode *node, bool) {
+  indent();
+  out_ += "assert ";
+  printExpr(node->condition);
+  out_ += ", ";
+  appendQuoted(out_, node->message);
+  newline();
+  return nullptr;
+}
+
+const StmtNode *ScriptPrinter::visitBlock(const BlockNode *node, bool) {
+  printBlock(*node);
+  return nullptr;
+}
+
+const StmtNode *ScriptPrinter::visitEvaluate(const EvaluateNode *node, bool) {
+  // The thread intrinsics are statements in TVMScript: TVM prints them without T.evaluate.
+  const Expr &value = node->value;
+  const auto *call = value.as<CallNode>();
+  bool bare = call && (call->op.view() == "tvm_storage_sync" || call->op.view() == "tvm_thread_allreduce");
+  indent();
+  if (bare) {
+    printExpr(value);
+    newline();
+    return nullptr;
+  }
+  out_ += "T.evaluate(";
+  printExpr(value);
+  out_ += ")\n";
+  return nullptr;
 }
 
 // A thread launch prints as TVM prints it: `v = T.launch_thread("threadIdx.x", 8)` binding v,

@@ -11,10 +11,15 @@
 
 #include "codegen/tir_names.h"
 #include "ir/function.h"
+#include "ir/functor.h"
 
 namespace tirlower {
 
-class ScriptPrinter {
+// One method per node kind: statements through StmtFunctor (returning the statement to print
+// next at the same level, so declaration chains print without recursion), expressions through
+// ExprFunctor (the node's text, without the parentheses its context may need).
+class ScriptPrinter : private StmtFunctor<const StmtNode *(const Stmt &, bool)>,
+                      private ExprFunctor<void(const Expr &)> {
 public:
   explicit ScriptPrinter(bool plainNames, ScriptSpelling spelling = ScriptSpelling::Tir)
       : plain_(plainNames), tirx_(spelling == ScriptSpelling::Tirx) {}
@@ -58,6 +63,19 @@ private:
   // `tail`: nothing follows the statement in its block, so a declaration-like attribute prints
   // in the concise form that scopes the rest of the block (as TVM prints it).
   void printStmtAt(const StmtNode *stmt, bool tail);
+  const StmtNode *visitLetStmt(const LetStmtNode *node, bool tail) override;
+  const StmtNode *visitAllocate(const AllocateNode *node, bool tail) override;
+  const StmtNode *visitDeclBuffer(const DeclBufferNode *node, bool tail) override;
+  const StmtNode *visitAllocBuffer(const AllocBufferNode *node, bool tail) override;
+  const StmtNode *visitSeqStmt(const SeqStmtNode *node, bool tail) override;
+  const StmtNode *visitBufferStore(const BufferStoreNode *node, bool tail) override;
+  const StmtNode *visitFor(const ForNode *node, bool tail) override;
+  const StmtNode *visitWhile(const WhileNode *node, bool tail) override;
+  const StmtNode *visitIfThenElse(const IfThenElseNode *node, bool tail) override;
+  const StmtNode *visitAttrStmt(const AttrStmtNode *node, bool tail) override;
+  const StmtNode *visitAssertStmt(const AssertStmtNode *node, bool tail) override;
+  const StmtNode *visitBlock(const BlockNode *node, bool tail) override;
+  const StmtNode *visitEvaluate(const EvaluateNode *node, bool tail) override;
   // The line of an attribute (and the declaration of a variable it names before binding it);
   // `concise`: without `with` and `:`.
   void printAttr(const AttrStmtNode &attr, bool concise);
@@ -78,8 +96,19 @@ private:
   void printExprPrec(const ExprNode *expr, int context, bool parenthesizeEqual);
   // printExprPrec for the other kinds than variables and int32 literals.
   void printCompoundExpr(const ExprNode *expr, int context, bool parenthesizeEqual);
-  void printBinary(const BinaryNode &node);
-  void printCall(const CallNode &node);
+  void visitVar(const VarNode *node) override;
+  void visitIntImm(const IntImmNode *node) override;
+  void visitFloatImm(const FloatImmNode *node) override;
+  void visitStringImm(const StringImmNode *node) override;
+  void visitBinary(const BinaryNode *node) override;
+  void visitNot(const NotNode *node) override;
+  void visitSelect(const SelectNode *node) override;
+  void visitCast(const CastNode *node) override;
+  void visitRamp(const RampNode *node) override;
+  void visitBroadcast(const BroadcastNode *node) override;
+  void visitLet(const LetNode *node) override;
+  void visitCall(const CallNode *node) override;
+  void visitBufferLoad(const BufferLoadNode *node) override;
   void printCallArgs(const std::vector<Expr> &args);
   void printExprList(const std::vector<Expr> &exprs);
   void printShape(const std::vector<Expr> &shape); // (16,) (16, 64) ()

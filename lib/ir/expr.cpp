@@ -227,4 +227,23 @@ const int64_t *asConstInt(const Expr &e) {
   return nullptr;
 }
 
+const char *exprKindName(ExprKind kind) {
+  switch (kind) {
+  case ExprKind::Var: return "var";
+  case ExprKind::IntImm: return "int";
+  case ExprKind::FloatImm: return "float";
+  case ExprKind::StringImm: return "string";
+  case ExprKind::Binary: return "binary";
+  case ExprKind::Not: return "not";
+  case ExprKind::Select: return "select";
+  case ExprKind::Cast: return "cast";
+  case ExprKind::Ramp: return "ramp";
+  case ExprKind::Broadcast: return "broadcast";
+  case ExprKind::Let: return "let";
+  case ExprKind::Call: return "call";
+  case ExprKind::BufferLoad: return "buffer_load";
+  }
+  return "?";
+}
+
 } // namespace tirlower

@@ -48,6 +48,7 @@ private:
   ExprKind kind_;
 };
 using Expr = Ref<ExprNode>;
+const char *exprKindName(ExprKind kind); // "var", "int", "buffer_load", ... (JSON and messages)
 
 class BufferNode;
 using Buffer = Ref<BufferNode>;

@@ -395,4 +395,24 @@ const StmtNode *scopedBody(const StmtNode &stmt) {
   }
 }
 
+
+const char *stmtKindName(StmtKind kind) {
+  switch (kind) {
+  case StmtKind::BufferStore: return "buffer_store";
+  case StmtKind::For: return "for";
+  case StmtKind::While: return "while";
+  case StmtKind::IfThenElse: return "if_then_else";
+  case StmtKind::LetStmt: return "let_stmt";
+  case StmtKind::Allocate: return "allocate";
+  case StmtKind::DeclBuffer: return "decl_buffer";
+  case StmtKind::AllocBuffer: return "alloc_buffer";
+  case StmtKind::AttrStmt: return "attr";
+  case StmtKind::AssertStmt: return "assert";
+  case StmtKind::Evaluate: return "evaluate";
+  case StmtKind::SeqStmt: return "seq";
+  case StmtKind::Block: return "block";
+  }
+  return "?";
+}
+
 } // namespace tirlower

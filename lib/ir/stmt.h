@@ -39,6 +39,7 @@ private:
   StmtKind kind_;
 };
 using Stmt = Ref<StmtNode>;
+const char *stmtKindName(StmtKind kind); // "buffer_store", "for", "seq", ... (JSON and messages)
 
 class BufferStoreNode : public StmtNode {
 public:

@@ -21,45 +21,45 @@ std::string KernelEmitter::typeName(DataType type, SourceRange where) {
   return openclTypeName(type, where);
 }
 
-std::string KernelEmitter::expr(const Expr &e) {
-  switch (e->kind()) {
-  case ExprKind::Var: return nameOf(e.as<VarNode>(), e->loc);
-  case ExprKind::IntImm: return openclIntLiteral(e->type, e.as<IntImmNode>()->value);
-  case ExprKind::FloatImm: support_.noteType(e->type); return openclFloatLiteral(e->type, e.as<FloatImmNode>()->value);
-  case ExprKind::StringImm: fail(e->loc, "a string is not a value in OpenCL C");
-  case ExprKind::Binary: return binary(e.as<BinaryNode>());
-  case ExprKind::Not: {
-    const auto *op = e.as<NotNode>();
-    return std::string(e->type.isVector() ? "(~" : "(!") + expr(op->a) + ")";
-  }
-  case ExprKind::Select: {
-    const auto *op = e.as<SelectNode>();
-    return select(op->condition, op->trueValue, op->falseValue, op->loc);
-  }
-  case ExprKind::Cast: return cast(e.as<CastNode>());
-  case ExprKind::Ramp: return ramp(e.as<RampNode>());
-  case ExprKind::Broadcast: {
-    const auto *op = e.as<BroadcastNode>();
-    std::string t = typeName(e->type, e->loc);
-    if (e->type.isBool())
-      return "((" + t + ")(-(int)(" + expr(op->value) + ")))";
-    return "((" + t + ")(" + expr(op->value) + "))";
-  }
-  case ExprKind::Let: {
-    // OpenCL C has no statement expressions: the binding becomes a declaration before the
-    // statement that uses it.
-    const auto *op = e.as<LetNode>();
-    std::string value = expr(op->value);
-    std::string name = bind(op->var.get(), op->var->name.view());
-    if (std::optional<IntRanges::Range> r = ranges_.of(op->value))
-      ranges_.set(op->var.get(), *r);
-    line("const " + typeName(op->var->type, op->loc) + " " + name + " = " + value + ";");
-    return expr(op->body);
-  }
-  case ExprKind::Call: return call(e.as<CallNode>());
-  case ExprKind::BufferLoad: return load(e.as<BufferLoadNode>());
-  }
-  return "";
+std::string KernelEmitter::expr(const Expr &e) { return visitExpr(e); }
+
+std::string KernelEmitter::visitVar(const VarNode *op) { return nameOf(op, op->loc); }
+
+std::string KernelEmitter::visitIntImm(const IntImmNode *op) { return openclIntLiteral(op->type, op->value); }
+
+std::string KernelEmitter::visitFloatImm(const FloatImmNode *op) {
+  support_.noteType(op->type);
+  return openclFloatLiteral(op->type, op->value);
+}
+
+std::string KernelEmitter::visitStringImm(const StringImmNode *op) {
+  fail(op->loc, "a string is not a value in OpenCL C");
+}
+
+std::string KernelEmitter::visitNot(const NotNode *op) {
+  return std::string(op->type.isVector() ? "(~" : "(!") + expr(op->a) + ")";
+}
+
+std::string KernelEmitter::visitSelect(const SelectNode *op) {
+  return select(op->condition, op->trueValue, op->falseValue, op->loc);
+}
+
+std::string KernelEmitter::visitBroadcast(const BroadcastNode *op) {
+  std::string t = typeName(op->type, op->loc);
+  if (op->type.isBool())
+    return "((" + t + ")(-(int)(" + expr(op->value) + ")))";
+  return "((" + t + ")(" + expr(op->value) + "))";
+}
+
+std::string KernelEmitter::visitLet(const LetNode *op) {
+  // OpenCL C has no statement expressions: the binding becomes a declaration before the
+  // statement that uses it.
+  std::string value = expr(op->value);
+  std::string name = bind(op->var.get(), op->var->name.view());
+  if (std::optional<IntRanges::Range> r = ranges_.of(op->value))
+    ranges_.set(op->var.get(), *r);
+  line("const " + typeName(op->var->type, op->loc) + " " + name + " = " + value + ";");
+  return expr(op->body);
 }
 
 std::string KernelEmitter::bare(const Expr &e) {
@@ -75,7 +75,7 @@ std::string KernelEmitter::bare(const Expr &e) {
   return text.substr(1, text.size() - 2);
 }
 
-std::string KernelEmitter::binary(const BinaryNode *op) {
+std::string KernelEmitter::visitBinary(const BinaryNode *op) {
   DataType t = op->a->type;
   bool vector = t.isVector();
   auto call2 = [&](const std::string &fn) { return fn + "(" + expr(op->a) + ", " + expr(op->b) + ")"; };
@@ -164,7 +164,7 @@ std::string KernelEmitter::unsignedText(const Expr &e) {
 }
 
 // base + (0, 1, 2, 3) * stride; wrapping where a lane may leave a signed type's range.
-std::string KernelEmitter::ramp(const RampNode *op) {
+std::string KernelEmitter::visitRamp(const RampNode *op) {
   DataType type = op->type;
   std::string t = typeName(type, op->loc), lanes;
   const int64_t *stride = asConstInt(op->stride);
@@ -200,7 +200,7 @@ std::string KernelEmitter::ramp(const RampNode *op) {
   return "as_" + t + "((" + ut + ")(" + unsignedText(op->base) + ") + " + offsets + ")";
 }
 
-std::string KernelEmitter::cast(const CastNode *op) {
+std::string KernelEmitter::visitCast(const CastNode *op) {
   DataType from = op->value->type, to = op->type;
   std::string value = expr(op->value);
   if (from == to)
@@ -234,7 +234,7 @@ std::string KernelEmitter::select(const Expr &condition, const Expr &trueValue, 
 
 // Intrinsic calls, spelled as the intrinsic table says: the OpenCL C builtin (which takes
 // vectors as they are), else the table's expansion, else code of its own here.
-std::string KernelEmitter::call(const CallNode *op) {
+std::string KernelEmitter::visitCall(const CallNode *op) {
   const IntrinsicInfo *info = op->intrinsic;
   const std::string &name = op->op.str();
   if (!info)

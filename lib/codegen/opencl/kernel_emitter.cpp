@@ -124,120 +124,113 @@ void KernelEmitter::block(const Stmt &body) {
   --indent_;
 }
 
-void KernelEmitter::emitStmt(const Stmt &s) {
-  switch (s->kind()) {
-  case StmtKind::Block: fail(s->loc, blockMessage(*s.as<BlockNode>()));
-  case StmtKind::SeqStmt:
-    for (const Stmt &child : s.as<SeqStmtNode>()->stmts)
-      emitStmt(child);
-    return;
-  case StmtKind::BufferStore: return store(s.as<BufferStoreNode>());
-  case StmtKind::For: return emitFor(s.as<ForNode>());
-  case StmtKind::While: {
-    // The condition is evaluated inside the loop so that the temporaries it needs are too.
-    const auto *op = s.as<WhileNode>();
-    line("while (1) {");
-    ++indent_;
-    line("if (!(" + bare(op->condition) + ")) break;");
-    emitStmt(op->body);
-    --indent_;
-    line("}");
-    return;
-  }
-  case StmtKind::IfThenElse: {
-    const auto *op = s.as<IfThenElseNode>();
-    if (op->condition->type.isVector())
-      fail(op->loc, "an if statement needs a scalar condition");
-    line("if (" + bare(op->condition) + ") {");
-    block(op->thenCase);
-    if (op->elseCase) {
-      line("} else {");
-      block(op->elseCase);
-    }
-    line("}");
-    return;
-  }
-  case StmtKind::LetStmt: {
-    const auto *op = s.as<LetStmtNode>();
-    std::string value = bare(op->value);
-    std::string name = bind(op->var.get(), op->var->name.view());
-    if (std::optional<IntRanges::Range> r = ranges_.of(op->value))
-      ranges_.set(op->var.get(), *r);
-    if (census_.used.count(op->var.get()))
-      line("const " + typeName(op->var->type, op->loc) + " " + name + " = " + value + ";");
-    else if (!asConstInt(op->value))
-      line("(void)(" + value + ");");
-    return emitStmt(op->body);
-  }
-  case StmtKind::Allocate: {
-    const auto *op = s.as<AllocateNode>();
-    declareStorage(op->bufferVar.get(), op->dtype, op->extents, op->scope, op->loc);
-    return emitStmt(op->body);
-  }
-  case StmtKind::AllocBuffer: {
-    const auto *op = s.as<AllocBufferNode>();
-    checkRank(*op->buffer, op->loc);
-    declareStorage(op->buffer->data.get(), op->buffer->dtype, op->buffer->shape, op->buffer->scope, op->loc);
-    return emitStmt(op->body);
-  }
-  case StmtKind::DeclBuffer: {
-    const auto *op = s.as<DeclBufferNode>();
-    checkRank(*op->buffer, op->loc);
-    if (op->allocates)
-      declareStorage(op->buffer->data.get(), op->buffer->dtype, op->buffer->shape, op->buffer->scope, op->loc);
-    return emitStmt(op->body);
-  }
-  case StmtKind::AttrStmt: {
-    const auto *op = s.as<AttrStmtNode>();
-    if (census_.barrierBefore.count(op))
-      line("barrier(CLK_GLOBAL_MEM_FENCE); // after the work-items' earlier writes (kernel_census.cpp)");
-    if (const VarNode *var = op->threadVar(); var && op->key.view() == "thread_extent")
-      return emitThreadIndex(var, op->threadTag.view(), intImm(0, var->type), op->value, op->body, op->loc);
-    if (const VarNode *var = op->threadVar()) { // a virtual thread of extent 1 (kernel_census.cpp)
-      std::string t = typeName(var->type, op->loc);
-      line("const " + t + " " + bind(var, var->name.view()) + " = 0;");
-      ranges_.setLoop(var, intImm(0, var->type), intImm(1, var->type));
-      return emitStmt(op->body);
-    }
-    line("/* attr \"" + op->key.str() + "\" */");
-    return emitStmt(op->body);
-  }
-  case StmtKind::AssertStmt: {
-    // A kernel returns nothing: the first failed assert's number goes to the error flag, and
-    // the work-item ends (as the C function returns 1). Other work-items run on.
-    const auto *op = s.as<AssertStmtNode>();
-    std::string number = std::to_string(++asserts_);
-    std::string message;
-    for (char c : op->message)
-      message += c == '\\' || static_cast<unsigned char>(c) < 0x20 ? ' ' : c; // no line continuation
-    line("if (!(" + bare(op->condition) + ")) { // assert " + number + ": " + message);
-    line("  atomic_cmpxchg(" + std::string(kErrorFlag) + ", 0, " + number + ");");
-    line("  return;");
-    line("}");
-    return;
-  }
-  case StmtKind::Evaluate: {
-    const auto *op = s.as<EvaluateNode>();
-    if (op->value->kind() == ExprKind::IntImm || op->value->kind() == ExprKind::FloatImm)
-      return;
-    if (const auto *c = op->value.as<CallNode>(); c && c->intrinsic && c->intrinsic->id == IntrinsicId::Assume)
-      return; // a fact for the compiler, nothing to compute
-    if (const auto *c = op->value.as<CallNode>(); c && c->op.view() == "tvm_thread_allreduce")
-      fail(op->loc, "T.tvm_thread_allreduce must be lowered first (the lower-thread-allreduce pass, in the opencl "
-                    "target's pipeline)");
-    if (const auto *c = op->value.as<CallNode>(); c && c->op.view() == "tvm_storage_sync") {
-      const auto *scope = c->args.empty() ? nullptr : c->args[0].as<StringImmNode>();
-      bool shared = scope && scope->value == "shared";
-      line(shared ? "barrier(CLK_LOCAL_MEM_FENCE);" : "barrier(CLK_GLOBAL_MEM_FENCE);");
-      return;
-    }
-    line("(void)(" + expr(op->value) + ");");
-    return;
-  }
-  }
+void KernelEmitter::emitStmt(const Stmt &s) { visitStmt(s); }
+
+void KernelEmitter::visitBlock(const BlockNode *op) { fail(op->loc, blockMessage(*op)); }
+
+void KernelEmitter::visitSeqStmt(const SeqStmtNode *op) {
+  for (const Stmt &child : op->stmts)
+    emitStmt(child);
 }
 
-void KernelEmitter::emitFor(const ForNode *op) {
+void KernelEmitter::visitWhile(const WhileNode *op) {
+  // The condition is evaluated inside the loop so that the temporaries it needs are too.
+  line("while (1) {");
+  ++indent_;
+  line("if (!(" + bare(op->condition) + ")) break;");
+  emitStmt(op->body);
+  --indent_;
+  line("}");
+}
+
+void KernelEmitter::visitIfThenElse(const IfThenElseNode *op) {
+  if (op->condition->type.isVector())
+    fail(op->loc, "an if statement needs a scalar condition");
+  line("if (" + bare(op->condition) + ") {");
+  block(op->thenCase);
+  if (op->elseCase) {
+    line("} else {");
+    block(op->elseCase);
+  }
+  line("}");
+}
+
+void KernelEmitter::visitLetStmt(const LetStmtNode *op) {
+  std::string value = bare(op->value);
+  std::string name = bind(op->var.get(), op->var->name.view());
+  if (std::optional<IntRanges::Range> r = ranges_.of(op->value))
+    ranges_.set(op->var.get(), *r);
+  if (census_.used.count(op->var.get()))
+    line("const " + typeName(op->var->type, op->loc) + " " + name + " = " + value + ";");
+  else if (!asConstInt(op->value))
+    line("(void)(" + value + ");");
+  emitStmt(op->body);
+}
+
+void KernelEmitter::visitAllocate(const AllocateNode *op) {
+  declareStorage(op->bufferVar.get(), op->dtype, op->extents, op->scope, op->loc);
+  emitStmt(op->body);
+}
+
+void KernelEmitter::visitAllocBuffer(const AllocBufferNode *op) {
+  checkRank(*op->buffer, op->loc);
+  declareStorage(op->buffer->data.get(), op->buffer->dtype, op->buffer->shape, op->buffer->scope, op->loc);
+  emitStmt(op->body);
+}
+
+void KernelEmitter::visitDeclBuffer(const DeclBufferNode *op) {
+  checkRank(*op->buffer, op->loc);
+  if (op->allocates)
+    declareStorage(op->buffer->data.get(), op->buffer->dtype, op->buffer->shape, op->buffer->scope, op->loc);
+  emitStmt(op->body);
+}
+
+void KernelEmitter::visitAttrStmt(const AttrStmtNode *op) {
+  if (census_.barrierBefore.count(op))
+    line("barrier(CLK_GLOBAL_MEM_FENCE); // after the work-items' earlier writes (kernel_census.cpp)");
+  if (const VarNode *var = op->threadVar(); var && op->key.view() == "thread_extent")
+    return emitThreadIndex(var, op->threadTag.view(), intImm(0, var->type), op->value, op->body, op->loc);
+  if (const VarNode *var = op->threadVar()) { // a virtual thread of extent 1 (kernel_census.cpp)
+    std::string t = typeName(var->type, op->loc);
+    line("const " + t + " " + bind(var, var->name.view()) + " = 0;");
+    ranges_.setLoop(var, intImm(0, var->type), intImm(1, var->type));
+    return emitStmt(op->body);
+  }
+  line("/* attr \"" + op->key.str() + "\" */");
+  emitStmt(op->body);
+}
+
+void KernelEmitter::visitAssertStmt(const AssertStmtNode *op) {
+  // A kernel returns nothing: the first failed assert's number goes to the error flag, and
+  // the work-item ends (as the C function returns 1). Other work-items run on.
+  std::string number = std::to_string(++asserts_);
+  std::string message;
+  for (char c : op->message)
+    message += c == '\\' || static_cast<unsigned char>(c) < 0x20 ? ' ' : c; // no line continuation
+  line("if (!(" + bare(op->condition) + ")) { // assert " + number + ": " + message);
+  line("  atomic_cmpxchg(" + std::string(kErrorFlag) + ", 0, " + number + ");");
+  line("  return;");
+  line("}");
+}
+
+void KernelEmitter::visitEvaluate(const EvaluateNode *op) {
+  if (op->value->kind() == ExprKind::IntImm || op->value->kind() == ExprKind::FloatImm)
+    return;
+  if (const auto *c = op->value.as<CallNode>(); c && c->intrinsic && c->intrinsic->id == IntrinsicId::Assume)
+    return; // a fact for the compiler, nothing to compute
+  if (const auto *c = op->value.as<CallNode>(); c && c->op.view() == "tvm_thread_allreduce")
+    fail(op->loc, "T.tvm_thread_allreduce must be lowered first (the lower-thread-allreduce pass, in the opencl "
+                  "target's pipeline)");
+  if (const auto *c = op->value.as<CallNode>(); c && c->op.view() == "tvm_storage_sync") {
+    const auto *scope = c->args.empty() ? nullptr : c->args[0].as<StringImmNode>();
+    bool shared = scope && scope->value == "shared";
+    line(shared ? "barrier(CLK_LOCAL_MEM_FENCE);" : "barrier(CLK_GLOBAL_MEM_FENCE);");
+    return;
+  }
+  line("(void)(" + expr(op->value) + ");");
+}
+
+void KernelEmitter::visitFor(const ForNode *op) {
   if (census_.barrierBefore.count(op))
     line("barrier(CLK_GLOBAL_MEM_FENCE); // after the work-items' earlier writes (kernel_census.cpp)");
   if (op->forKind == ForKind::ThreadBinding)

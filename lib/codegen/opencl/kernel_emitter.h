@@ -10,10 +10,12 @@
 #include "codegen/opencl/kernel_census.h"
 #include "codegen/opencl/opencl_emitter.h"
 #include "codegen/opencl/opencl_support.h"
+#include "ir/functor.h"
 
 namespace tirlower {
 
-class KernelEmitter {
+// Statements through StmtFunctor, expressions through ExprFunctor (returning their text).
+class KernelEmitter : private StmtFunctor<void(const Stmt &)>, private ExprFunctor<std::string(const Expr &)> {
 public:
   KernelEmitter(const PrimFuncNode &func, OpenCLSupport &support);
   // The geometry comment, signature and body of the kernel; fills `launch`.
@@ -41,7 +43,18 @@ private:
   // ---- statements (kernel_emitter.cpp)
   std::string signature(const std::string &symbol, KernelLaunch &launch);
   void emitStmt(const Stmt &s);
-  void emitFor(const ForNode *op);
+  void visitBlock(const BlockNode *op) override;
+  void visitSeqStmt(const SeqStmtNode *op) override;
+  void visitFor(const ForNode *op) override;
+  void visitWhile(const WhileNode *op) override;
+  void visitIfThenElse(const IfThenElseNode *op) override;
+  void visitLetStmt(const LetStmtNode *op) override;
+  void visitAllocate(const AllocateNode *op) override;
+  void visitAllocBuffer(const AllocBufferNode *op) override;
+  void visitDeclBuffer(const DeclBufferNode *op) override;
+  void visitAttrStmt(const AttrStmtNode *op) override;
+  void visitAssertStmt(const AssertStmtNode *op) override;
+  void visitEvaluate(const EvaluateNode *op) override;
   void emitThreadIndex(const VarNode *var, std::string_view tag, const Expr &min, const Expr &extent, const Stmt &body,
                        SourceRange where);
   void declareStorage(const VarNode *data, DataType type, const std::vector<Expr> &extents, Symbol scope,
@@ -52,8 +65,16 @@ private:
   std::string expr(const Expr &e);
   // expr() without the parentheses around the whole text, for statement-level positions.
   std::string bare(const Expr &e);
-  std::string binary(const BinaryNode *op);
-  std::string ramp(const RampNode *op);
+  std::string visitVar(const VarNode *op) override;
+  std::string visitIntImm(const IntImmNode *op) override;
+  std::string visitFloatImm(const FloatImmNode *op) override;
+  std::string visitStringImm(const StringImmNode *op) override;
+  std::string visitNot(const NotNode *op) override;
+  std::string visitSelect(const SelectNode *op) override;
+  std::string visitBroadcast(const BroadcastNode *op) override;
+  std::string visitLet(const LetNode *op) override;
+  std::string visitBinary(const BinaryNode *op) override;
+  std::string visitRamp(const RampNode *op) override;
   // Signed +, -, * that may overflow, computed in the unsigned type of its width and
   // reinterpreted (as_int(as_uint(a) + as_uint(b))): it wraps like TIR's, where OpenCL C, like
   // C, leaves signed overflow undefined.
@@ -61,8 +82,8 @@ private:
   // A signed integer value as the unsigned type of its width: a literal for a constant, the
   // unsigned form of a wrapping operation, else as_uintN(value).
   std::string unsignedText(const Expr &e);
-  std::string cast(const CastNode *op);
-  std::string call(const CallNode *op);
+  std::string visitCast(const CastNode *op) override;
+  std::string visitCall(const CallNode *op) override;
   std::string bitwise(const CallNode *op);
   std::string select(const Expr &condition, const Expr &trueValue, const Expr &falseValue, SourceRange where);
   std::string typeName(DataType type, SourceRange where);
@@ -72,8 +93,8 @@ private:
   void checkRank(const BufferNode &buffer, SourceRange where);
   Expr physicalIndex(const BufferNode &buffer, const Expr &index);
   std::vector<std::string> laneIndices(const Expr &index);
-  std::string load(const BufferLoadNode *op);
-  void store(const BufferStoreNode *op);
+  std::string visitBufferLoad(const BufferLoadNode *op) override; // memory_access.cpp
+  void visitBufferStore(const BufferStoreNode *op) override;
   std::string imageLoad(const BufferLoadNode *op, const Pointer &image);
   void imageStore(const BufferStoreNode *op, const Pointer &image);
   std::string texel(const Pointer &image, const std::string &x, const Expr &row);

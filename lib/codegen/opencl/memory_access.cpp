@@ -136,7 +136,7 @@ std::vector<std::string> KernelEmitter::laneIndices(const Expr &index) {
   return lanes;
 }
 
-std::string KernelEmitter::load(const BufferLoadNode *op) {
+std::string KernelEmitter::visitBufferLoad(const BufferLoadNode *op) {
   const Pointer pointer = pointerOf(op->buffer, op->loc);
   if (pointer.image)
     return imageLoad(op, pointer);
@@ -174,7 +174,7 @@ std::string KernelEmitter::load(const BufferLoadNode *op) {
   return "((" + t + ")(" + parts + "))";
 }
 
-void KernelEmitter::store(const BufferStoreNode *op) {
+void KernelEmitter::visitBufferStore(const BufferStoreNode *op) {
   const Pointer pointer = pointerOf(op->buffer, op->loc);
   if (pointer.image)
     return imageStore(op, pointer);
