@@ -57,7 +57,8 @@ private:
   Expr rewriteVector(const BinaryNode *op, const Expr &a, const Expr &b);
   std::optional<LinearSum> difference(const Expr &a, const Expr &b);
   IntBounds boundsNode(const Expr &e);
-  class BoundsFunctor; // bounds.cpp
+  class BoundsFunctor;   // bounds.cpp
+  class SimplifyFunctor; // simplify.cpp
 
   Analyzer &owner_;
   // Keyed by node; each entry keeps its key alive, so an address is never reused while cached.

@@ -6,6 +6,7 @@
 #include "arith/analyzer_impl.h"
 #include "arith/expr_util.h"
 #include "ir/diagnostic.h"
+#include "ir/functor.h"
 #include "ir/visitor.h"
 
 namespace tirlower {
@@ -103,36 +104,40 @@ Expr smaller(const Expr &candidate, const Expr &fallback) {
 }
 } // namespace
 
-Expr AnalyzerImpl::simplifyNode(const Expr &e) {
-  switch (e->kind()) {
-  case ExprKind::Var: {
-    auto it = owner_.values_.find(e.as<VarNode>());
-    if (it != owner_.values_.end() && asConstInt(it->second) && it->second->type == e->type)
+// One method per node kind; `e` is the node itself, returned when nothing simplifies.
+class AnalyzerImpl::SimplifyFunctor : public ExprFunctor<Expr(const Expr &, const Expr &)> {
+public:
+  explicit SimplifyFunctor(AnalyzerImpl &impl) : impl_(impl) {}
+
+protected:
+  // Constants and strings are already simple.
+  Expr visitExprDefault(const ExprNode *, const Expr &e) override { return e; }
+
+  Expr visitVar(const VarNode *op, const Expr &e) override {
+    auto it = impl_.owner_.values_.find(op);
+    if (it != impl_.owner_.values_.end() && asConstInt(it->second) && it->second->type == e->type)
       return it->second;
     return e;
   }
-  case ExprKind::IntImm:
-  case ExprKind::FloatImm:
-  case ExprKind::StringImm: return e;
-  case ExprKind::Binary: {
-    auto *op = e.as<BinaryNode>();
+
+  Expr visitBinary(const BinaryNode *op, const Expr &e) override {
     bool arith = op->op == BinaryOp::Add || op->op == BinaryOp::Sub || op->op == BinaryOp::Mul ||
                  op->op == BinaryOp::FloorDiv || op->op == BinaryOp::FloorMod;
     if (arith && isCanonicalType(e->type))
-      return simplifyIntArith(e);
-    Expr a = simplify(op->a), b = simplify(op->b);
+      return impl_.simplifyIntArith(e);
+    Expr a = impl_.simplify(op->a), b = impl_.simplify(op->b);
     Expr rebuilt = a.same(op->a) && b.same(op->b) ? e : BinaryNode::make(op->op, a, b, e->loc);
-    return smaller(rewriteBinary(op, a, b), rebuilt);
+    return smaller(impl_.rewriteBinary(op, a, b), rebuilt);
   }
-  case ExprKind::Not: {
-    auto *op = e.as<NotNode>();
-    Expr a = simplify(op->a);
+
+  Expr visitNot(const NotNode *op, const Expr &e) override {
+    Expr a = impl_.simplify(op->a);
     Expr rebuilt = a.same(op->a) ? e : NotNode::make(a, e->loc);
-    return smaller(rewriteNot(op, a), rebuilt);
+    return smaller(impl_.rewriteNot(op, a), rebuilt);
   }
-  case ExprKind::Select: {
-    auto *op = e.as<SelectNode>();
-    Expr c = simplify(op->condition), t = simplify(op->trueValue), f = simplify(op->falseValue);
+
+  Expr visitSelect(const SelectNode *op, const Expr &e) override {
+    Expr c = impl_.simplify(op->condition), t = impl_.simplify(op->trueValue), f = impl_.simplify(op->falseValue);
     if (const int64_t *v = asConstInt(c))
       return *v ? t : f;
     if (structuralEqual(t, f) && c->type.isScalar())
@@ -141,67 +146,72 @@ Expr AnalyzerImpl::simplifyNode(const Expr &e) {
       return e;
     return SelectNode::make(c, t, f, e->loc);
   }
-  case ExprKind::Cast: {
-    auto *op = e.as<CastNode>();
-    Expr v = simplify(op->value);
+
+  Expr visitCast(const CastNode *op, const Expr &e) override {
+    Expr v = impl_.simplify(op->value);
     Expr rebuilt = v.same(op->value) ? e : CastNode::make(e->type, v, e->loc);
-    return smaller(rewriteCast(op, v), rebuilt);
+    return smaller(impl_.rewriteCast(op, v), rebuilt);
   }
-  case ExprKind::Ramp: {
-    auto *op = e.as<RampNode>();
-    Expr base = simplify(op->base), stride = simplify(op->stride);
+
+  Expr visitRamp(const RampNode *op, const Expr &e) override {
+    Expr base = impl_.simplify(op->base), stride = impl_.simplify(op->stride);
     if (const int64_t *s = asConstInt(stride); s && *s == 0)
       return BroadcastNode::make(base, op->lanes, e->loc);
     if (base.same(op->base) && stride.same(op->stride))
       return e;
     return RampNode::make(base, stride, op->lanes, e->loc);
   }
-  case ExprKind::Broadcast: {
-    auto *op = e.as<BroadcastNode>();
-    Expr v = simplify(op->value);
+
+  Expr visitBroadcast(const BroadcastNode *op, const Expr &e) override {
+    Expr v = impl_.simplify(op->value);
     return v.same(op->value) ? e : BroadcastNode::make(v, op->lanes, e->loc);
   }
-  case ExprKind::Let: {
-    auto *op = e.as<LetNode>();
-    Expr value = simplify(op->value);
-    bool hadValue = owner_.values_.count(op->var.get()) != 0;
-    Expr previous = hadValue ? owner_.values_[op->var.get()] : Expr();
-    owner_.bindValue(op->var, value);
-    ++letDepth_;
+
+  Expr visitLet(const LetNode *op, const Expr &e) override {
+    Expr value = impl_.simplify(op->value);
+    bool hadValue = impl_.owner_.values_.count(op->var.get()) != 0;
+    Expr previous = hadValue ? impl_.owner_.values_[op->var.get()] : Expr();
+    impl_.owner_.bindValue(op->var, value);
+    ++impl_.letDepth_;
     Expr body;
     try {
-      body = simplify(op->body);
+      body = impl_.simplify(op->body);
     } catch (...) {
-      --letDepth_;
-      owner_.unbind(op->var);
+      --impl_.letDepth_;
+      impl_.owner_.unbind(op->var);
       throw;
     }
-    --letDepth_;
-    owner_.unbind(op->var);
+    --impl_.letDepth_;
+    impl_.owner_.unbind(op->var);
     if (hadValue)
-      owner_.bindValue(op->var, previous);
+      impl_.owner_.bindValue(op->var, previous);
     if (!usesAnyVar(body, {op->var}))
       return body;
     if (value.same(op->value) && body.same(op->body))
       return e;
     return LetNode::make(op->var, value, body, e->loc);
   }
-  case ExprKind::Call: {
-    auto *op = e.as<CallNode>();
+
+  Expr visitCall(const CallNode *op, const Expr &e) override {
     std::vector<Expr> args;
     for (const Expr &a : op->args)
-      args.push_back(simplify(a));
+      args.push_back(impl_.simplify(a));
     return sameList(args, op->args) ? e : CallNode::make(e->type, op->op, std::move(args), e->loc);
   }
-  case ExprKind::BufferLoad: {
-    auto *op = e.as<BufferLoadNode>();
+
+  Expr visitBufferLoad(const BufferLoadNode *op, const Expr &e) override {
     std::vector<Expr> indices;
     for (const Expr &i : op->indices)
-      indices.push_back(simplify(i));
+      indices.push_back(impl_.simplify(i));
     return sameList(indices, op->indices) ? e : BufferLoadNode::make(op->buffer, std::move(indices), e->loc);
   }
-  }
-  return e;
+
+private:
+  AnalyzerImpl &impl_;
+};
+
+Expr AnalyzerImpl::simplifyNode(const Expr &e) {
+  return SimplifyFunctor(*this).visitExpr(e, e);
 }
 
 } // namespace tirlower

@@ -192,55 +192,64 @@ Cell constant(const Expr &e) {
 
 } // namespace
 
-ExprCodePtr Compiler::expr(const Expr &e) {
-  const SourceRange loc = e->loc;
-  switch (e->kind()) {
-  case ExprKind::Var: {
-    int slot = slotOf(e.as<VarNode>(), loc);
-    if (e->type.isVector())
-      return std::make_unique<VectorVarCode>(e->type, loc, slot);
-    return std::make_unique<ScalarVarCode>(e->type, loc, slot);
-  }
-  case ExprKind::IntImm:
-  case ExprKind::FloatImm: return std::make_unique<ConstCode>(e->type, loc, constant(e));
-  case ExprKind::StringImm: return std::make_unique<StringCode>(e->type, loc);
-  case ExprKind::Binary: {
-    const auto *op = e.as<BinaryNode>();
-    return makeBinaryCode(op->op, expr(op->a), expr(op->b), e->type, loc);
-  }
-  case ExprKind::Not: return std::make_unique<NotCode>(e->type, loc, expr(e.as<NotNode>()->a));
-  case ExprKind::Select: {
-    const auto *op = e.as<SelectNode>();
-    return std::make_unique<SelectCode>(e->type, loc, expr(op->condition), expr(op->trueValue), expr(op->falseValue));
-  }
-  case ExprKind::Cast: {
-    const auto *op = e.as<CastNode>();
-    numKind(e->type); // rejects void before run time
-    return std::make_unique<CastCode>(e->type, loc, expr(op->value));
-  }
-  case ExprKind::Ramp: {
-    const auto *op = e.as<RampNode>();
-    return std::make_unique<RampCode>(e->type, loc, expr(op->base), expr(op->stride));
-  }
-  case ExprKind::Broadcast: return std::make_unique<BroadcastCode>(e->type, loc, expr(e.as<BroadcastNode>()->value));
-  case ExprKind::Let: {
-    const auto *op = e.as<LetNode>();
-    ExprCodePtr value = expr(op->value);
-    ScopedBinding binding(*this, op->var);
-    return std::make_unique<LetCode>(e->type, loc, binding.slot(), std::move(value), expr(op->body));
-  }
-  case ExprKind::Call: {
-    const auto *op = e.as<CallNode>();
-    if (Expr expanded = expandIntrinsic(*op)) // composite intrinsics: the table's expansion
-      return expr(expanded);
-    std::vector<ExprCodePtr> args;
-    for (const Expr &arg : op->args)
-      args.push_back(expr(arg));
-    return makeCallCode(*op, std::move(args));
-  }
-  case ExprKind::BufferLoad: return makeLoadCode(*this, *e.as<BufferLoadNode>());
-  }
-  throw CompileError(loc, "the interpreter does not know this expression");
+ExprCodePtr Compiler::expr(const Expr &e) { return visitExpr(e); }
+
+ExprCodePtr Compiler::visitVar(const VarNode *op) {
+  int slot = slotOf(op, op->loc);
+  if (op->type.isVector())
+    return std::make_unique<VectorVarCode>(op->type, op->loc, slot);
+  return std::make_unique<ScalarVarCode>(op->type, op->loc, slot);
 }
+
+ExprCodePtr Compiler::visitIntImm(const IntImmNode *op) {
+  return std::make_unique<ConstCode>(op->type, op->loc, constant(op));
+}
+
+ExprCodePtr Compiler::visitFloatImm(const FloatImmNode *op) {
+  return std::make_unique<ConstCode>(op->type, op->loc, constant(op));
+}
+
+ExprCodePtr Compiler::visitStringImm(const StringImmNode *op) { return std::make_unique<StringCode>(op->type, op->loc); }
+
+ExprCodePtr Compiler::visitBinary(const BinaryNode *op) {
+  return makeBinaryCode(op->op, expr(op->a), expr(op->b), op->type, op->loc);
+}
+
+ExprCodePtr Compiler::visitNot(const NotNode *op) { return std::make_unique<NotCode>(op->type, op->loc, expr(op->a)); }
+
+ExprCodePtr Compiler::visitSelect(const SelectNode *op) {
+  return std::make_unique<SelectCode>(op->type, op->loc, expr(op->condition), expr(op->trueValue),
+                                      expr(op->falseValue));
+}
+
+ExprCodePtr Compiler::visitCast(const CastNode *op) {
+  numKind(op->type); // rejects void before run time
+  return std::make_unique<CastCode>(op->type, op->loc, expr(op->value));
+}
+
+ExprCodePtr Compiler::visitRamp(const RampNode *op) {
+  return std::make_unique<RampCode>(op->type, op->loc, expr(op->base), expr(op->stride));
+}
+
+ExprCodePtr Compiler::visitBroadcast(const BroadcastNode *op) {
+  return std::make_unique<BroadcastCode>(op->type, op->loc, expr(op->value));
+}
+
+ExprCodePtr Compiler::visitLet(const LetNode *op) {
+  ExprCodePtr value = expr(op->value);
+  ScopedBinding binding(*this, op->var);
+  return std::make_unique<LetCode>(op->type, op->loc, binding.slot(), std::move(value), expr(op->body));
+}
+
+ExprCodePtr Compiler::visitCall(const CallNode *op) {
+  if (Expr expanded = expandIntrinsic(*op)) // composite intrinsics: the table's expansion
+    return expr(expanded);
+  std::vector<ExprCodePtr> args;
+  for (const Expr &arg : op->args)
+    args.push_back(expr(arg));
+  return makeCallCode(*op, std::move(args));
+}
+
+ExprCodePtr Compiler::visitBufferLoad(const BufferLoadNode *op) { return makeLoadCode(*this, *op); }
 
 } // namespace tirlower

@@ -292,6 +292,8 @@ StmtCodePtr Compiler::stmt(const Stmt &s) {
   if (!kernel || !kernel->implicitBarriers || !kernel->uniform)
     return compileStmt(s);
   bool compound = false;
+  // Which kinds contain statements that the implied barriers go around (a classification, not
+  // a walk: the statement itself is compiled by compileStmt).
   switch (s->kind()) {
   case StmtKind::SeqStmt:
   case StmtKind::LetStmt:
@@ -322,94 +324,98 @@ StmtCodePtr Compiler::stmt(const Stmt &s) {
   return withImpliedBarriers(*this, std::move(inner), s->loc);
 }
 
-StmtCodePtr Compiler::compileStmt(const Stmt &s) {
-  const SourceRange loc = s->loc;
-  switch (s->kind()) {
-  case StmtKind::BufferStore: return makeStoreCode(*this, *s.as<BufferStoreNode>());
-  case StmtKind::For: {
-    const auto *op = s.as<ForNode>();
-    if (op->forKind == ForKind::ThreadBinding && kernel)
-      return compileThreadLoopInKernel(*this, *op);
-    if (!op->loopVar->type.isIndex())
-      throw CompileError(loc, "loop variable '" + op->loopVar->name.str() + "' must be a scalar integer");
-    ExprCodePtr min = expr(op->min), extent = expr(op->extent);
-    ScopedBinding binding(*this, op->loopVar);
-    bool varying = kernel && (isVarying(*kernel, op->min) || isVarying(*kernel, op->extent));
-    if (varying)
-      kernel->varying.insert(op->loopVar.get());
-    DivergentScope divergent(*this, varying);
-    return std::make_unique<ForCode>(loc, op->loopVar->type, binding.slot(), std::move(min), std::move(extent),
-                                     stmt(op->body));
-  }
-  case StmtKind::While: {
-    const auto *op = s.as<WhileNode>();
-    DivergentScope divergent(*this, kernel && isVarying(*kernel, op->condition));
-    return std::make_unique<WhileCode>(loc, expr(op->condition), stmt(op->body));
-  }
-  case StmtKind::IfThenElse: {
-    const auto *op = s.as<IfThenElseNode>();
-    DivergentScope divergent(*this, kernel && isVarying(*kernel, op->condition));
-    return std::make_unique<IfCode>(loc, expr(op->condition), stmt(op->thenCase),
-                                    op->elseCase ? stmt(op->elseCase) : nullptr);
-  }
-  case StmtKind::LetStmt: {
-    const auto *op = s.as<LetStmtNode>();
-    ExprCodePtr value = expr(op->value);
-    ScopedBinding binding(*this, op->var);
-    if (kernel && isVarying(*kernel, op->value))
-      kernel->varying.insert(op->var.get());
-    return std::make_unique<LetCode>(loc, binding.slot(), std::move(value), stmt(op->body));
-  }
-  case StmtKind::Allocate: {
-    const auto *op = s.as<AllocateNode>();
-    numKind(op->dtype);
-    std::vector<ExprCodePtr> extents;
-    for (const Expr &e : op->extents)
-      extents.push_back(expr(e));
-    if (kernel && (op->scope.view() == "shared" || isSharedData(*op->bufferVar)))
-      return compileSharedAllocation(*this, op->bufferVar, op->bufferVar->name.str(), op->dtype, nullptr,
-                                     std::move(extents), op->body, loc);
-    ScopedBinding binding(*this, op->bufferVar);
-    return std::make_unique<AllocateCode>(loc, op->bufferVar->name.str(), op->dtype, binding.slot(), std::move(extents),
-                                          nullptr, stmt(op->body));
-  }
-  case StmtKind::DeclBuffer: {
-    const auto *op = s.as<DeclBufferNode>();
-    if (op->allocates)
-      return allocateBuffer(*this, op->buffer, op->body, loc);
-    return stmt(op->body);
-  }
-  case StmtKind::AllocBuffer: {
-    const auto *op = s.as<AllocBufferNode>();
-    return allocateBuffer(*this, op->buffer, op->body, loc);
-  }
-  case StmtKind::AttrStmt: {
-    const auto *op = s.as<AttrStmtNode>();
-    if (op->isThreadLaunch())
-      return compileLaunch(*this, *op);
-    if (op->reducer)
-      return compileReduceScope(*this, *op);
-    return stmt(op->body);
-  }
-  case StmtKind::AssertStmt: {
-    const auto *op = s.as<AssertStmtNode>();
-    return std::make_unique<AssertCode>(loc, expr(op->condition), op->message);
-  }
-  case StmtKind::Evaluate:
-    if (StmtCodePtr intrinsic = compileThreadIntrinsic(*this, *s.as<EvaluateNode>()))
-      return intrinsic;
-    return std::make_unique<EvaluateCode>(loc, expr(s.as<EvaluateNode>()->value));
-  case StmtKind::Block: return compileBlock(*this, *s.as<BlockNode>());
-  case StmtKind::SeqStmt: {
-    std::vector<StmtCodePtr> stmts;
-    for (const Stmt &child : s.as<SeqStmtNode>()->stmts)
-      stmts.push_back(stmt(child));
-    if (kernel)
-      mergeImpliedBarriers(stmts);
-    return std::make_unique<SeqCode>(loc, std::move(stmts));
-  }
-  }
-  throw CompileError(loc, "the interpreter does not know this statement");
+StmtCodePtr Compiler::compileStmt(const Stmt &s) { return visitStmt(s); }
+
+StmtCodePtr Compiler::visitBufferStore(const BufferStoreNode *op) {
+  return makeStoreCode(*this, *op);
+}
+
+StmtCodePtr Compiler::visitFor(const ForNode *op) {
+  if (op->forKind == ForKind::ThreadBinding && kernel)
+    return compileThreadLoopInKernel(*this, *op);
+  if (!op->loopVar->type.isIndex())
+    throw CompileError(op->loc, "loop variable '" + op->loopVar->name.str() + "' must be a scalar integer");
+  ExprCodePtr min = expr(op->min), extent = expr(op->extent);
+  ScopedBinding binding(*this, op->loopVar);
+  bool varying = kernel && (isVarying(*kernel, op->min) || isVarying(*kernel, op->extent));
+  if (varying)
+    kernel->varying.insert(op->loopVar.get());
+  DivergentScope divergent(*this, varying);
+  return std::make_unique<ForCode>(op->loc, op->loopVar->type, binding.slot(), std::move(min), std::move(extent),
+                                   stmt(op->body));
+}
+
+StmtCodePtr Compiler::visitWhile(const WhileNode *op) {
+  DivergentScope divergent(*this, kernel && isVarying(*kernel, op->condition));
+  return std::make_unique<WhileCode>(op->loc, expr(op->condition), stmt(op->body));
+}
+
+StmtCodePtr Compiler::visitIfThenElse(const IfThenElseNode *op) {
+  DivergentScope divergent(*this, kernel && isVarying(*kernel, op->condition));
+  return std::make_unique<IfCode>(op->loc, expr(op->condition), stmt(op->thenCase),
+                                  op->elseCase ? stmt(op->elseCase) : nullptr);
+}
+
+StmtCodePtr Compiler::visitLetStmt(const LetStmtNode *op) {
+  ExprCodePtr value = expr(op->value);
+  ScopedBinding binding(*this, op->var);
+  if (kernel && isVarying(*kernel, op->value))
+    kernel->varying.insert(op->var.get());
+  return std::make_unique<LetCode>(op->loc, binding.slot(), std::move(value), stmt(op->body));
+}
+
+StmtCodePtr Compiler::visitAllocate(const AllocateNode *op) {
+  numKind(op->dtype);
+  std::vector<ExprCodePtr> extents;
+  for (const Expr &e : op->extents)
+    extents.push_back(expr(e));
+  if (kernel && (op->scope.view() == "shared" || isSharedData(*op->bufferVar)))
+    return compileSharedAllocation(*this, op->bufferVar, op->bufferVar->name.str(), op->dtype, nullptr,
+                                   std::move(extents), op->body, op->loc);
+  ScopedBinding binding(*this, op->bufferVar);
+  return std::make_unique<AllocateCode>(op->loc, op->bufferVar->name.str(), op->dtype, binding.slot(), std::move(extents),
+                                        nullptr, stmt(op->body));
+}
+
+StmtCodePtr Compiler::visitDeclBuffer(const DeclBufferNode *op) {
+  if (op->allocates)
+    return allocateBuffer(*this, op->buffer, op->body, op->loc);
+  return stmt(op->body);
+}
+
+StmtCodePtr Compiler::visitAllocBuffer(const AllocBufferNode *op) {
+  return allocateBuffer(*this, op->buffer, op->body, op->loc);
+}
+
+StmtCodePtr Compiler::visitAttrStmt(const AttrStmtNode *op) {
+  if (op->isThreadLaunch())
+    return compileLaunch(*this, *op);
+  if (op->reducer)
+    return compileReduceScope(*this, *op);
+  return stmt(op->body);
+}
+
+StmtCodePtr Compiler::visitAssertStmt(const AssertStmtNode *op) {
+  return std::make_unique<AssertCode>(op->loc, expr(op->condition), op->message);
+}
+
+StmtCodePtr Compiler::visitEvaluate(const EvaluateNode *op) {
+  if (StmtCodePtr intrinsic = compileThreadIntrinsic(*this, *op))
+    return intrinsic;
+  return std::make_unique<EvaluateCode>(op->loc, expr(op->value));
+}
+
+StmtCodePtr Compiler::visitBlock(const BlockNode *op) {
+  return compileBlock(*this, *op);
+}
+
+StmtCodePtr Compiler::visitSeqStmt(const SeqStmtNode *op) {
+  std::vector<StmtCodePtr> stmts;
+  for (const Stmt &child : op->stmts)
+    stmts.push_back(stmt(child));
+  if (kernel)
+    mergeImpliedBarriers(stmts);
+  return std::make_unique<SeqCode>(op->loc, std::move(stmts));
 }
 
 } // namespace tirlower

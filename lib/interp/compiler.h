@@ -7,10 +7,13 @@
 #include <vector>
 
 #include "interp/runtime.h"
+#include "ir/functor.h"
 
 namespace tirlower {
 
-class Compiler {
+// Statements and expressions compile through the typed functors: one method per node kind
+// (compile_stmt.cpp, compile_expr.cpp).
+class Compiler : private StmtFunctor<StmtCodePtr(const Stmt &)>, private ExprFunctor<ExprCodePtr(const Expr &)> {
 public:
   ExprCodePtr expr(const Expr &e);
   StmtCodePtr stmt(const Stmt &s);
@@ -30,6 +33,33 @@ public:
 
 private:
   StmtCodePtr compileStmt(const Stmt &s);
+  StmtCodePtr visitBufferStore(const BufferStoreNode *op) override;
+  StmtCodePtr visitFor(const ForNode *op) override;
+  StmtCodePtr visitWhile(const WhileNode *op) override;
+  StmtCodePtr visitIfThenElse(const IfThenElseNode *op) override;
+  StmtCodePtr visitLetStmt(const LetStmtNode *op) override;
+  StmtCodePtr visitAllocate(const AllocateNode *op) override;
+  StmtCodePtr visitDeclBuffer(const DeclBufferNode *op) override;
+  StmtCodePtr visitAllocBuffer(const AllocBufferNode *op) override;
+  StmtCodePtr visitAttrStmt(const AttrStmtNode *op) override;
+  StmtCodePtr visitAssertStmt(const AssertStmtNode *op) override;
+  StmtCodePtr visitEvaluate(const EvaluateNode *op) override;
+  StmtCodePtr visitBlock(const BlockNode *op) override;
+  StmtCodePtr visitSeqStmt(const SeqStmtNode *op) override;
+
+  ExprCodePtr visitVar(const VarNode *op) override;
+  ExprCodePtr visitIntImm(const IntImmNode *op) override;
+  ExprCodePtr visitFloatImm(const FloatImmNode *op) override;
+  ExprCodePtr visitStringImm(const StringImmNode *op) override;
+  ExprCodePtr visitBinary(const BinaryNode *op) override;
+  ExprCodePtr visitNot(const NotNode *op) override;
+  ExprCodePtr visitSelect(const SelectNode *op) override;
+  ExprCodePtr visitCast(const CastNode *op) override;
+  ExprCodePtr visitRamp(const RampNode *op) override;
+  ExprCodePtr visitBroadcast(const BroadcastNode *op) override;
+  ExprCodePtr visitLet(const LetNode *op) override;
+  ExprCodePtr visitCall(const CallNode *op) override;
+  ExprCodePtr visitBufferLoad(const BufferLoadNode *op) override;
   std::unordered_map<const VarNode *, std::vector<int>> bindings_;
   int nextSlot_ = 0;
 };

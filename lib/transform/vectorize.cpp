@@ -14,6 +14,7 @@
 #include "transform/passes.h"
 
 #include "arith/analyzer.h"
+#include "ir/functor.h"
 #include "ir/intrinsics.h"
 #include "ir/visitor.h"
 
@@ -37,67 +38,61 @@ bool dependsOn(const Expr &e, const VarNode *var) {
   return finder.found;
 }
 
-class Vectorizer {
+// The body of a vectorized loop, one method per node kind; what it cannot widen throws
+// NotVectorizable with the reason.
+class Vectorizer : private StmtFunctor<Stmt(const Stmt &)>, private ExprFunctor<Expr(const Expr &)> {
 public:
   Vectorizer(const Var &var, Expr min, int lanes) : var_(var), min_(std::move(min)), lanes_(lanes) {}
 
-  Stmt stmt(const Stmt &s) {
-    switch (s->kind()) {
-    case StmtKind::Block: throw NotVectorizable{"it contains a block (lower blocks first)"};
-    case StmtKind::SeqStmt: {
-      std::vector<Stmt> out;
-      for (const Stmt &child : s.as<SeqStmtNode>()->stmts)
-        out.push_back(stmt(child));
-      return SeqStmtNode::make(std::move(out), s->loc);
-    }
-    case StmtKind::BufferStore: return store(s.as<BufferStoreNode>());
-    case StmtKind::IfThenElse: {
-      const auto *op = s.as<IfThenElseNode>();
-      Expr c = expr(op->condition);
-      if (c->type.isVector())
-        throw NotVectorizable{"the condition of an if depends on the lane"};
-      return IfThenElseNode::make(c, stmt(op->thenCase), op->elseCase ? stmt(op->elseCase) : Stmt(), op->loc);
-    }
-    case StmtKind::LetStmt: {
-      const auto *op = s.as<LetStmtNode>();
-      Expr value = expr(op->value);
-      if (value->type.isScalar()) {
-        lets_.emplace_back(op->var.get(), op->var);
-        Stmt body = stmt(op->body);
-        lets_.pop_back();
-        return LetStmtNode::make(op->var, value, body, op->loc);
-      }
-      Var vector = VarNode::make(op->var->name, value->type, op->var->loc);
-      lets_.emplace_back(op->var.get(), vector);
-      Stmt body = stmt(op->body);
-      lets_.pop_back();
-      return LetStmtNode::make(vector, value, body, op->loc);
-    }
-    case StmtKind::AssertStmt: {
-      const auto *op = s.as<AssertStmtNode>();
-      Expr c = expr(op->condition);
-      if (c->type.isVector())
-        throw NotVectorizable{"an assert condition depends on the lane"};
-      return AssertStmtNode::make(c, op->message, op->loc);
-    }
-    case StmtKind::Evaluate: {
-      const auto *op = s.as<EvaluateNode>();
-      if (op->value->kind() == ExprKind::IntImm)
-        return s;
-      throw NotVectorizable{"it evaluates an expression for its effect"};
-    }
-    case StmtKind::For: throw NotVectorizable{"it contains a nested loop"};
-    case StmtKind::While: throw NotVectorizable{"it contains a while loop"};
-    case StmtKind::Allocate:
-    case StmtKind::AllocBuffer:
-    case StmtKind::DeclBuffer: throw NotVectorizable{"it declares a buffer"};
-    case StmtKind::AttrStmt: throw NotVectorizable{"it contains an attribute scope"};
-    }
-    throw NotVectorizable{"unsupported statement"};
-  }
+  Stmt stmt(const Stmt &s) { return visitStmt(s); }
 
 private:
-  Stmt store(const BufferStoreNode *op) {
+  Stmt visitBlock(const BlockNode *) override { throw NotVectorizable{"it contains a block (lower blocks first)"}; }
+  Stmt visitSeqStmt(const SeqStmtNode *op) override {
+    std::vector<Stmt> out;
+    for (const Stmt &child : op->stmts)
+      out.push_back(stmt(child));
+    return SeqStmtNode::make(std::move(out), op->loc);
+  }
+  Stmt visitIfThenElse(const IfThenElseNode *op) override {
+    Expr c = expr(op->condition);
+    if (c->type.isVector())
+      throw NotVectorizable{"the condition of an if depends on the lane"};
+    return IfThenElseNode::make(c, stmt(op->thenCase), op->elseCase ? stmt(op->elseCase) : Stmt(), op->loc);
+  }
+  Stmt visitLetStmt(const LetStmtNode *op) override {
+    Expr value = expr(op->value);
+    if (value->type.isScalar()) {
+      lets_.emplace_back(op->var.get(), op->var);
+      Stmt body = stmt(op->body);
+      lets_.pop_back();
+      return LetStmtNode::make(op->var, value, body, op->loc);
+    }
+    Var vector = VarNode::make(op->var->name, value->type, op->var->loc);
+    lets_.emplace_back(op->var.get(), vector);
+    Stmt body = stmt(op->body);
+    lets_.pop_back();
+    return LetStmtNode::make(vector, value, body, op->loc);
+  }
+  Stmt visitAssertStmt(const AssertStmtNode *op) override {
+    Expr c = expr(op->condition);
+    if (c->type.isVector())
+      throw NotVectorizable{"an assert condition depends on the lane"};
+    return AssertStmtNode::make(c, op->message, op->loc);
+  }
+  Stmt visitEvaluate(const EvaluateNode *op) override {
+    if (op->value->kind() == ExprKind::IntImm)
+      return Stmt(op);
+    throw NotVectorizable{"it evaluates an expression for its effect"};
+  }
+  Stmt visitFor(const ForNode *) override { throw NotVectorizable{"it contains a nested loop"}; }
+  Stmt visitWhile(const WhileNode *) override { throw NotVectorizable{"it contains a while loop"}; }
+  Stmt visitAllocate(const AllocateNode *) override { throw NotVectorizable{"it declares a buffer"}; }
+  Stmt visitAllocBuffer(const AllocBufferNode *) override { throw NotVectorizable{"it declares a buffer"}; }
+  Stmt visitDeclBuffer(const DeclBufferNode *) override { throw NotVectorizable{"it declares a buffer"}; }
+  Stmt visitAttrStmt(const AttrStmtNode *) override { throw NotVectorizable{"it contains an attribute scope"}; }
+
+  Stmt visitBufferStore(const BufferStoreNode *op) override {
     std::vector<Expr> indices = accessIndices(op->indices);
     Expr value = expr(op->value);
     int indexLanes = indices.back()->type.lanes();
@@ -154,7 +149,7 @@ private:
     return RampNode::make(base, stride, lanes_, loc);
   }
 
-  Expr binary(const BinaryNode *op) {
+  Expr visitBinary(const BinaryNode *op) override {
     Expr a = expr(op->a), b = expr(op->b);
     if (a->type.isScalar() && b->type.isScalar())
       return a == op->a && b == op->b ? Expr(op) : BinaryNode::make(op->op, a, b, op->loc);
@@ -173,56 +168,51 @@ private:
     return BinaryNode::make(op->op, broadcast(a, lanes), broadcast(b, lanes), op->loc);
   }
 
-  Expr expr(const Expr &e) {
-    switch (e->kind()) {
-    case ExprKind::Var: {
-      if (e.get() == var_.get())
-        return RampNode::make(min_, IntImmNode::make(var_->type, 1), lanes_, e->loc);
-      for (auto it = lets_.rbegin(); it != lets_.rend(); ++it)
-        if (it->first == e.get())
-          return it->second;
-      return e;
-    }
-    case ExprKind::IntImm:
-    case ExprKind::FloatImm:
-    case ExprKind::StringImm: return e;
-    case ExprKind::Binary: return binary(e.as<BinaryNode>());
-    case ExprKind::Not: {
-      Expr a = expr(e.as<NotNode>()->a);
-      return NotNode::make(a, e->loc);
-    }
-    case ExprKind::Select: {
-      const auto *op = e.as<SelectNode>();
-      Expr c = expr(op->condition), t = expr(op->trueValue), f = expr(op->falseValue);
-      int lanes = std::max({c->type.lanes(), t->type.lanes(), f->type.lanes()});
-      if (lanes == 1)
-        return SelectNode::make(c, t, f, e->loc);
-      return SelectNode::make(c->type.isScalar() ? c : broadcast(c, lanes), broadcast(t, lanes), broadcast(f, lanes),
-                              e->loc);
-    }
-    case ExprKind::Cast: {
-      const auto *op = e.as<CastNode>();
-      Expr v = expr(op->value);
-      return CastNode::make(e->type.withLanes(v->type.lanes()), v, e->loc);
-    }
-    case ExprKind::Ramp:
-    case ExprKind::Broadcast:
-      if (dependsOn(e, var_.get()))
-        throw NotVectorizable{"it already contains vector expressions that depend on the lane"};
-      return e;
-    case ExprKind::Let: throw NotVectorizable{"it contains a let expression"};
-    case ExprKind::Call: return call(e.as<CallNode>());
-    case ExprKind::BufferLoad: {
-      const auto *op = e.as<BufferLoadNode>();
-      return BufferLoadNode::make(op->buffer, accessIndices(op->indices), e->loc);
-    }
-    }
-    throw NotVectorizable{"unsupported expression"};
+  Expr expr(const Expr &e) { return visitExpr(e); }
+
+  Expr visitVar(const VarNode *op) override {
+    if (op == var_.get())
+      return RampNode::make(min_, IntImmNode::make(var_->type, 1), lanes_, op->loc);
+    for (auto it = lets_.rbegin(); it != lets_.rend(); ++it)
+      if (it->first == op)
+        return it->second;
+    return Expr(op);
+  }
+  Expr visitIntImm(const IntImmNode *op) override { return Expr(op); }
+  Expr visitFloatImm(const FloatImmNode *op) override { return Expr(op); }
+  Expr visitStringImm(const StringImmNode *op) override { return Expr(op); }
+  Expr visitNot(const NotNode *op) override {
+    Expr a = expr(op->a);
+    return NotNode::make(a, op->loc);
+  }
+  Expr visitSelect(const SelectNode *op) override {
+    Expr c = expr(op->condition), t = expr(op->trueValue), f = expr(op->falseValue);
+    int lanes = std::max({c->type.lanes(), t->type.lanes(), f->type.lanes()});
+    if (lanes == 1)
+      return SelectNode::make(c, t, f, op->loc);
+    return SelectNode::make(c->type.isScalar() ? c : broadcast(c, lanes), broadcast(t, lanes), broadcast(f, lanes),
+                            op->loc);
+  }
+  Expr visitCast(const CastNode *op) override {
+    Expr v = expr(op->value);
+    return CastNode::make(op->type.withLanes(v->type.lanes()), v, op->loc);
+  }
+  Expr visitRamp(const RampNode *op) override { return laneInvariant(op); }
+  Expr visitBroadcast(const BroadcastNode *op) override { return laneInvariant(op); }
+  Expr laneInvariant(const ExprNode *op) {
+    Expr e(op);
+    if (dependsOn(e, var_.get()))
+      throw NotVectorizable{"it already contains vector expressions that depend on the lane"};
+    return e;
+  }
+  Expr visitLet(const LetNode *) override { throw NotVectorizable{"it contains a let expression"}; }
+  Expr visitBufferLoad(const BufferLoadNode *op) override {
+    return BufferLoadNode::make(op->buffer, accessIndices(op->indices), op->loc);
   }
 
   // A call with lane-dependent arguments becomes one vector call when the intrinsic table says
   // it applies lane by lane (its scalar arguments broadcast).
-  Expr call(const CallNode *op) {
+  Expr visitCall(const CallNode *op) override {
     std::vector<Expr> args;
     int lanes = 1;
     for (const Expr &a : op->args) {

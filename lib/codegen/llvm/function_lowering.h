@@ -15,6 +15,7 @@
 #include <llvm/IR/Module.h>
 
 #include "codegen/llvm/llvm_emitter.h"
+#include "ir/functor.h"
 
 namespace tirlower {
 
@@ -25,7 +26,8 @@ struct ModularSet {
   int64_t base = 0;
 };
 
-class FunctionLowering {
+// Expressions lower through ExprFunctor (one method per node kind, returning the value).
+class FunctionLowering : private ExprFunctor<llvm::Value *(const Expr &)> {
 public:
   FunctionLowering(const PrimFuncNode &func, llvm::Module &module, const LLVMEmitOptions &options);
   // Defines `symbol` in the module.
@@ -46,20 +48,29 @@ private:
 
   // ---- lower_expr.cpp --------------------------------------------------------------------
   llvm::Value *lowerExpr(const Expr &expr);
-  llvm::Value *lowerBinary(const BinaryNode *op);
+  llvm::Value *visitVar(const VarNode *op) override;
+  llvm::Value *visitIntImm(const IntImmNode *op) override;
+  llvm::Value *visitFloatImm(const FloatImmNode *op) override;
+  llvm::Value *visitStringImm(const StringImmNode *op) override;
+  llvm::Value *visitNot(const NotNode *op) override;
+  llvm::Value *visitSelect(const SelectNode *op) override;
+  llvm::Value *visitCast(const CastNode *op) override;
+  llvm::Value *visitBroadcast(const BroadcastNode *op) override;
+  llvm::Value *visitLet(const LetNode *op) override;
+  llvm::Value *visitBinary(const BinaryNode *op) override;
   llvm::Value *lowerArithmetic(BinaryOp op, DataType type, llvm::Value *a, llvm::Value *b);
   llvm::Value *signedDivide(bool isRem, DataType type, llvm::Value *a, llvm::Value *b);
   llvm::Value *lowerFloorDivMod(bool isMod, DataType type, llvm::Value *a, llvm::Value *b);
   llvm::Value *lowerCompare(BinaryOp op, DataType operandType, llvm::Value *a, llvm::Value *b);
   llvm::Value *lowerShortCircuit(const BinaryNode *op);
   llvm::Value *lowerCast(DataType to, DataType from, llvm::Value *value);
-  llvm::Value *lowerRamp(const RampNode *op);
+  llvm::Value *visitRamp(const RampNode *op) override;
   llvm::Value *valueOf(const VarNode *var, SourceRange where);
   void bind(const VarNode *var, llvm::Value *value);
   void unbind(const VarNode *var) { values_.erase(var); }
 
   // ---- lower_access.cpp ------------------------------------------------------------------
-  llvm::Value *lowerLoad(const BufferLoadNode *op);
+  llvm::Value *visitBufferLoad(const BufferLoadNode *op) override;
   void lowerStore(const BufferStoreNode *op);
   void checkRank(const BufferNode &buffer, SourceRange where) const;
   llvm::Value *basePointer(const BufferNode &buffer, SourceRange where);
@@ -74,7 +85,7 @@ private:
   llvm::Value *fromMemory(DataType type, llvm::Value *value);
 
   // ---- lower_call.cpp --------------------------------------------------------------------
-  llvm::Value *lowerCall(const CallNode *op);
+  llvm::Value *visitCall(const CallNode *op) override;
   llvm::Value *lowerIfThenElse(const CallNode *op);
   llvm::Value *lowerExtern(const CallNode *op);
   llvm::Value *libmLanewise(const CallNode *op, const std::string &name, const std::vector<llvm::Value *> &args);

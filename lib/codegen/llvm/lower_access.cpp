@@ -134,7 +134,7 @@ llvm::Value *FunctionLowering::fromMemory(DataType type, llvm::Value *value) {
   return type.isBool() ? builder_.CreateICmpNE(value, llvm::Constant::getNullValue(value->getType())) : value;
 }
 
-llvm::Value *FunctionLowering::lowerLoad(const BufferLoadNode *op) {
+llvm::Value *FunctionLowering::visitBufferLoad(const BufferLoadNode *op) {
   const BufferNode &buffer = *op->buffer;
   llvm::Value *base = basePointer(buffer, op->loc);
   const Expr &index = op->indices.front();

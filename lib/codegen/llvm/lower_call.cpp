@@ -11,7 +11,7 @@
 
 namespace tirlower {
 
-llvm::Value *FunctionLowering::lowerCall(const CallNode *op) {
+llvm::Value *FunctionLowering::visitCall(const CallNode *op) {
   const IntrinsicInfo *info = op->intrinsic;
   if (!info)
     throw CompileError(op->loc, "LLVM emitter: unknown intrinsic T." + op->op.str());

@@ -57,45 +57,46 @@ llvm::Value *FunctionLowering::valueOf(const VarNode *var, SourceRange where) {
   return it->second;
 }
 
-llvm::Value *FunctionLowering::lowerExpr(const Expr &expr) {
-  switch (expr->kind()) {
-  case ExprKind::Var: return valueOf(expr.as<VarNode>(), expr->loc);
-  case ExprKind::IntImm: return constantOf(expr->type, expr.as<IntImmNode>()->value);
-  case ExprKind::FloatImm: return llvm::ConstantFP::get(typeOf(expr->type), expr.as<FloatImmNode>()->value);
-  case ExprKind::StringImm: return builder_.CreateGlobalStringPtr(expr.as<StringImmNode>()->value, "str");
-  case ExprKind::Binary: return lowerBinary(expr.as<BinaryNode>());
-  case ExprKind::Not: return builder_.CreateNot(lowerExpr(expr.as<NotNode>()->a));
-  case ExprKind::Select: {
-    const auto *op = expr.as<SelectNode>();
-    llvm::Value *condition = lowerExpr(op->condition);
-    return builder_.CreateSelect(condition, lowerExpr(op->trueValue), lowerExpr(op->falseValue));
-  }
-  case ExprKind::Cast: {
-    const auto *op = expr.as<CastNode>();
-    return lowerCast(expr->type, op->value->type, lowerExpr(op->value));
-  }
-  case ExprKind::Ramp: return lowerRamp(expr.as<RampNode>());
-  case ExprKind::Broadcast: {
-    const auto *op = expr.as<BroadcastNode>();
-    return builder_.CreateVectorSplat(static_cast<unsigned>(op->lanes), lowerExpr(op->value));
-  }
-  case ExprKind::Let: {
-    const auto *op = expr.as<LetNode>();
-    llvm::Value *value = lowerExpr(op->value);
-    if (op->value->type.isIndex())
-      letSets_[op->var.get()] = modularSet(op->value);
-    bind(op->var.get(), value);
-    llvm::Value *body = lowerExpr(op->body);
-    unbind(op->var.get());
-    return body;
-  }
-  case ExprKind::Call: return lowerCall(expr.as<CallNode>());
-  case ExprKind::BufferLoad: return lowerLoad(expr.as<BufferLoadNode>());
-  }
-  throw CompileError(expr->loc, "LLVM emitter: unknown expression kind");
+llvm::Value *FunctionLowering::lowerExpr(const Expr &expr) { return visitExpr(expr); }
+
+llvm::Value *FunctionLowering::visitVar(const VarNode *op) { return valueOf(op, op->loc); }
+
+llvm::Value *FunctionLowering::visitIntImm(const IntImmNode *op) { return constantOf(op->type, op->value); }
+
+llvm::Value *FunctionLowering::visitFloatImm(const FloatImmNode *op) {
+  return llvm::ConstantFP::get(typeOf(op->type), op->value);
 }
 
-llvm::Value *FunctionLowering::lowerRamp(const RampNode *op) {
+llvm::Value *FunctionLowering::visitStringImm(const StringImmNode *op) {
+  return builder_.CreateGlobalStringPtr(op->value, "str");
+}
+
+llvm::Value *FunctionLowering::visitNot(const NotNode *op) { return builder_.CreateNot(lowerExpr(op->a)); }
+
+llvm::Value *FunctionLowering::visitSelect(const SelectNode *op) {
+  llvm::Value *condition = lowerExpr(op->condition);
+  return builder_.CreateSelect(condition, lowerExpr(op->trueValue), lowerExpr(op->falseValue));
+}
+
+llvm::Value *FunctionLowering::visitCast(const CastNode *op) {
+  return lowerCast(op->type, op->value->type, lowerExpr(op->value));
+}
+
+llvm::Value *FunctionLowering::visitBroadcast(const BroadcastNode *op) {
+  return builder_.CreateVectorSplat(static_cast<unsigned>(op->lanes), lowerExpr(op->value));
+}
+
+llvm::Value *FunctionLowering::visitLet(const LetNode *op) {
+  llvm::Value *value = lowerExpr(op->value);
+  if (op->value->type.isIndex())
+    letSets_[op->var.get()] = modularSet(op->value);
+  bind(op->var.get(), value);
+  llvm::Value *body = lowerExpr(op->body);
+  unbind(op->var.get());
+  return body;
+}
+
+llvm::Value *FunctionLowering::visitRamp(const RampNode *op) {
   DataType type = op->type;
   llvm::Value *base = splatIfVector(type, lowerExpr(op->base));
   llvm::Value *stride = splatIfVector(type, lowerExpr(op->stride));
@@ -105,7 +106,7 @@ llvm::Value *FunctionLowering::lowerRamp(const RampNode *op) {
   return builder_.CreateAdd(base, builder_.CreateMul(stride, llvm::ConstantVector::get(lanes)));
 }
 
-llvm::Value *FunctionLowering::lowerBinary(const BinaryNode *op) {
+llvm::Value *FunctionLowering::visitBinary(const BinaryNode *op) {
   if ((op->op == BinaryOp::And || op->op == BinaryOp::Or) && op->type.isScalar())
     return lowerShortCircuit(op);
   llvm::Value *a = lowerExpr(op->a);
