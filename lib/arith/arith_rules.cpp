@@ -224,7 +224,7 @@ void AnalyzerImpl::mergeSplits(LinearSum &s) {
     SplitView merged;
     for (const auto &[i, low] : splits) {
       for (const auto &[j, high] : splits) {
-        if (found || i == j || !low.extent || !structuralEqual(low.source, high.source))
+        if (found || i == j || !low.extent || !structurallyEqual(low.source, high.source))
           continue;
         auto boundary = checkedMul(low.lower, *low.extent);
         auto coef = checkedMul(s.terms()[i].coef, *low.extent);

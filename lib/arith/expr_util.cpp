@@ -60,15 +60,6 @@ int compareLists(const std::vector<Expr> &a, const std::vector<Expr> &b) {
   return 0;
 }
 
-bool equalLists(const std::vector<Expr> &a, const std::vector<Expr> &b) {
-  if (a.size() != b.size())
-    return false;
-  for (size_t k = 0; k < a.size(); ++k)
-    if (!structuralEqual(a[k], b[k]))
-      return false;
-  return true;
-}
-
 size_t mix(size_t seed, size_t value) {
   return seed ^ (value + 0x9e3779b97f4a7c15ULL + (seed << 6) + (seed >> 2));
 }
@@ -87,55 +78,6 @@ bool usesAnyVar(const Expr &e, const std::vector<Var> &vars) {
   return finder.found;
 }
 
-bool structuralEqual(const std::vector<Expr> &a, const std::vector<Expr> &b) {
-  return equalLists(a, b);
-}
-
-bool structuralEqual(const Expr &a, const Expr &b) {
-  if (a.same(b))
-    return true;
-  if (!a || !b || a->kind() != b->kind() || a->type != b->type)
-    return false;
-  switch (a->kind()) {
-  case ExprKind::Var: return false;
-  case ExprKind::IntImm: return a.as<IntImmNode>()->value == b.as<IntImmNode>()->value;
-  case ExprKind::FloatImm: return a.as<FloatImmNode>()->value == b.as<FloatImmNode>()->value;
-  case ExprKind::StringImm: return a.as<StringImmNode>()->value == b.as<StringImmNode>()->value;
-  case ExprKind::Binary: {
-    auto *x = a.as<BinaryNode>(), *y = b.as<BinaryNode>();
-    return x->op == y->op && structuralEqual(x->a, y->a) && structuralEqual(x->b, y->b);
-  }
-  case ExprKind::Not: return structuralEqual(a.as<NotNode>()->a, b.as<NotNode>()->a);
-  case ExprKind::Select: {
-    auto *x = a.as<SelectNode>(), *y = b.as<SelectNode>();
-    return structuralEqual(x->condition, y->condition) && structuralEqual(x->trueValue, y->trueValue) &&
-           structuralEqual(x->falseValue, y->falseValue);
-  }
-  case ExprKind::Cast: return structuralEqual(a.as<CastNode>()->value, b.as<CastNode>()->value);
-  case ExprKind::Ramp: {
-    auto *x = a.as<RampNode>(), *y = b.as<RampNode>();
-    return x->lanes == y->lanes && structuralEqual(x->base, y->base) && structuralEqual(x->stride, y->stride);
-  }
-  case ExprKind::Broadcast: {
-    auto *x = a.as<BroadcastNode>(), *y = b.as<BroadcastNode>();
-    return x->lanes == y->lanes && structuralEqual(x->value, y->value);
-  }
-  case ExprKind::Let: {
-    auto *x = a.as<LetNode>(), *y = b.as<LetNode>();
-    return x->var == y->var && structuralEqual(x->value, y->value) && structuralEqual(x->body, y->body);
-  }
-  case ExprKind::Call: {
-    auto *x = a.as<CallNode>(), *y = b.as<CallNode>();
-    return x->op == y->op && equalLists(x->args, y->args);
-  }
-  case ExprKind::BufferLoad: {
-    auto *x = a.as<BufferLoadNode>(), *y = b.as<BufferLoadNode>();
-    return x->buffer == y->buffer && equalLists(x->indices, y->indices);
-  }
-  }
-  return false;
-}
-
 size_t structuralHash(const Expr &e) {
   const DataType t = e->type;
   size_t h =
@@ -144,7 +86,7 @@ size_t structuralHash(const Expr &e) {
   switch (e->kind()) {
   case ExprKind::Var: return mix(h, std::hash<Symbol>()(e.as<VarNode>()->name));
   case ExprKind::IntImm: return mix(h, std::hash<int64_t>()(e.as<IntImmNode>()->value));
-  case ExprKind::FloatImm: return mix(h, std::hash<double>()(e.as<FloatImmNode>()->value));
+  case ExprKind::FloatImm: return mix(h, floatValueHash(e.as<FloatImmNode>()->value));
   case ExprKind::StringImm: return mix(h, std::hash<std::string>()(e.as<StringImmNode>()->value));
   case ExprKind::Binary: {
     auto *x = e.as<BinaryNode>();

@@ -1,12 +1,13 @@
-// Small structural utilities the arithmetic layer needs: node counts, structural equality,
-// hashing and ordering (variables by identity for equality, by name for ordering), and a
-// Python-style formatter for messages (arith must not depend on the printer).
+// Small structural utilities the arithmetic layer needs: node counts, structural hashing and
+// ordering (variables by name for ordering; equality is ir/equality.h), and a Python-style
+// formatter for messages (arith must not depend on the printer).
 #pragma once
 
 #include <cstddef>
 #include <string>
 #include <vector>
 
+#include "ir/equality.h"
 #include "ir/expr.h"
 #include "ir/index_map.h"
 
@@ -15,9 +16,7 @@ namespace tirlower {
 // Number of expression nodes in `e` (shared subtrees counted at every use).
 size_t exprSize(const Expr &e);
 
-bool structuralEqual(const Expr &a, const Expr &b);
-// Element-wise structural equality of two lists (same length, equal at every position).
-bool structuralEqual(const std::vector<Expr> &a, const std::vector<Expr> &b);
+// A hash consistent with structurallyEqual (ir/equality.h).
 size_t structuralHash(const Expr &e);
 // A deterministic total preorder that never looks at addresses: distinct variables with the
 // same name compare equal here (callers keep such ties in order of appearance).

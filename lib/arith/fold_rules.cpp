@@ -174,7 +174,7 @@ Expr AnalyzerImpl::rewriteBinary(const BinaryNode *op, const Expr &a, const Expr
       return (*x != 0) == isAnd ? b : a;
     if (const int64_t *y = asConstInt(b))
       return (*y != 0) == isAnd ? a : b;
-    if (structuralEqual(a, b))
+    if (structurallyEqual(a, b))
       return a;
     return Expr();
   }
@@ -202,7 +202,7 @@ Expr AnalyzerImpl::rewriteBinary(const BinaryNode *op, const Expr &a, const Expr
 Expr AnalyzerImpl::rewriteCompare(const BinaryNode *op, const Expr &a, const Expr &b) {
   if (!a->type.isIntOrUInt())
     return Expr();
-  if (structuralEqual(a, b))
+  if (structurallyEqual(a, b))
     return boolean(op->op == BinaryOp::EQ || op->op == BinaryOp::LE || op->op == BinaryOp::GE);
   IntBounds x = bounds(a), y = bounds(b);
   // Interval test: valid for every integer type.
@@ -237,7 +237,7 @@ Expr AnalyzerImpl::rewriteCompare(const BinaryNode *op, const Expr &a, const Exp
 }
 
 Expr AnalyzerImpl::rewriteMinMax(const BinaryNode *op, const Expr &a, const Expr &b) {
-  if (structuralEqual(a, b))
+  if (structurallyEqual(a, b))
     return a;
   if (!a->type.isIntOrUInt())
     return Expr();

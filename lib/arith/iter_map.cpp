@@ -124,7 +124,7 @@ private:
     if (int v = varIndex(source); v >= 0)
       return v;
     for (size_t k = 0; k < sources_.size(); ++k)
-      if (sources_[k] && structuralEqual(sources_[k], source))
+      if (sources_[k] && structurallyEqual(sources_[k], source))
         return static_cast<int>(k);
     std::vector<LinearTerm> terms;
     int64_t offset = 0;

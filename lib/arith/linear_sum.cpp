@@ -15,7 +15,7 @@ bool sameAtoms(const std::vector<Expr> &a, const std::vector<Expr> &b) {
   for (const Expr &x : a) {
     bool matched = false;
     for (size_t k = 0; k < b.size() && !matched; ++k)
-      if (!used[k] && structuralEqual(x, b[k]))
+      if (!used[k] && structurallyEqual(x, b[k]))
         used[k] = matched = true;
     if (!matched)
       return false;

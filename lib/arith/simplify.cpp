@@ -58,7 +58,7 @@ bool Analyzer::canProve(const Expr &condition) {
 }
 
 bool Analyzer::canProveEqual(const Expr &a, const Expr &b) {
-  if (structuralEqual(a, b))
+  if (structurallyEqual(a, b))
     return true;
   if (a->type != b->type || !a->type.isIndex())
     return false;
@@ -140,7 +140,7 @@ protected:
     Expr c = impl_.simplify(op->condition), t = impl_.simplify(op->trueValue), f = impl_.simplify(op->falseValue);
     if (const int64_t *v = asConstInt(c))
       return *v ? t : f;
-    if (structuralEqual(t, f) && c->type.isScalar())
+    if (structurallyEqual(t, f) && c->type.isScalar())
       return t;
     if (c.same(op->condition) && t.same(op->trueValue) && f.same(op->falseValue))
       return e;

@@ -9,6 +9,7 @@
 
 #include "codegen/c_family.h"
 #include "codegen/c_support.h"
+#include "ir/elem_offset.h"
 #include "ir/functor.h"
 #include "ir/intrinsics.h"
 #include "ir/visitor.h"
@@ -177,16 +178,6 @@ private:
       if (p.get() == data)
         return true;
     return false;
-  }
-
-  // Element offset (in scalars) of a flat access index, honouring strides and elem_offset.
-  Expr scalarOffset(const BufferNode &buffer, const Expr &index) {
-    Expr e = index;
-    if (!buffer.strides.empty() && !(asConstInt(buffer.strides[0]) && *asConstInt(buffer.strides[0]) == 1))
-      e = BinaryNode::make(BinaryOp::Mul, e, buffer.strides[0]);
-    if (buffer.elemOffset && !(asConstInt(buffer.elemOffset) && *asConstInt(buffer.elemOffset) == 0))
-      e = BinaryNode::make(BinaryOp::Add, e, buffer.elemOffset);
-    return e;
   }
 
   void declareStorage(const VarNode *data, DataType element, const std::vector<Expr> &extents, int lanes,
@@ -362,13 +353,12 @@ private:
     DataType valueType = op->value->type;
     std::string value = expr(op->value);
     if (valueType.isScalar()) {
-      line(pointer + "[" + expr(scalarOffset(*op->buffer, index)) + "] = " + value + ";");
+      line(pointer + "[" + expr(flatElemOffset(*op->buffer, index)) + "] = " + value + ";");
       return;
     }
     int elementLanes = op->buffer->dtype.lanes();
-    if (const Expr *start = contiguousStart(*op->buffer, index)) {
-      line(support_.vectorStore(valueType) + "(" + pointer + " + " + expr(scalarOffset(*op->buffer, *start)) + ", " +
-           value + ");");
+    if (Expr start = contiguousElemOffset(*op->buffer, index)) {
+      line(support_.vectorStore(valueType) + "(" + pointer + " + " + expr(start) + ", " + value + ");");
       return;
     }
     // Scatter lane by lane: index lane k covers elementLanes value lanes.
@@ -392,25 +382,6 @@ private:
     if (buffer.elemOffset)
       e = "(" + e + " + " + expr(buffer.elemOffset) + ")";
     return e;
-  }
-
-  // For an access whose lanes are contiguous in memory, the scalar index of the first lane:
-  // an M-lane element with a scalar index, or a scalar element with a stride-1 ramp.
-  const Expr *contiguousStart(const BufferNode &buffer, const Expr &index) {
-    scratch_ = nullptr;
-    if (buffer.dtype.isScalar()) {
-      const auto *ramp = index.as<RampNode>();
-      if (ramp && asConstInt(ramp->stride) && *asConstInt(ramp->stride) == 1 && buffer.strides.empty())
-        scratch_ = ramp->base;
-    } else if (buffer.strides.empty()) {
-      const auto *ramp = index.as<RampNode>();
-      Expr first = index->type.isScalar()                                               ? index
-                   : ramp && asConstInt(ramp->stride) && *asConstInt(ramp->stride) == 1 ? ramp->base
-                                                                                        : Expr();
-      if (first)
-        scratch_ = BinaryNode::make(BinaryOp::Mul, first, IntImmNode::make(first->type, buffer.dtype.lanes()));
-    }
-    return scratch_ ? &scratch_ : nullptr;
   }
 
   // ---- expressions (ExprFunctor): `parent` is the C precedence of the enclosing operator,
@@ -652,9 +623,9 @@ private:
     const std::string &pointer = pointerOf(op->buffer, op->loc);
     const Expr &index = op->indices.front();
     if (op->type.isScalar())
-      return pointer + "[" + expr(scalarOffset(*op->buffer, index)) + "]";
-    if (const Expr *start = contiguousStart(*op->buffer, index))
-      return support_.vectorLoad(op->type) + "(" + pointer + " + " + expr(scalarOffset(*op->buffer, *start)) + ")";
+      return pointer + "[" + expr(flatElemOffset(*op->buffer, index)) + "]";
+    if (Expr start = contiguousElemOffset(*op->buffer, index))
+      return support_.vectorLoad(op->type) + "(" + pointer + " + " + expr(start) + ")";
     // Gather lane by lane.
     int elementLanes = op->buffer->dtype.lanes();
     std::string vt = support_.typeName(op->type), it = support_.typeName(index->type);
@@ -684,7 +655,6 @@ private:
   std::string body_;
   int indent_ = 0;
   bool inParallel_ = false;
-  Expr scratch_;
 };
 
 } // namespace

@@ -97,59 +97,6 @@ int exprPrecedence(const ExprNode *expr) {
   return precedenceOf(expr);
 }
 
-bool sameExpr(const Expr &a, const Expr &b) {
-  if (a == b)
-    return true;
-  if (!a || !b || a->kind() != b->kind() || a->type != b->type)
-    return false;
-  auto all = [](const std::vector<Expr> &x, const std::vector<Expr> &y) {
-    if (x.size() != y.size())
-      return false;
-    for (size_t k = 0; k < x.size(); ++k)
-      if (!sameExpr(x[k], y[k]))
-        return false;
-    return true;
-  };
-  switch (a->kind()) {
-  case ExprKind::Var: return false; // identity was checked above
-  case ExprKind::IntImm: return a.as<IntImmNode>()->value == b.as<IntImmNode>()->value;
-  case ExprKind::FloatImm: return a.as<FloatImmNode>()->value == b.as<FloatImmNode>()->value;
-  case ExprKind::StringImm: return a.as<StringImmNode>()->value == b.as<StringImmNode>()->value;
-  case ExprKind::Binary: {
-    const auto *x = a.as<BinaryNode>(), *y = b.as<BinaryNode>();
-    return x->op == y->op && sameExpr(x->a, y->a) && sameExpr(x->b, y->b);
-  }
-  case ExprKind::Not: return sameExpr(a.as<NotNode>()->a, b.as<NotNode>()->a);
-  case ExprKind::Select: {
-    const auto *x = a.as<SelectNode>(), *y = b.as<SelectNode>();
-    return sameExpr(x->condition, y->condition) && sameExpr(x->trueValue, y->trueValue) &&
-           sameExpr(x->falseValue, y->falseValue);
-  }
-  case ExprKind::Cast: return sameExpr(a.as<CastNode>()->value, b.as<CastNode>()->value);
-  case ExprKind::Ramp: {
-    const auto *x = a.as<RampNode>(), *y = b.as<RampNode>();
-    return x->lanes == y->lanes && sameExpr(x->base, y->base) && sameExpr(x->stride, y->stride);
-  }
-  case ExprKind::Broadcast: {
-    const auto *x = a.as<BroadcastNode>(), *y = b.as<BroadcastNode>();
-    return x->lanes == y->lanes && sameExpr(x->value, y->value);
-  }
-  case ExprKind::Let: {
-    const auto *x = a.as<LetNode>(), *y = b.as<LetNode>();
-    return x->var == y->var && sameExpr(x->value, y->value) && sameExpr(x->body, y->body);
-  }
-  case ExprKind::Call: {
-    const auto *x = a.as<CallNode>(), *y = b.as<CallNode>();
-    return x->op == y->op && all(x->args, y->args);
-  }
-  case ExprKind::BufferLoad: {
-    const auto *x = a.as<BufferLoadNode>(), *y = b.as<BufferLoadNode>();
-    return x->buffer == y->buffer && all(x->indices, y->indices);
-  }
-  }
-  return false;
-}
-
 void ScriptPrinter::printExpr(const Expr &expr) {
   printExprPrec(expr.get(), 0, false);
 }

@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "codegen/tir_literals.h"
+#include "ir/equality.h"
 #include "ir/visitor.h"
 
 namespace tirlower {
@@ -198,7 +199,7 @@ void ScriptPrinter::printFor(const ForNode &loop) {
     const auto *difference = loop.extent.as<BinaryNode>();
     if (min && extent) {
       printIntLiteral(loop.min->type, *min + *extent);
-    } else if (difference && difference->op == BinaryOp::Sub && sameExpr(difference->b, loop.min)) {
+    } else if (difference && difference->op == BinaryOp::Sub && structurallyEqual(difference->b, loop.min)) {
       // `range(a, b)` reads back with extent `b - a`: print `b` again.
       printExpr(difference->a);
     } else {
@@ -232,7 +233,7 @@ void ScriptPrinter::printIterVars(const BlockNode &block) {
     const auto *var = iv.value.as<VarNode>();
     auto loop = std::find_if(loops_.rbegin(), loops_.rend(), [&](const ForNode *f) { return f->loopVar.get() == var; });
     remap &= var && loop != loops_.rend() && isConstZero(iv.min) && isConstZero((*loop)->min) &&
-             sameExpr((*loop)->extent, iv.extent) && iv.kind != IterKind::Opaque;
+             structurallyEqual((*loop)->extent, iv.extent) && iv.kind != IterKind::Opaque;
   }
   if (remap) {
     indent();

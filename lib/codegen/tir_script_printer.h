@@ -154,8 +154,6 @@ enum ExprPrecedence : int {
   kPrecAtom,
 };
 int exprPrecedence(const ExprNode *expr);
-// Structural equality of expressions (variables and buffers by identity).
-bool sameExpr(const Expr &a, const Expr &b);
 
 // Whether bufferMap[bindingIndex] prints as `A: T.Buffer(shape, dtype)` in the signature: its
 // data is the parameter itself, every field has its default, and no other binding shares the

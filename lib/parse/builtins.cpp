@@ -6,6 +6,7 @@
 #include <cmath>
 #include <limits>
 
+#include "ir/edit_distance.h"
 #include "parse/parser_impl.h"
 
 namespace tirlower {
@@ -132,21 +133,14 @@ Parser::CallArgs Parser::callArgs(uint32_t callId, std::string_view name, size_t
 
 void Parser::unknownBuiltin(uint32_t id, std::string_view name) {
   std::string message = "unknown function 'T." + std::string(name) + "'";
-  std::string_view best;
-  size_t bestDistance = 3;
-  auto consider = [&](std::string_view candidate) {
-    size_t d = editDistance(name, candidate, 2);
-    if (d < bestDistance && d * 2 <= std::max(name.size(), candidate.size())) {
-      bestDistance = d;
-      best = candidate;
-    }
-  };
+  ClosestName closest(name, 2);
   for (const BuiltinEntry &e : kBuiltins)
-    consider(e.name);
+    closest.consider(e.name);
   for (const IntrinsicInfo &info : intrinsicTable())
-    consider(info.name);
+    closest.consider(info.name);
   for (std::string_view s : kStatementBuiltins)
-    consider(s);
+    closest.consider(s);
+  std::string_view best = closest.best();
   if (best.empty())
     fail(nodeRange(id), message);
   failWithNote(nodeRange(id), message, nodeRange(id), "did you mean 'T." + std::string(best) + "'?");

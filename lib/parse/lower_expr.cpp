@@ -7,6 +7,7 @@
 #include <functional>
 #include <limits>
 
+#include "ir/edit_distance.h"
 #include "parse/parser_impl.h"
 
 namespace tirlower {
@@ -66,24 +67,6 @@ int64_t floorMod(int64_t a, int64_t b) {
 
 } // namespace
 
-size_t editDistance(std::string_view a, std::string_view b, size_t limit) {
-  if (a.size() > b.size() + limit || b.size() > a.size() + limit)
-    return limit + 1;
-  std::vector<size_t> row(b.size() + 1);
-  for (size_t j = 0; j <= b.size(); ++j)
-    row[j] = j;
-  for (size_t i = 1; i <= a.size(); ++i) {
-    size_t diagonal = row[0];
-    row[0] = i;
-    for (size_t j = 1; j <= b.size(); ++j) {
-      size_t above = row[j];
-      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
-      diagonal = above;
-    }
-  }
-  return std::min(row[b.size()], limit + 1);
-}
-
 int64_t Parser::intLiteral(uint32_t id) {
   std::string_view digits = nodeText(id);
   int64_t value = 0;
@@ -137,15 +120,10 @@ int64_t Parser::constantInt(uint32_t id, const char *what) {
 
 void Parser::undefinedName(uint32_t id) {
   std::string_view name = nodeText(id);
-  std::string_view best;
-  size_t bestDistance = 3;
-  for (std::string_view candidate : scope_.visibleNames()) {
-    size_t d = editDistance(name, candidate, 2);
-    if (d < bestDistance && d * 2 <= std::max(name.size(), candidate.size())) {
-      bestDistance = d;
-      best = candidate;
-    }
-  }
+  ClosestName closest(name, 2);
+  for (std::string_view candidate : scope_.visibleNames())
+    closest.consider(candidate);
+  std::string_view best = closest.best();
   std::string message = "use of undefined name '" + std::string(name) + "'";
   if (best.empty())
     fail(nodeRange(id), message);

@@ -399,7 +399,4 @@ private:
   } func_;
 };
 
-// Levenshtein distance capped at `limit + 1`.
-size_t editDistance(std::string_view a, std::string_view b, size_t limit);
-
 } // namespace tirlower

@@ -151,7 +151,7 @@ private:
       const LayoutTransform &t = fields_.layoutTransforms[k];
       if (t.buffer->data != buffer->data)
         continue;
-      if (!structuralEqual(t.buffer->shape, buffer->shape))
+      if (!structurallyEqual(t.buffer->shape, buffer->shape))
         return cannot(entry, "its data has layout transforms given for '" + t.buffer->name.str() +
                                  "', a view of it with another shape");
       pending.push_back(k);

@@ -163,13 +163,13 @@ private:
     std::vector<Expr> initIndex;
     for (const Expr &i : init->indices)
       initIndex.push_back(bind(i));
-    if (init->buffer != update->buffer || !structuralEqual(initIndex, index))
+    if (init->buffer != update->buffer || !structurallyEqual(initIndex, index))
       return fail(init->loc, "its init stores another element than its body");
     // The combiner: f(W[i], v) or f(v, W[i]).
     const auto *combine = update->value.as<BinaryNode>();
     auto isTarget = [&](const Expr &e) {
       const auto *load = e.as<BufferLoadNode>();
-      return load && load->buffer == update->buffer && structuralEqual(load->indices, update->indices);
+      return load && load->buffer == update->buffer && structurallyEqual(load->indices, update->indices);
     };
     if (!combine || (combine->op != BinaryOp::Add && combine->op != BinaryOp::Mul && combine->op != BinaryOp::Min &&
                      combine->op != BinaryOp::Max) ||

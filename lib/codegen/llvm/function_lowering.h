@@ -74,8 +74,6 @@ private:
   void lowerStore(const BufferStoreNode *op);
   void checkRank(const BufferNode &buffer, SourceRange where) const;
   llvm::Value *basePointer(const BufferNode &buffer, SourceRange where);
-  Expr scalarOffset(const BufferNode &buffer, const Expr &index) const;
-  Expr contiguousStart(const BufferNode &buffer, const Expr &index) const;
   llvm::Value *elementPointer(const BufferNode &buffer, llvm::Value *base, const Expr &scalarIndex);
   llvm::Value *elementPointer(llvm::Type *element, llvm::Value *base, llvm::Value *index);
   uint64_t alignmentOf(const BufferNode &buffer, const Expr &scalarIndex) const;

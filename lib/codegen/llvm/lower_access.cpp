@@ -14,6 +14,8 @@
 
 #include <numeric>
 
+#include "ir/elem_offset.h"
+
 namespace tirlower {
 
 void FunctionLowering::checkRank(const BufferNode &buffer, SourceRange where) const {
@@ -36,34 +38,6 @@ llvm::Value *FunctionLowering::basePointer(const BufferNode &buffer, SourceRange
   if (it == values_.end())
     throw CompileError(where, "LLVM emitter: buffer '" + buffer.name.str() + "' views data that is not defined");
   return it->second;
-}
-
-// The scalar index of a flat access, honouring strides and elem_offset if a view still has them.
-Expr FunctionLowering::scalarOffset(const BufferNode &buffer, const Expr &index) const {
-  auto lanes = [&](const Expr &scalar) {
-    Expr value = scalar->type == index->type.element() ? scalar : CastNode::make(index->type.element(), scalar);
-    return index->type.isVector() ? BroadcastNode::make(value, index->type.lanes()) : value;
-  };
-  Expr e = index;
-  if (!buffer.strides.empty() && !(asConstInt(buffer.strides[0]) && *asConstInt(buffer.strides[0]) == 1))
-    e = BinaryNode::make(BinaryOp::Mul, e, lanes(buffer.strides[0]));
-  if (buffer.elemOffset && !(asConstInt(buffer.elemOffset) && *asConstInt(buffer.elemOffset) == 0))
-    e = BinaryNode::make(BinaryOp::Add, e, lanes(buffer.elemOffset));
-  return e;
-}
-
-// The scalar index of the first lane when the accessed lanes are contiguous, else null.
-Expr FunctionLowering::contiguousStart(const BufferNode &buffer, const Expr &index) const {
-  if (!buffer.strides.empty())
-    return {};
-  const auto *ramp = index.as<RampNode>();
-  bool unitRamp = ramp && asConstInt(ramp->stride) && *asConstInt(ramp->stride) == 1;
-  Expr first = index->type.isScalar() ? index : unitRamp ? ramp->base : Expr();
-  if (!first)
-    return {};
-  if (buffer.dtype.isVector())
-    first = BinaryNode::make(BinaryOp::Mul, first, IntImmNode::make(first->type, buffer.dtype.lanes()));
-  return scalarOffset(buffer, first);
 }
 
 ModularSet FunctionLowering::modularSet(const Expr &expr) const {
@@ -139,7 +113,7 @@ llvm::Value *FunctionLowering::visitBufferLoad(const BufferLoadNode *op) {
   llvm::Value *base = basePointer(buffer, op->loc);
   const Expr &index = op->indices.front();
   DataType type = op->type;
-  if (Expr start = contiguousStart(buffer, index)) {
+  if (Expr start = contiguousElemOffset(buffer, index)) {
     llvm::Value *pointer = elementPointer(buffer, base, start);
     llvm::Value *value = builder_.CreateAlignedLoad(memoryTypeOf(type), pointer,
                                                     llvm::Align(alignmentOf(buffer, start)), buffer.name.str());
@@ -148,7 +122,7 @@ llvm::Value *FunctionLowering::visitBufferLoad(const BufferLoadNode *op) {
   // Gather: index lane k covers the element's M scalar lanes at scalar index index[k] * M + m.
   DataType scalar = type.element();
   int elementLanes = buffer.dtype.lanes();
-  llvm::Value *indices = lowerExpr(scalarOffset(buffer, index));
+  llvm::Value *indices = lowerExpr(flatElemOffset(buffer, index));
   llvm::Value *result = llvm::UndefValue::get(memoryTypeOf(type));
   llvm::Align alignment(static_cast<uint64_t>(scalar.laneBytes()));
   for (int k = 0; k < index->type.lanes(); ++k) {
@@ -169,7 +143,7 @@ void FunctionLowering::lowerStore(const BufferStoreNode *op) {
   const Expr &index = op->indices.front();
   DataType type = op->value->type;
   llvm::Value *value = toMemory(type, lowerExpr(op->value));
-  if (Expr start = contiguousStart(buffer, index)) {
+  if (Expr start = contiguousElemOffset(buffer, index)) {
     llvm::Value *pointer = elementPointer(buffer, base, start);
     builder_.CreateAlignedStore(value, pointer, llvm::Align(alignmentOf(buffer, start)));
     return;
@@ -177,7 +151,7 @@ void FunctionLowering::lowerStore(const BufferStoreNode *op) {
   // Scatter, lane by lane in order (a later lane wins when two lanes hit one element).
   DataType scalar = type.element();
   int elementLanes = buffer.dtype.lanes();
-  llvm::Value *indices = lowerExpr(scalarOffset(buffer, index));
+  llvm::Value *indices = lowerExpr(flatElemOffset(buffer, index));
   llvm::Align alignment(static_cast<uint64_t>(scalar.laneBytes()));
   for (int k = 0; k < index->type.lanes(); ++k) {
     llvm::Value *lane = laneElement(indices, index->type, k, elementLanes);
