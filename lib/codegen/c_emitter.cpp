@@ -9,6 +9,7 @@
 
 #include "codegen/c_family.h"
 #include "codegen/c_support.h"
+#include "ir/access_census.h"
 #include "ir/elem_offset.h"
 #include "ir/functor.h"
 #include "ir/intrinsics.h"
@@ -17,32 +18,6 @@
 namespace tirlower {
 
 namespace {
-
-// Data variables that some store writes through (any alias counts).
-class StoreCensus : public IRVisitor {
-public:
-  std::unordered_set<const VarNode *> written;
-  std::unordered_set<const VarNode *> used;
-  using IRVisitor::visit;
-
-protected:
-  void visit(const VarNode *op) override { used.insert(op); }
-  void visitBuffer(const Buffer &b) override {
-    used.insert(b->data.get());
-    for (const Expr &e : b->shape)
-      IRVisitor::visit(e);
-  }
-  void visit(const BufferStoreNode *op) override {
-    written.insert(op->buffer->data.get());
-    IRVisitor::visit(op);
-  }
-  // T.assume emits nothing: what only it uses is unused in C.
-  void visit(const CallNode *op) override {
-    if (op->intrinsic && op->intrinsic->id == IntrinsicId::Assume)
-      return;
-    IRVisitor::visit(op);
-  }
-};
 
 int precedence(BinaryOp op) {
   switch (op) {
@@ -85,9 +60,8 @@ class FunctionEmitter : private StmtFunctor<void(const Stmt &)>,
 public:
   FunctionEmitter(const PrimFuncNode &func, CSupport &support, const CEmitOptions &options,
                   std::set<std::string> &externs)
-      : func_(func), support_(support), options_(options), externs_(externs) {
-    census_.visit(func.body);
-  }
+      : func_(func), support_(support), options_(options), externs_(externs),
+        census_(AccessCensus::of(func.body, /*countAssume=*/false)) {}
 
   std::string emit(const std::string &symbol) {
     std::string signature = "int32_t " + symbol + "(";
@@ -645,7 +619,7 @@ private:
   CSupport &support_;
   const CEmitOptions &options_;
   std::set<std::string> &externs_;
-  StoreCensus census_;
+  AccessCensus census_; // T.assume emits nothing: what only it uses is unused in C
   std::unordered_map<const void *, std::string> names_;
   std::unordered_set<std::string> taken_;
   std::unordered_map<const BufferNode *, std::string> pointer_;

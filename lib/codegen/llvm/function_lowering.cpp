@@ -5,32 +5,11 @@
 
 #include <llvm/IR/Attributes.h>
 
-#include "ir/visitor.h"
+#include "ir/access_census.h"
 
 namespace tirlower {
 
 namespace {
-
-class CensusVisitor : public IRVisitor {
-public:
-  StoreCensus census;
-  using IRVisitor::visit;
-
-protected:
-  void visit(const VarNode *op) override {
-    if (op->type.isHandle())
-      census.escaped.insert(op);
-  }
-  void visit(const BufferStoreNode *op) override {
-    census.written.insert(op->buffer->data.get());
-    IRVisitor::visit(op);
-  }
-  // The node of an attribute names a variable; it is not a use of its value.
-  void visit(const AttrStmtNode *op) override {
-    visit(op->value);
-    visit(op->body);
-  }
-};
 
 bool noaliasRequested(const PrimFuncNode &func) {
   const AttrValue *attr = func.attrs.find("tir.noalias");
@@ -40,12 +19,6 @@ bool noaliasRequested(const PrimFuncNode &func) {
 }
 
 } // namespace
-
-StoreCensus StoreCensus::of(const Stmt &body) {
-  CensusVisitor visitor;
-  visitor.visit(body);
-  return std::move(visitor.census);
-}
 
 FunctionLowering::FunctionLowering(const PrimFuncNode &func, llvm::Module &module, const LLVMEmitOptions &options)
     : func_(func), module_(module), context_(module.getContext()), options_(options), builder_(module.getContext()) {}
@@ -70,7 +43,7 @@ void FunctionLowering::declareSignature(const std::string &symbol) {
   function_ = llvm::Function::Create(type, llvm::Function::ExternalLinkage, symbol, module_);
   function_->addFnAttr(llvm::Attribute::NoUnwind);
 
-  StoreCensus census = StoreCensus::of(func_.body);
+  AccessCensus census = AccessCensus::of(func_.body);
   bool noalias = noaliasRequested(func_);
   for (size_t k = 0; k < func_.params.size(); ++k) {
     const VarNode *param = func_.params[k].get();

@@ -110,12 +110,5 @@ private:
   std::vector<llvm::Value *> heap_;                             // live malloc'ed pointers, in order
 };
 
-// Data variables of a function: those some store writes through, and handle parameters used as
-// plain values (passed to an extern call: they may be written too).
-struct StoreCensus {
-  std::unordered_set<const VarNode *> written;
-  std::unordered_set<const VarNode *> escaped;
-  static StoreCensus of(const Stmt &body);
-};
 
 } // namespace tirlower

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <unordered_map>
 
+#include "ir/access_census.h"
 #include "ir/diagnostic.h"
 #include "ir/visitor.h"
 
@@ -20,25 +21,7 @@ public:
   using IRVisitor::visit;
 
 protected:
-  void visit(const VarNode *op) override { census_.used.insert(op); }
-  void visitBuffer(const Buffer &b) override {
-    census_.used.insert(b->data.get());
-    census_.hasTexture |= isTextureBuffer(*b);
-    for (const Expr &e : b->shape)
-      IRVisitor::visit(e);
-    for (const Expr &e : b->strides)
-      IRVisitor::visit(e);
-    if (b->elemOffset)
-      IRVisitor::visit(b->elemOffset);
-  }
-  void visit(const BufferLoadNode *op) override {
-    census_.read.insert(op->buffer->data.get());
-    IRVisitor::visit(op);
-  }
-  void visit(const BufferStoreNode *op) override {
-    census_.written.insert(op->buffer->data.get());
-    IRVisitor::visit(op);
-  }
+  void visitBuffer(const Buffer &b) override { census_.hasTexture |= isTextureBuffer(*b); }
   void visit(const ForNode *op) override {
     if (op->forKind == ForKind::ThreadBinding)
       bind(op->threadTag.view(), op->extent, op->loc);
@@ -172,6 +155,10 @@ private:
 
 KernelCensus takeCensus(const PrimFuncNode &func) {
   KernelCensus census;
+  AccessCensus access = AccessCensus::of(func.body);
+  census.read = std::move(access.read);
+  census.written = std::move(access.written);
+  census.used = std::move(access.used);
   CensusVisitor visitor(census);
   visitor.visit(func.body);
   KernelRegions regions(census, census.groups == std::array<int64_t, 3>{1, 1, 1});

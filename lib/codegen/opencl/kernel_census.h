@@ -25,8 +25,8 @@ bool isTextureParam(const BufferNode &buffer);
 bool isMultipleOf4(const Expr &e);
 
 struct KernelCensus {
-  std::unordered_set<const VarNode *> read, written; // data variables
-  std::unordered_set<const VarNode *> used;          // every variable mentioned
+  std::unordered_set<const VarNode *> read, written; // data variables (AccessCensus)
+  std::unordered_set<const VarNode *> used;          // every variable mentioned (AccessCensus)
   std::array<int64_t, 3> groups{1, 1, 1}, local{1, 1, 1};
   bool hasTexture = false;
   std::vector<std::string> assertMessages; // in program order; non-empty adds the tl_error argument
