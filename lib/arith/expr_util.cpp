@@ -4,6 +4,7 @@
 #include <sstream>
 
 #include "ir/buffer.h"
+#include "ir/functor.h"
 #include "ir/visitor.h"
 
 namespace tirlower {
@@ -78,40 +79,111 @@ bool usesAnyVar(const Expr &e, const std::vector<Var> &vars) {
   return finder.found;
 }
 
+namespace {
+
+// Hashes each node kind's fields into `h`, the hash of its kind and type; variables by name (equal
+// expressions share their variables, so they hash alike).
+class Hasher : public ExprFunctor<size_t(const Expr &, size_t)> {
+protected:
+  size_t visitVar(const VarNode *op, size_t h) override { return mix(h, std::hash<Symbol>()(op->name)); }
+  size_t visitIntImm(const IntImmNode *op, size_t h) override { return mix(h, std::hash<int64_t>()(op->value)); }
+  size_t visitFloatImm(const FloatImmNode *op, size_t h) override { return mix(h, floatValueHash(op->value)); }
+  size_t visitStringImm(const StringImmNode *op, size_t h) override {
+    return mix(h, std::hash<std::string>()(op->value));
+  }
+  size_t visitBinary(const BinaryNode *x, size_t h) override {
+    return mix(mix(mix(h, static_cast<size_t>(x->op)), structuralHash(x->a)), structuralHash(x->b));
+  }
+  size_t visitNot(const NotNode *op, size_t h) override { return mix(h, structuralHash(op->a)); }
+  size_t visitSelect(const SelectNode *x, size_t h) override {
+    return mix(mix(mix(h, structuralHash(x->condition)), structuralHash(x->trueValue)), structuralHash(x->falseValue));
+  }
+  size_t visitCast(const CastNode *op, size_t h) override { return mix(h, structuralHash(op->value)); }
+  size_t visitRamp(const RampNode *op, size_t h) override {
+    return mix(mix(h, structuralHash(op->base)), structuralHash(op->stride));
+  }
+  size_t visitBroadcast(const BroadcastNode *op, size_t h) override { return mix(h, structuralHash(op->value)); }
+  size_t visitLet(const LetNode *op, size_t h) override {
+    return mix(mix(h, structuralHash(op->value)), structuralHash(op->body));
+  }
+  size_t visitCall(const CallNode *op, size_t h) override {
+    for (const Expr &a : op->args)
+      h = mix(h, structuralHash(a));
+    return mix(h, std::hash<Symbol>()(op->op));
+  }
+  size_t visitBufferLoad(const BufferLoadNode *op, size_t h) override {
+    for (const Expr &a : op->indices)
+      h = mix(h, structuralHash(a));
+    return mix(h, std::hash<Symbol>()(op->buffer->name));
+  }
+};
+
+// Compares `a` with `other`, a node of the same kind and type (structuralCompare checks both).
+class Comparer : public ExprFunctor<int(const Expr &, const ExprNode *)> {
+protected:
+  template <typename T> static const T &as(const ExprNode *other) { return *static_cast<const T *>(other); }
+
+  int visitVar(const VarNode *a, const ExprNode *b) override {
+    return a->name.view().compare(as<VarNode>(b).name.view());
+  }
+  int visitIntImm(const IntImmNode *a, const ExprNode *b) override { return compareInts(a->value, as<IntImmNode>(b).value); }
+  int visitFloatImm(const FloatImmNode *a, const ExprNode *b) override {
+    double x = a->value, y = as<FloatImmNode>(b).value;
+    return x < y ? -1 : (y < x ? 1 : 0);
+  }
+  int visitStringImm(const StringImmNode *a, const ExprNode *b) override {
+    return a->value.compare(as<StringImmNode>(b).value);
+  }
+  int visitBinary(const BinaryNode *x, const ExprNode *b) override {
+    const auto &y = as<BinaryNode>(b);
+    if (int c = compareInts(static_cast<int>(x->op), static_cast<int>(y.op)))
+      return c;
+    return compareLists({x->a, x->b}, {y.a, y.b});
+  }
+  int visitNot(const NotNode *a, const ExprNode *b) override { return structuralCompare(a->a, as<NotNode>(b).a); }
+  int visitSelect(const SelectNode *x, const ExprNode *b) override {
+    const auto &y = as<SelectNode>(b);
+    return compareLists({x->condition, x->trueValue, x->falseValue}, {y.condition, y.trueValue, y.falseValue});
+  }
+  int visitCast(const CastNode *a, const ExprNode *b) override { return structuralCompare(a->value, as<CastNode>(b).value); }
+  int visitRamp(const RampNode *x, const ExprNode *b) override {
+    const auto &y = as<RampNode>(b);
+    if (int c = compareInts(x->lanes, y.lanes))
+      return c;
+    return compareLists({x->base, x->stride}, {y.base, y.stride});
+  }
+  int visitBroadcast(const BroadcastNode *x, const ExprNode *b) override {
+    const auto &y = as<BroadcastNode>(b);
+    if (int c = compareInts(x->lanes, y.lanes))
+      return c;
+    return structuralCompare(x->value, y.value);
+  }
+  int visitLet(const LetNode *x, const ExprNode *b) override {
+    const auto &y = as<LetNode>(b);
+    return compareLists({x->var, x->value, x->body}, {y.var, y.value, y.body});
+  }
+  int visitCall(const CallNode *x, const ExprNode *b) override {
+    const auto &y = as<CallNode>(b);
+    if (int c = x->op.view().compare(y.op.view()))
+      return c;
+    return compareLists(x->args, y.args);
+  }
+  int visitBufferLoad(const BufferLoadNode *x, const ExprNode *b) override {
+    const auto &y = as<BufferLoadNode>(b);
+    if (int c = x->buffer->name.view().compare(y.buffer->name.view()))
+      return c;
+    return compareLists(x->indices, y.indices);
+  }
+};
+
+} // namespace
+
 size_t structuralHash(const Expr &e) {
   const DataType t = e->type;
   size_t h =
       mix(static_cast<size_t>(e->kind()) * 31,
           static_cast<size_t>(t.code()) << 32 | static_cast<size_t>(t.bits()) << 16 | static_cast<size_t>(t.lanes()));
-  switch (e->kind()) {
-  case ExprKind::Var: return mix(h, std::hash<Symbol>()(e.as<VarNode>()->name));
-  case ExprKind::IntImm: return mix(h, std::hash<int64_t>()(e.as<IntImmNode>()->value));
-  case ExprKind::FloatImm: return mix(h, floatValueHash(e.as<FloatImmNode>()->value));
-  case ExprKind::StringImm: return mix(h, std::hash<std::string>()(e.as<StringImmNode>()->value));
-  case ExprKind::Binary: {
-    auto *x = e.as<BinaryNode>();
-    return mix(mix(mix(h, static_cast<size_t>(x->op)), structuralHash(x->a)), structuralHash(x->b));
-  }
-  case ExprKind::Not: return mix(h, structuralHash(e.as<NotNode>()->a));
-  case ExprKind::Select: {
-    auto *x = e.as<SelectNode>();
-    return mix(mix(mix(h, structuralHash(x->condition)), structuralHash(x->trueValue)), structuralHash(x->falseValue));
-  }
-  case ExprKind::Cast: return mix(h, structuralHash(e.as<CastNode>()->value));
-  case ExprKind::Ramp:
-    return mix(mix(h, structuralHash(e.as<RampNode>()->base)), structuralHash(e.as<RampNode>()->stride));
-  case ExprKind::Broadcast: return mix(h, structuralHash(e.as<BroadcastNode>()->value));
-  case ExprKind::Let: return mix(mix(h, structuralHash(e.as<LetNode>()->value)), structuralHash(e.as<LetNode>()->body));
-  case ExprKind::Call:
-    for (const Expr &a : e.as<CallNode>()->args)
-      h = mix(h, structuralHash(a));
-    return mix(h, std::hash<Symbol>()(e.as<CallNode>()->op));
-  case ExprKind::BufferLoad:
-    for (const Expr &a : e.as<BufferLoadNode>()->indices)
-      h = mix(h, structuralHash(a));
-    return mix(h, std::hash<Symbol>()(e.as<BufferLoadNode>()->buffer->name));
-  }
-  return h;
+  return Hasher().visitExpr(e, h);
 }
 
 int structuralCompare(const Expr &a, const Expr &b) {
@@ -121,56 +193,7 @@ int structuralCompare(const Expr &a, const Expr &b) {
     return c;
   if (a->type != b->type)
     return a->type.str() < b->type.str() ? -1 : 1;
-  switch (a->kind()) {
-  case ExprKind::Var: return a.as<VarNode>()->name.view().compare(b.as<VarNode>()->name.view());
-  case ExprKind::IntImm: return compareInts(a.as<IntImmNode>()->value, b.as<IntImmNode>()->value);
-  case ExprKind::FloatImm: {
-    double x = a.as<FloatImmNode>()->value, y = b.as<FloatImmNode>()->value;
-    return x < y ? -1 : (y < x ? 1 : 0);
-  }
-  case ExprKind::StringImm: return a.as<StringImmNode>()->value.compare(b.as<StringImmNode>()->value);
-  case ExprKind::Binary: {
-    auto *x = a.as<BinaryNode>(), *y = b.as<BinaryNode>();
-    if (int c = compareInts(static_cast<int>(x->op), static_cast<int>(y->op)))
-      return c;
-    return compareLists({x->a, x->b}, {y->a, y->b});
-  }
-  case ExprKind::Not: return structuralCompare(a.as<NotNode>()->a, b.as<NotNode>()->a);
-  case ExprKind::Select: {
-    auto *x = a.as<SelectNode>(), *y = b.as<SelectNode>();
-    return compareLists({x->condition, x->trueValue, x->falseValue}, {y->condition, y->trueValue, y->falseValue});
-  }
-  case ExprKind::Cast: return structuralCompare(a.as<CastNode>()->value, b.as<CastNode>()->value);
-  case ExprKind::Ramp: {
-    auto *x = a.as<RampNode>(), *y = b.as<RampNode>();
-    if (int c = compareInts(x->lanes, y->lanes))
-      return c;
-    return compareLists({x->base, x->stride}, {y->base, y->stride});
-  }
-  case ExprKind::Broadcast: {
-    auto *x = a.as<BroadcastNode>(), *y = b.as<BroadcastNode>();
-    if (int c = compareInts(x->lanes, y->lanes))
-      return c;
-    return structuralCompare(x->value, y->value);
-  }
-  case ExprKind::Let: {
-    auto *x = a.as<LetNode>(), *y = b.as<LetNode>();
-    return compareLists({x->var, x->value, x->body}, {y->var, y->value, y->body});
-  }
-  case ExprKind::Call: {
-    auto *x = a.as<CallNode>(), *y = b.as<CallNode>();
-    if (int c = x->op.view().compare(y->op.view()))
-      return c;
-    return compareLists(x->args, y->args);
-  }
-  case ExprKind::BufferLoad: {
-    auto *x = a.as<BufferLoadNode>(), *y = b.as<BufferLoadNode>();
-    if (int c = x->buffer->name.view().compare(y->buffer->name.view()))
-      return c;
-    return compareLists(x->indices, y->indices);
-  }
-  }
-  return 0;
+  return Comparer().visitExpr(a, b.get());
 }
 
 namespace {
@@ -240,19 +263,19 @@ void formatList(std::ostream &os, const std::vector<Expr> &list) {
   }
 }
 
-void format(std::ostream &os, const Expr &e) {
-  switch (e->kind()) {
-  case ExprKind::Var: os << e.as<VarNode>()->name.view(); return;
-  case ExprKind::IntImm:
-    if (e->type.isBool())
-      os << (e.as<IntImmNode>()->value ? "True" : "False");
+// TVMScript-like text of each node kind; operands are parenthesized by formatOperand.
+class Formatter : public ExprFunctor<void(const Expr &, std::ostream &)> {
+protected:
+  void visitVar(const VarNode *op, std::ostream &os) override { os << op->name.view(); }
+  void visitIntImm(const IntImmNode *op, std::ostream &os) override {
+    if (op->type.isBool())
+      os << (op->value ? "True" : "False");
     else
-      os << e.as<IntImmNode>()->value;
-    return;
-  case ExprKind::FloatImm: os << e.as<FloatImmNode>()->value; return;
-  case ExprKind::StringImm: os << '"' << e.as<StringImmNode>()->value << '"'; return;
-  case ExprKind::Binary: {
-    auto *b = e.as<BinaryNode>();
+      os << op->value;
+  }
+  void visitFloatImm(const FloatImmNode *op, std::ostream &os) override { os << op->value; }
+  void visitStringImm(const StringImmNode *op, std::ostream &os) override { os << '"' << op->value << '"'; }
+  void visitBinary(const BinaryNode *b, std::ostream &os) override {
     const char *op = infix(b->op);
     if (!op || (b->op == BinaryOp::Div && !b->type.isFloat()) || b->op == BinaryOp::Mod) {
       const char *name = b->op == BinaryOp::Min   ? "min"
@@ -264,58 +287,54 @@ void format(std::ostream &os, const Expr &e) {
       os << ')';
       return;
     }
-    int p = precedence(e);
+    int p = precedence(Expr(b));
     formatOperand(os, b->a, p, false);
     os << op;
     formatOperand(os, b->b, p, true);
-    return;
   }
-  case ExprKind::Not:
+  void visitNot(const NotNode *op, std::ostream &os) override {
     os << "not ";
-    formatOperand(os, e.as<NotNode>()->a, 3, false);
-    return;
-  case ExprKind::Select: {
-    auto *s = e.as<SelectNode>();
+    formatOperand(os, op->a, 3, false);
+  }
+  void visitSelect(const SelectNode *s, std::ostream &os) override {
     os << "T.Select(";
     formatList(os, {s->condition, s->trueValue, s->falseValue});
     os << ')';
-    return;
   }
-  case ExprKind::Cast:
-    os << "T.Cast(\"" << e->type.str() << "\", ";
-    format(os, e.as<CastNode>()->value);
+  void visitCast(const CastNode *op, std::ostream &os) override {
+    os << "T.Cast(\"" << op->type.str() << "\", ";
+    format(os, op->value);
     os << ')';
-    return;
-  case ExprKind::Ramp: {
-    auto *r = e.as<RampNode>();
+  }
+  void visitRamp(const RampNode *r, std::ostream &os) override {
     os << "T.Ramp(";
     formatList(os, {r->base, r->stride});
     os << ", " << r->lanes << ')';
-    return;
   }
-  case ExprKind::Broadcast:
+  void visitBroadcast(const BroadcastNode *op, std::ostream &os) override {
     os << "T.Broadcast(";
-    format(os, e.as<BroadcastNode>()->value);
-    os << ", " << e.as<BroadcastNode>()->lanes << ')';
-    return;
-  case ExprKind::Let: {
-    auto *l = e.as<LetNode>();
+    format(os, op->value);
+    os << ", " << op->lanes << ')';
+  }
+  void visitLet(const LetNode *l, std::ostream &os) override {
     os << "T.Let(";
     formatList(os, {l->body, l->var, l->value});
     os << ')';
-    return;
   }
-  case ExprKind::Call:
-    os << "T." << e.as<CallNode>()->op.view() << '(';
-    formatList(os, e.as<CallNode>()->args);
+  void visitCall(const CallNode *op, std::ostream &os) override {
+    os << "T." << op->op.view() << '(';
+    formatList(os, op->args);
     os << ')';
-    return;
-  case ExprKind::BufferLoad:
-    os << e.as<BufferLoadNode>()->buffer->name.view() << '[';
-    formatList(os, e.as<BufferLoadNode>()->indices);
-    os << ']';
-    return;
   }
+  void visitBufferLoad(const BufferLoadNode *op, std::ostream &os) override {
+    os << op->buffer->name.view() << '[';
+    formatList(os, op->indices);
+    os << ']';
+  }
+};
+
+void format(std::ostream &os, const Expr &e) {
+  Formatter().visitExpr(e, os);
 }
 
 } // namespace

@@ -6,6 +6,7 @@
 #include <unordered_map>
 
 #include "arith/index_map_ops.h"
+#include "ir/functor.h"
 
 namespace tirlower {
 
@@ -18,22 +19,28 @@ int64_t floorDiv(int64_t a, int64_t b) {
   return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;
 }
 
-// Evaluates an integer index expression (shapes, strides, index maps) with concrete values.
-std::optional<int64_t> evalIndex(const Expr &expr, const Bindings &bindings) {
-  if (!expr)
-    return 0;
-  switch (expr->kind()) {
-  case ExprKind::IntImm: return expr.as<IntImmNode>()->value;
-  case ExprKind::Var: {
-    auto it = bindings.find(expr.as<VarNode>());
-    if (it == bindings.end())
+// Evaluates an integer index expression (shapes, strides, index maps) with concrete values;
+// nullopt for what it cannot (an unbound variable, a division by zero, another kind of node).
+class IndexEvaluator : public ExprFunctor<std::optional<int64_t>(const Expr &)> {
+public:
+  explicit IndexEvaluator(const Bindings &bindings) : bindings_(bindings) {}
+
+  std::optional<int64_t> eval(const Expr &expr) { return expr ? visitExpr(expr) : 0; }
+
+protected:
+  std::optional<int64_t> visitExprDefault(const ExprNode *) override { return std::nullopt; }
+  std::optional<int64_t> visitIntImm(const IntImmNode *op) override { return op->value; }
+  std::optional<int64_t> visitVar(const VarNode *op) override {
+    auto it = bindings_.find(op);
+    if (it == bindings_.end())
       return std::nullopt;
     return it->second;
   }
-  case ExprKind::Cast: return expr->type.isIndex() ? evalIndex(expr.as<CastNode>()->value, bindings) : std::nullopt;
-  case ExprKind::Binary: {
-    const auto *op = expr.as<BinaryNode>();
-    std::optional<int64_t> a = evalIndex(op->a, bindings), b = evalIndex(op->b, bindings);
+  std::optional<int64_t> visitCast(const CastNode *op) override {
+    return op->type.isIndex() ? eval(op->value) : std::nullopt;
+  }
+  std::optional<int64_t> visitBinary(const BinaryNode *op) override {
+    std::optional<int64_t> a = eval(op->a), b = eval(op->b);
     if (!a || !b)
       return std::nullopt;
     switch (op->op) {
@@ -49,8 +56,13 @@ std::optional<int64_t> evalIndex(const Expr &expr, const Bindings &bindings) {
     default: return std::nullopt;
     }
   }
-  default: return std::nullopt;
-  }
+
+private:
+  const Bindings &bindings_;
+};
+
+std::optional<int64_t> evalIndex(const Expr &expr, const Bindings &bindings) {
+  return IndexEvaluator(bindings).eval(expr);
 }
 
 int64_t evalOrThrow(const Expr &expr, const Bindings &bindings, const std::string &what) {

@@ -26,6 +26,7 @@
 
 #include "arith/analyzer.h"
 #include "arith/expr_util.h"
+#include "ir/functor.h"
 #include "ir/visitor.h"
 #include "transform/passes.h"
 
@@ -71,7 +72,7 @@ bool isSharedBuffer(const BufferNode &b) {
   return b.scope.view() == "shared" || b.data->storageScope.view() == "shared";
 }
 
-class Planner {
+class Planner : private StmtFunctor<std::pair<Stmt, Summary>(const Stmt &, const Stmt &)> {
 public:
   explicit Planner(std::array<int64_t, 3> local) : local_(local) {
     for (int d = 0; d < 3; ++d) {
@@ -82,95 +83,101 @@ public:
     }
   }
 
-  std::pair<Stmt, Summary> plan(const Stmt &s) {
-    switch (s->kind()) {
-    case StmtKind::SeqStmt: return planSeq(s);
-    case StmtKind::BufferStore: {
-      const auto *op = s.as<BufferStoreNode>();
-      std::vector<Access> acc = loads(op->value);
-      for (const Expr &i : op->indices)
-        append(acc, loads(i));
-      if (isSharedBuffer(*op->buffer))
-        acc.push_back(record(*op->buffer, op->indices, true, op->loc));
-      return leaf(s, std::move(acc));
-    }
-    case StmtKind::Evaluate: {
-      const auto *op = s.as<EvaluateNode>();
-      if (isSync(s)) {
-        Summary sum;
-        sum.barrier = uniform();
-        return {s, sum};
-      }
-      const auto *call = op->value.as<CallNode>();
-      if (call && call->op.view() == "tvm_thread_allreduce") {
-        // A collective: the values are read before the threads meet, the results written after.
-        Summary sum;
-        sum.barrier = uniform();
-        size_t count = call->args.empty() || !asConstInt(call->args[0]) ? 0 : static_cast<size_t>(*asConstInt(call->args[0]));
-        for (size_t a = 1; a < call->args.size(); ++a) {
-          const auto *dest = call->args[a].as<BufferLoadNode>();
-          if (a > count + 1 && a <= 2 * count + 1 && dest) {
-            if (isSharedBuffer(*dest->buffer))
-              sum.tail.push_back(record(*dest->buffer, dest->indices, true, op->loc));
-            continue;
-          }
-          append(sum.head, loads(call->args[a]));
-        }
-        if (!sum.barrier)
-          append(sum.tail, sum.head);
-        return {s, sum};
-      }
-      return leaf(s, loads(op->value));
-    }
-    case StmtKind::AssertStmt: return leaf(s, loads(s.as<AssertStmtNode>()->condition));
-    case StmtKind::IfThenElse: return planIf(*s.as<IfThenElseNode>());
-    case StmtKind::For: return planFor(*s.as<ForNode>());
-    case StmtKind::While: {
-      const auto *op = s.as<WhileNode>();
-      std::vector<Access> cond = loads(op->condition);
-      Divergence d(*this, isVarying(op->condition), op->loc);
-      auto [body, sum] = planLoopBody(op->body, op->loc, loops_.size());
-      Summary out;
-      out.head = cond;
-      append(out.head, sum.head);
-      out.tail = cond;
-      append(out.tail, sum.tail);
-      return {body == op->body ? s : WhileNode::make(op->condition, body, op->loc), out};
-    }
-    case StmtKind::LetStmt: {
-      const auto *op = s.as<LetStmtNode>();
-      std::vector<Access> value = loads(op->value);
-      subst_.emplace_back(op->var, canonical(op->value));
-      if (isVarying(op->value))
-        varying_.push_back(op->var.get());
-      auto [body, sum] = plan(op->body);
-      subst_.pop_back();
-      return {body == op->body ? s : LetStmtNode::make(op->var, op->value, body, op->loc), prefix(value, sum)};
-    }
-    case StmtKind::Allocate: {
-      const auto *op = s.as<AllocateNode>();
-      auto [body, sum] = plan(op->body);
-      return {body == op->body ? s : AllocateNode::make(op->bufferVar, op->dtype, op->extents, op->scope, body, op->loc),
-              sum};
-    }
-    case StmtKind::DeclBuffer: {
-      const auto *op = s.as<DeclBufferNode>();
-      auto [body, sum] = plan(op->body);
-      return {body == op->body ? s : DeclBufferNode::make(op->buffer, op->allocates, body, op->loc), sum};
-    }
-    case StmtKind::AllocBuffer: {
-      const auto *op = s.as<AllocBufferNode>();
-      auto [body, sum] = plan(op->body);
-      return {body == op->body ? s : AllocBufferNode::make(op->buffer, body, op->loc), sum};
-    }
-    case StmtKind::AttrStmt: return planAttr(*s.as<AttrStmtNode>());
-    case StmtKind::Block:
-      throw CompileError(s->loc, "thread-sync needs lowered blocks; run lower-opaque-block first");
-    }
-    return {s, {}};
-  }
+  std::pair<Stmt, Summary> plan(const Stmt &s) { return visitStmt(s, s); }
 
 private:
+  // One method per statement kind; `s` is the statement itself (returned when unchanged).
+  std::pair<Stmt, Summary> visitSeqStmt(const SeqStmtNode *, const Stmt &s) override { return planSeq(s); }
+
+  std::pair<Stmt, Summary> visitBufferStore(const BufferStoreNode *op, const Stmt &s) override {
+    std::vector<Access> acc = loads(op->value);
+    for (const Expr &i : op->indices)
+      append(acc, loads(i));
+    if (isSharedBuffer(*op->buffer))
+      acc.push_back(record(*op->buffer, op->indices, true, op->loc));
+    return leaf(s, std::move(acc));
+  }
+
+  std::pair<Stmt, Summary> visitEvaluate(const EvaluateNode *op, const Stmt &s) override {
+    if (isSync(s)) {
+      Summary sum;
+      sum.barrier = uniform();
+      return {s, sum};
+    }
+    const auto *call = op->value.as<CallNode>();
+    if (call && call->op.view() == "tvm_thread_allreduce") {
+      // A collective: the values are read before the threads meet, the results written after.
+      Summary sum;
+      sum.barrier = uniform();
+      size_t count = call->args.empty() || !asConstInt(call->args[0]) ? 0 : static_cast<size_t>(*asConstInt(call->args[0]));
+      for (size_t a = 1; a < call->args.size(); ++a) {
+        const auto *dest = call->args[a].as<BufferLoadNode>();
+        if (a > count + 1 && a <= 2 * count + 1 && dest) {
+          if (isSharedBuffer(*dest->buffer))
+            sum.tail.push_back(record(*dest->buffer, dest->indices, true, op->loc));
+          continue;
+        }
+        append(sum.head, loads(call->args[a]));
+      }
+      if (!sum.barrier)
+        append(sum.tail, sum.head);
+      return {s, sum};
+    }
+    return leaf(s, loads(op->value));
+  }
+
+  std::pair<Stmt, Summary> visitAssertStmt(const AssertStmtNode *op, const Stmt &s) override {
+    return leaf(s, loads(op->condition));
+  }
+
+  std::pair<Stmt, Summary> visitIfThenElse(const IfThenElseNode *op, const Stmt &) override { return planIf(*op); }
+
+  std::pair<Stmt, Summary> visitFor(const ForNode *op, const Stmt &) override { return planFor(*op); }
+
+  std::pair<Stmt, Summary> visitWhile(const WhileNode *op, const Stmt &s) override {
+    std::vector<Access> cond = loads(op->condition);
+    Divergence d(*this, isVarying(op->condition), op->loc);
+    auto [body, sum] = planLoopBody(op->body, op->loc, loops_.size());
+    Summary out;
+    out.head = cond;
+    append(out.head, sum.head);
+    out.tail = cond;
+    append(out.tail, sum.tail);
+    return {body == op->body ? s : WhileNode::make(op->condition, body, op->loc), out};
+  }
+
+  std::pair<Stmt, Summary> visitLetStmt(const LetStmtNode *op, const Stmt &s) override {
+    std::vector<Access> value = loads(op->value);
+    subst_.emplace_back(op->var, canonical(op->value));
+    if (isVarying(op->value))
+      varying_.push_back(op->var.get());
+    auto [body, sum] = plan(op->body);
+    subst_.pop_back();
+    return {body == op->body ? s : LetStmtNode::make(op->var, op->value, body, op->loc), prefix(value, sum)};
+  }
+
+  std::pair<Stmt, Summary> visitAllocate(const AllocateNode *op, const Stmt &s) override {
+    auto [body, sum] = plan(op->body);
+    return {body == op->body ? s : AllocateNode::make(op->bufferVar, op->dtype, op->extents, op->scope, body, op->loc),
+            sum};
+  }
+
+  std::pair<Stmt, Summary> visitDeclBuffer(const DeclBufferNode *op, const Stmt &s) override {
+    auto [body, sum] = plan(op->body);
+    return {body == op->body ? s : DeclBufferNode::make(op->buffer, op->allocates, body, op->loc), sum};
+  }
+
+  std::pair<Stmt, Summary> visitAllocBuffer(const AllocBufferNode *op, const Stmt &s) override {
+    auto [body, sum] = plan(op->body);
+    return {body == op->body ? s : AllocBufferNode::make(op->buffer, body, op->loc), sum};
+  }
+
+  std::pair<Stmt, Summary> visitAttrStmt(const AttrStmtNode *op, const Stmt &) override { return planAttr(*op); }
+
+  std::pair<Stmt, Summary> visitBlock(const BlockNode *op, const Stmt &) override {
+    throw CompileError(op->loc, "thread-sync needs lowered blocks; run lower-opaque-block first");
+  }
+
   // Marks the statements compiled in its lifetime as thread-divergent (when `divergent`).
   class Divergence {
   public:
