@@ -1,6 +1,87 @@
 #include "ir/index_map.h"
 
+#include <cstring>
+
 namespace tirlower {
+
+namespace {
+
+// Appends one expression of an index map to a key; false on what alphaKey does not cover.
+class AlphaKeyWriter {
+public:
+  explicit AlphaKeyWriter(const std::vector<Var> &indices, std::string &key) : indices_(indices), key_(key) {}
+
+  bool write(const Expr &e) {
+    key_ += static_cast<char>('A' + static_cast<int>(e->kind()));
+    key_ += e->type.str();
+    key_ += ' ';
+    switch (e->kind()) {
+    case ExprKind::Var: {
+      for (size_t k = 0; k < indices_.size(); ++k)
+        if (indices_[k].get() == e.get()) {
+          key_ += '#' + std::to_string(k);
+          return true;
+        }
+      return false;
+    }
+    case ExprKind::IntImm:
+      key_ += '=' + std::to_string(e.as<IntImmNode>()->value);
+      return true;
+    case ExprKind::FloatImm: {
+      double v = e.as<FloatImmNode>()->value;
+      char bits[sizeof v];
+      std::memcpy(bits, &v, sizeof v);
+      key_ += '=';
+      key_.append(bits, sizeof v);
+      return true;
+    }
+    case ExprKind::Binary: {
+      const auto *op = e.as<BinaryNode>();
+      key_ += static_cast<char>('a' + static_cast<int>(op->op));
+      return write(op->a) && write(op->b);
+    }
+    case ExprKind::Not: return write(e.as<NotNode>()->a);
+    case ExprKind::Select: {
+      const auto *op = e.as<SelectNode>();
+      return write(op->condition) && write(op->trueValue) && write(op->falseValue);
+    }
+    case ExprKind::Cast: return write(e.as<CastNode>()->value);
+    case ExprKind::Call: {
+      const auto *op = e.as<CallNode>();
+      key_ += op->op.str();
+      key_ += '(' + std::to_string(op->args.size());
+      for (const Expr &arg : op->args)
+        if (!write(arg))
+          return false;
+      key_ += ')';
+      return true;
+    }
+    default: return false;
+    }
+  }
+
+private:
+  const std::vector<Var> &indices_;
+  std::string &key_;
+};
+
+} // namespace
+
+std::optional<std::string> alphaKey(const IndexMapNode &map) {
+  std::string key = std::to_string(map.initialIndices.size()) + ":";
+  for (const Var &index : map.initialIndices)
+    key += index->type.str() + ",";
+  AlphaKeyWriter writer(map.initialIndices, key);
+  for (const Expr &e : map.finalIndices) {
+    key += ';';
+    if (!writer.write(e))
+      return std::nullopt;
+  }
+  key += '|';
+  for (int sep : map.axisSeparators)
+    key += std::to_string(sep) + ",";
+  return key;
+}
 
 IndexMap IndexMapNode::make(std::vector<Var> initial, std::vector<Expr> final_, std::vector<int> separators,
                             SourceRange loc) {

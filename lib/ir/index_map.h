@@ -3,6 +3,8 @@
 // T.AXIS_SEPARATOR inside the result list are kept as positions in the final indices.
 #pragma once
 
+#include <optional>
+#include <string>
 #include <vector>
 
 #include "ir/expr.h"
@@ -22,5 +24,13 @@ private:
   IndexMapNode() = default;
 };
 using IndexMap = Ref<IndexMapNode>;
+
+// A key equal for two maps exactly when they are the same function written with other names for
+// their indices (`lambda i, j: [j, i]` and `lambda a, b: [b, a]`): index types, result
+// expressions with each index by position, constants with their types, and axis separators.
+// Empty when a result refers to a variable other than the map's own indices (its meaning then
+// depends on the function around it) or holds a node kind index maps do not use (loads, lets,
+// vectors): such maps have no key and are never taken for one another.
+std::optional<std::string> alphaKey(const IndexMapNode &map);
 
 } // namespace tirlower

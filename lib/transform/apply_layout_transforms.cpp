@@ -18,6 +18,7 @@
 //   x[10, 15] = T.float32(7)
 #include "transform/passes.h"
 
+#include <memory>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -86,22 +87,6 @@ bool isZero(const Expr &e) {
   return !e || (v && *v == 0);
 }
 
-// The layout annotation after the maps: named when a layout string describes every map in turn
-// ("NHWC" and NHWC->NCHW4c give "NCHW4c"), else unnamed.
-Symbol layoutAfter(const BufferNode &buffer, const std::vector<const LayoutTransform *> &transforms) {
-  if (buffer.layout.empty())
-    return Symbol();
-  std::optional<Layout> layout = Layout::parse(buffer.layout.view());
-  std::vector<Expr> shape = buffer.shape;
-  for (const LayoutTransform *t : transforms) {
-    if (!layout)
-      return Symbol();
-    layout = layoutAfterMap(*layout, t->map, shape);
-    shape = mapShape(t->map, shape).shape;
-  }
-  return layout ? Symbol(layout->name()) : Symbol();
-}
-
 bool sameView(const BufferNode &a, const BufferNode &b, Analyzer &analyzer) {
   if (a.dtype != b.dtype || a.shape.size() != b.shape.size() || !a.strides.empty() || !b.strides.empty())
     return false;
@@ -113,8 +98,120 @@ bool sameView(const BufferNode &a, const BufferNode &b, Analyzer &analyzer) {
   return isZero(a.elemOffset) || analyzer.canProveEqual(a.elemOffset, b.elemOffset);
 }
 
+// What the maps do to a declared shape: the shape after each map, the axis separators, which
+// maps pad, and the inverse's padding predicate. It depends only on the maps (up to the names of
+// their indices), the declared shape, dtype and separators, so functions that transform equal
+// buffers by equal maps share one (PlanCache). Never holds a function's source locations.
+struct ShapePlan {
+  std::vector<std::vector<Expr>> shapes; // before the first map, then after each
+  std::vector<MappedShape> steps;        // what each map did
+  std::vector<int> separators;
+  IndexMap composite;
+  bool padded = false;
+  bool inverted = false;  // paddingPredicate computed (only wanted for written buffers)
+  Expr paddingPredicate;  // over predicateVars
+  std::vector<Var> predicateVars;
+};
+
+ShapePlan planShapes(const BufferNode &declared, const std::vector<const LayoutTransform *> &transforms) {
+  ShapePlan plan;
+  plan.shapes.push_back(declared.shape);
+  plan.separators = declared.axisSeparators;
+  for (const LayoutTransform *t : transforms) {
+    const std::vector<Expr> &shape = plan.shapes.back();
+    MappedShape mapped;
+    try {
+      mapped = mapShape(t->map, shape);
+    } catch (CompileError &error) {
+      error.diagnostic().note(declared.loc, "buffer '" + declared.name.str() + "' declared here");
+      throw;
+    }
+    if (!t->map->axisSeparators.empty()) {
+      plan.separators = t->map->axisSeparators;
+    } else if (!plan.separators.empty() && mapped.shape.size() != shape.size()) {
+      throw CompileError(t->loc, "axis_separators of '" + declared.name.str() +
+                                     "' refer to its axes before this transform, which changes its rank; state the "
+                                     "separators in the index map with T.AXIS_SEPARATOR");
+    }
+    plan.padded = plan.padded || mapped.padded;
+    plan.composite = plan.composite ? composeMaps(plan.composite, t->map) : t->map;
+    plan.shapes.push_back(mapped.shape);
+    plan.steps.push_back(std::move(mapped));
+  }
+  return plan;
+}
+
+// Shape plans and layout annotations already worked out in this run, by a key of everything they
+// depend on; buffers with symbolic shapes, or maps that mention the function's variables, have no
+// key and are planned each time.
+class PlanCache {
+public:
+  std::shared_ptr<ShapePlan> shapes(const BufferNode &declared, const std::vector<const LayoutTransform *> &transforms) {
+    std::optional<std::string> k = key(declared, transforms);
+    if (!k)
+      return std::make_shared<ShapePlan>(planShapes(declared, transforms));
+    auto it = shapes_.find(*k);
+    if (it == shapes_.end())
+      it = shapes_.emplace(std::move(*k), std::make_shared<ShapePlan>(planShapes(declared, transforms))).first;
+    return it->second;
+  }
+
+  // The layout annotation after the maps: named when a layout string describes every map in turn
+  // ("NHWC" and NHWC->NCHW4c give "NCHW4c"), else unnamed.
+  Symbol layoutAfter(const BufferNode &buffer, const std::vector<const LayoutTransform *> &transforms) {
+    if (buffer.layout.empty())
+      return Symbol();
+    std::optional<std::string> k = key(buffer, transforms);
+    if (!k)
+      return computeLayoutAfter(buffer, transforms);
+    *k += '@';
+    *k += buffer.layout.view();
+    auto it = layouts_.find(*k);
+    if (it == layouts_.end())
+      it = layouts_.emplace(std::move(*k), computeLayoutAfter(buffer, transforms)).first;
+    return it->second;
+  }
+
+private:
+  static std::optional<std::string> key(const BufferNode &buffer,
+                                        const std::vector<const LayoutTransform *> &transforms) {
+    std::string k = buffer.dtype.str() + "(";
+    for (const Expr &extent : buffer.shape) {
+      const int64_t *v = asConstInt(extent);
+      if (!v)
+        return std::nullopt;
+      k += extent->type.str() + "=" + std::to_string(*v) + ",";
+    }
+    k += ")";
+    for (int sep : buffer.axisSeparators)
+      k += std::to_string(sep) + ",";
+    for (const LayoutTransform *t : transforms) {
+      std::optional<std::string> map = alphaKey(*t->map);
+      if (!map)
+        return std::nullopt;
+      k += "/" + *map;
+    }
+    return k;
+  }
+
+  static Symbol computeLayoutAfter(const BufferNode &buffer, const std::vector<const LayoutTransform *> &transforms) {
+    std::optional<Layout> layout = Layout::parse(buffer.layout.view());
+    std::vector<Expr> shape = buffer.shape;
+    for (const LayoutTransform *t : transforms) {
+      if (!layout)
+        return Symbol();
+      layout = layoutAfterMap(*layout, t->map, shape);
+      shape = mapShape(t->map, shape).shape;
+    }
+    return layout ? Symbol(layout->name()) : Symbol();
+  }
+
+  std::unordered_map<std::string, std::shared_ptr<ShapePlan>> shapes_;
+  std::unordered_map<std::string, Symbol> layouts_;
+};
+
 DataPlan planFor(const Buffer &declared, std::vector<const LayoutTransform *> transforms,
-                 const std::vector<Buffer> &views, bool written) {
+                 const std::vector<Buffer> &views, bool written, PlanCache &cache) {
   DataPlan plan;
   plan.transforms = std::move(transforms);
   const LayoutTransform &first = *plan.transforms.front();
@@ -125,48 +222,35 @@ DataPlan planFor(const Buffer &declared, std::vector<const LayoutTransform *> tr
         "cannot transform the layout of buffer '" + declared->name.str() + "': it has explicit strides",
         {}}.note(declared->loc, "buffer '" + declared->name.str() + "' declared here"));
 
-  std::vector<Expr> shape = declared->shape;
-  std::vector<int> separators = declared->axisSeparators;
-  IndexMap composite;
-  bool padded = false;
-  for (const LayoutTransform *t : plan.transforms) {
-    MappedShape mapped;
-    try {
-      mapped = mapShape(t->map, shape);
-    } catch (CompileError &error) {
-      error.diagnostic().note(declared->loc, "buffer '" + declared->name.str() + "' declared here");
-      throw;
+  std::shared_ptr<ShapePlan> shapes = cache.shapes(*declared, plan.transforms);
+  for (size_t k = 0; k < plan.transforms.size(); ++k) {
+    const LayoutTransform *t = plan.transforms[k];
+    const MappedShape &mapped = shapes->steps[k];
+    if (!mapped.padded)
+      continue;
+    if (!t->padValue) {
+      std::string amount = mapped.paddingElements ? std::to_string(*mapped.paddingElements) + " element" +
+                                                        (*mapped.paddingElements == 1 ? "" : "s") + " of padding"
+                                                  : "padding";
+      throw CompileError(t->loc, "layout transform of '" + declared->name.str() + "' from " +
+                                     shapeText(shapes->shapes[k]) + " to " + shapeText(mapped.shape) + " adds " +
+                                     amount + "; give pad_value= to say what the padding holds");
     }
-    if (mapped.padded) {
-      if (!t->padValue) {
-        std::string amount = mapped.paddingElements ? std::to_string(*mapped.paddingElements) + " element" +
-                                                          (*mapped.paddingElements == 1 ? "" : "s") + " of padding"
-                                                    : "padding";
-        throw CompileError(t->loc, "layout transform of '" + declared->name.str() + "' from " + shapeText(shape) +
-                                       " to " + shapeText(mapped.shape) + " adds " + amount +
-                                       "; give pad_value= to say what the padding holds");
-      }
-      if (t->padValue->type != declared->dtype)
-        throw CompileError(t->padValue->loc, "pad_value has type " + t->padValue->type.str() + " but buffer '" +
-                                                 declared->name.str() + "' holds " + declared->dtype.str());
-      if (!plan.padValue)
-        plan.padValue = t->padValue;
-      padded = true;
-    }
-    if (!t->map->axisSeparators.empty()) {
-      separators = t->map->axisSeparators;
-    } else if (!separators.empty() && mapped.shape.size() != shape.size()) {
-      throw CompileError(t->loc, "axis_separators of '" + declared->name.str() +
-                                     "' refer to its axes before this transform, which changes its rank; state the "
-                                     "separators in the index map with T.AXIS_SEPARATOR");
-    }
-    composite = composite ? composeMaps(composite, t->map) : t->map;
-    shape = std::move(mapped.shape);
+    if (t->padValue->type != declared->dtype)
+      throw CompileError(t->padValue->loc, "pad_value has type " + t->padValue->type.str() + " but buffer '" +
+                                               declared->name.str() + "' holds " + declared->dtype.str());
+    if (!plan.padValue)
+      plan.padValue = t->padValue;
   }
-  if (padded && written) {
-    InverseMap inverse = inverseMap(composite, declared->shape);
-    plan.paddingPredicate = inverse.paddingPredicate;
-    plan.predicateVars = inverse.inverse->initialIndices;
+  if (shapes->padded && written) {
+    if (!shapes->inverted) {
+      InverseMap inverse = inverseMap(shapes->composite, declared->shape);
+      shapes->paddingPredicate = inverse.paddingPredicate;
+      shapes->predicateVars = inverse.inverse->initialIndices;
+      shapes->inverted = true;
+    }
+    plan.paddingPredicate = shapes->paddingPredicate;
+    plan.predicateVars = shapes->predicateVars;
   }
 
   Analyzer analyzer;
@@ -180,9 +264,9 @@ DataPlan planFor(const Buffer &declared, std::vector<const LayoutTransform *> tr
               shapeText(declared->shape) + " " + declared->dtype.str(),
           {}}.note(view->loc, "alias '" + view->name.str() + "' declared here"));
     BufferNode::Fields f = view->fields();
-    f.shape = shape;
-    f.axisSeparators = separators;
-    f.layout = layoutAfter(*view, plan.transforms);
+    f.shape = shapes->shapes.back();
+    f.axisSeparators = shapes->separators;
+    f.layout = cache.layoutAfter(*view, plan.transforms);
     plan.replacement.emplace(view.get(), BufferNode::make(std::move(f)));
   }
   plan.transformed = plan.replacement.at(declared.get());
@@ -289,7 +373,7 @@ private:
 namespace tirlower {
 namespace {
 
-PrimFunc applyToFunction(const PrimFunc &func) {
+PrimFunc applyToFunction(const PrimFunc &func, PlanCache &cache) {
   if (func->layoutTransforms.empty())
     return func;
   BufferCensus census(*func);
@@ -309,7 +393,7 @@ PrimFunc applyToFunction(const PrimFunc &func) {
   std::unordered_map<const VarNode *, DataPlan> plans;
   for (const VarNode *data : order) {
     const std::vector<Buffer> &views = census.viewsOf[data];
-    plans.emplace(data, planFor(declaredFor.at(data), byData.at(data), views, census.written.count(data) > 0));
+    plans.emplace(data, planFor(declaredFor.at(data), byData.at(data), views, census.written.count(data) > 0, cache));
   }
 
   AccessRewriter rewriter(plans);
@@ -339,13 +423,14 @@ class ApplyLayoutTransformsPass : public Pass {
 public:
   std::optional<Module> run(Module module, PassContext &ctx) override {
     Module result = std::move(module);
+    PlanCache cache;
     for (PrimFunc &func : result.functions) {
       const BlockNode *block = func->layoutTransforms.empty() ? nullptr : findBlock(func->body);
       if (block) {
         ctx.diagnostics.error(block->loc, "apply-layout-transforms: " + blockMessage(*block));
         return std::nullopt;
       }
-      func = applyToFunction(func);
+      func = applyToFunction(func, cache);
     }
     return result;
   }

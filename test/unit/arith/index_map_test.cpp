@@ -161,3 +161,22 @@ TEST_CASE("map indices and composition", "[index_map]") {
   CHECK(composeMaps(split, sep)->axisSeparators == std::vector<int>{1});
   CHECK_THROWS_AS(composeMaps(transpose, split), CompileError);
 }
+
+TEST_CASE("alpha key: equal exactly for the same map under other index names", "[index_map]") {
+  Var i = var("i"), j = var("j"), a = var("a"), b = var("b");
+  auto key = [](const IndexMap &m) { return alphaKey(*m); };
+  // Renamed indices: the same function.
+  REQUIRE(key(makeMap({i, j}, {j, fdiv(i, 4), fmod(i, 4)})));
+  CHECK(key(makeMap({i, j}, {j, fdiv(i, 4), fmod(i, 4)})) == key(makeMap({a, b}, {b, fdiv(a, 4), fmod(a, 4)})));
+  // The same names in another order are another function.
+  CHECK(key(makeMap({i, j}, {j, i})) != key(makeMap({j, i}, {j, i})));
+  // Constants, operators, index types and separators all count.
+  CHECK(key(makeMap({i}, {fdiv(i, 4), fmod(i, 4)})) != key(makeMap({i}, {fdiv(i, 8), fmod(i, 8)})));
+  CHECK(key(makeMap({i}, {fdiv(i, 4), fmod(i, 4)})) != key(makeMap({i}, {fmod(i, 4), fdiv(i, 4)})));
+  Var wide = var("w", DataType::int64());
+  CHECK(key(makeMap({i}, {i})) != key(makeMap({wide}, {wide})));
+  CHECK(alphaKey(*IndexMapNode::make({i, j}, {i, j}, {1})) != key(makeMap({i, j}, {i, j})));
+  // A map that mentions a variable of the function around it has no key.
+  Var n = var("n");
+  CHECK_FALSE(key(makeMap({i}, {fdiv(i, n)})));
+}
