@@ -45,6 +45,8 @@ protected:
 PassInfo convertBlocksToOpaquePassInfo() {
   PassInfo info;
   info.name = "convert-blocks-to-opaque";
+  info.establishes = {IRProperty::BlocksOpaque};
+  info.requirements = {IRProperty::InitBlocksLowered};
   info.summary = "replace block iteration variables by their bound values (blocks become opaque)";
   info.create = [](const PassOptions &) {
     return std::make_unique<BodyPass>(

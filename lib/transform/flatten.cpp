@@ -292,6 +292,7 @@ public:
 PassInfo flattenPassInfo() {
   PassInfo info;
   info.name = "flatten";
+  info.requirements = {IRProperty::LayoutsApplied};
   info.aliases = {"flatten-buffer", "storage-flatten"};
   info.summary = "lower every buffer to its physical rank (axis separators + 1), row-major";
   info.establishes = {IRProperty::Flat};

@@ -43,6 +43,7 @@ protected:
 PassInfo lowerInitBlockPassInfo() {
   PassInfo info;
   info.name = "lower-init-block";
+  info.establishes = {IRProperty::InitBlocksLowered};
   info.summary = "move each block's T.init() into its body, guarded by its reduce variables being at their minimum";
   info.create = [](const PassOptions &) {
     return std::make_unique<BodyPass>([](const PrimFunc &func, PassContext &) { return InitLowerer().mutate(func->body); });

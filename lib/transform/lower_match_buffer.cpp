@@ -51,6 +51,7 @@ protected:
 PassInfo lowerMatchBufferPassInfo() {
   PassInfo info;
   info.name = "lower-match-buffer";
+  info.establishes = {IRProperty::MatchBuffersLowered};
   info.summary = "replace buffers matched to a region inside a block by views of that region";
   info.create = [](const PassOptions &) {
     return std::make_unique<BodyPass>(

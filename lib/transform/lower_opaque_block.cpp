@@ -46,6 +46,8 @@ protected:
 PassInfo lowerOpaqueBlockPassInfo() {
   PassInfo info;
   info.name = "lower-opaque-block";
+  info.establishes = {IRProperty::BlocksLowered};
+  info.requirements = {IRProperty::BlocksOpaque, IRProperty::MatchBuffersLowered};
   info.summary = "remove opaque blocks: allocations become T.alloc_buffer, predicates become ifs";
   info.create = [](const PassOptions &) {
     return std::make_unique<BodyPass>(

@@ -256,6 +256,7 @@ private:
 PassInfo lowerThreadAllreducePassInfo() {
   PassInfo info;
   info.name = "lower-thread-allreduce";
+  info.requirements = {IRProperty::ThreadsLaunched};
   info.summary = "cross-thread reductions (T.tvm_thread_allreduce) become shared-memory trees with barriers";
   info.create = [](const PassOptions &) {
     return std::make_unique<BodyPass>(

@@ -207,6 +207,8 @@ private:
 PassInfo lowerThreadBindingPassInfo() {
   PassInfo info;
   info.name = "lower-thread-binding";
+  info.establishes = {IRProperty::ThreadsLaunched};
+  info.requirements = {IRProperty::BlocksLowered};
   info.summary = "thread-bound loops become thread launches; shared and local storage moves into its kernel";
   info.create = [](const PassOptions &) {
     return std::make_unique<BodyPass>(

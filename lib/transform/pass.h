@@ -21,11 +21,18 @@ struct PassOptionInfo {
   std::string defaultValue;
 };
 
-// Properties of the IR that passes and emitters can require.
+// Properties of the IR that passes establish and later passes require (PassInfo).
 enum class IRProperty {
-  LayoutsApplied, // no layout_transform_map entries left
-  Flat,           // every buffer access has physical rank 1 (or 2 for textures)
+  LayoutsApplied,      // no layout_transform_map entries left
+  Flat,                // every buffer access has physical rank 1 (or 2 for textures)
+  InitBlocksLowered,   // no block has a T.init() (lower-init-block)
+  BlocksOpaque,        // no block has iteration variables (convert-blocks-to-opaque)
+  MatchBuffersLowered, // no block matches a buffer region (lower-match-buffer)
+  BlocksLowered,       // no blocks (lower-opaque-block)
+  ThreadsLaunched,     // thread-bound loops are thread launches (lower-thread-binding)
 };
+// "layouts applied", "flat", ...: how messages name a property.
+const char *irPropertyName(IRProperty property);
 
 struct PassContext {
   DiagnosticSink &diagnostics;
@@ -53,6 +60,10 @@ struct PassInfo {
   std::string summary; // one line, shown by --list-passes
   std::vector<PassOptionInfo> options;
   std::vector<IRProperty> establishes;
+  // Properties the pass needs from the passes before it. The pass manager rejects a pipeline
+  // that runs the pass before a pass establishing one of them (PassManager::orderError); input
+  // that already has the property needs no such pass.
+  std::vector<IRProperty> requirements;
   // The pass may reassociate floating-point arithmetic ((a + b) + c -> a + (b + c)), so its
   // float results can differ in the last bits: --verify-semantics then compares floats with
   // reassociationTolerance (interp/semantic_check.h) instead of bit for bit, for this pass and

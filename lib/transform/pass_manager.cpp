@@ -2,6 +2,7 @@
 
 #include <sys/resource.h>
 
+#include <algorithm>
 #include <chrono>
 
 #include "ir/verifier.h"
@@ -56,6 +57,26 @@ void PassManager::add(const PassInfo &info, PassOptions options) {
   std::unique_ptr<Pass> pass = info.create(options);
   passes_.push_back({&info, std::move(options), std::move(pass)});
   timings_.push_back({describePass(info, passes_.back().options), 0, 0});
+}
+
+std::string PassManager::orderError() const {
+  auto establishes = [](const PassInstance &instance, IRProperty property) {
+    const std::vector<IRProperty> &list = instance.info->establishes;
+    return std::find(list.begin(), list.end(), property) != list.end();
+  };
+  for (size_t k = 0; k < passes_.size(); ++k) {
+    for (IRProperty property : passes_[k].info->requirements) {
+      auto before = [&](const PassInstance &p) { return establishes(p, property); };
+      if (std::any_of(passes_.begin(), passes_.begin() + static_cast<std::ptrdiff_t>(k), before))
+        continue;
+      auto later = std::find_if(passes_.begin() + static_cast<std::ptrdiff_t>(k) + 1, passes_.end(), before);
+      if (later != passes_.end())
+        return "pass '" + passes_[k].info->name + "' requires " + irPropertyName(property) + ", which the later pass '" +
+               later->info->name + "' establishes: run '" + later->info->name + "' before '" +
+               passes_[k].info->name + "'";
+    }
+  }
+  return {};
 }
 
 std::optional<Module> PassManager::run(Module module, PassContext &ctx, PassInstrumentation *instrumentation) {

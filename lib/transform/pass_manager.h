@@ -44,6 +44,10 @@ public:
   void add(const PassInfo &info, PassOptions options);
   void add(const PipelineEntry &entry) { add(*entry.info, entry.options); }
   bool empty() const { return passes_.empty(); }
+  // The first contract the order of the passes breaks: a pass requiring a property that only a
+  // later pass establishes ("pass 'flatten' requires layouts applied, which the later pass
+  // 'apply-layout-transforms' establishes: run it first"). Empty when the order is sound.
+  std::string orderError() const;
   const std::vector<PassInstance> &passes() const { return passes_; }
 
   // Runs every pass in order. Returns nullopt after reporting an error: a pass's

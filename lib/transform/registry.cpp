@@ -43,6 +43,19 @@ void PassRegistry::add(PassInfo info) {
   passes_.push_back(std::move(info));
 }
 
+const char *irPropertyName(IRProperty property) {
+  switch (property) {
+  case IRProperty::LayoutsApplied: return "layouts applied";
+  case IRProperty::Flat: return "flat buffers";
+  case IRProperty::InitBlocksLowered: return "block inits lowered";
+  case IRProperty::BlocksOpaque: return "opaque blocks";
+  case IRProperty::MatchBuffersLowered: return "matched buffers lowered";
+  case IRProperty::BlocksLowered: return "blocks lowered";
+  case IRProperty::ThreadsLaunched: return "thread launches";
+  }
+  return "?";
+}
+
 const PassInfo *PassRegistry::find(const std::string &nameOrAlias) const {
   for (const PassInfo &info : passes_) {
     if (info.name == nameOrAlias)

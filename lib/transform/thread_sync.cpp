@@ -822,6 +822,7 @@ public:
 PassInfo threadSyncPassInfo() {
   PassInfo info;
   info.name = "thread-sync";
+  info.requirements = {IRProperty::BlocksLowered, IRProperty::ThreadsLaunched};
   info.summary = "insert barriers (T.tvm_storage_sync) between threads' accesses of shared storage";
   info.create = [](const PassOptions &) { return std::make_unique<ThreadSyncPass>(); };
   return info;

@@ -216,6 +216,13 @@ def pass_flags():
         expect(run([ok, "--pass=verify", "--pass-pipeline=verify"]), 2, "--pass with --pass-pipeline")
         r = expect(run([ok, "--pass-pipeline=verify{bad=1}"]), 2, "unknown option")
         check("unknown option 'bad'" in r.err, r.err)
+        # Pass contracts: a pass before the one establishing what it requires, across flags too.
+        r = expect(run([ok, "--pass=flatten", "--pass=apply-layout-transforms"]), 2, "flatten before its layouts")
+        check("pass 'flatten' requires layouts applied, which the later pass 'apply-layout-transforms'" in r.err, r.err)
+        check(r.out == "", "output despite the error")
+        r = expect(run([ok, "--pass=lower-opaque-block,convert-blocks-to-opaque"]), 2, "block lowering out of order")
+        check("run 'convert-blocks-to-opaque' before 'lower-opaque-block'" in r.err, r.err)
+        expect(run([ok, "--pass=flatten"]), 0, "a requirement no pass of the pipeline establishes")
 
 
 @case

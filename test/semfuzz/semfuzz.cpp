@@ -219,6 +219,11 @@ private:
       fail(p, "pipeline", std::string("bad pipeline: ") + e.what());
       return p;
     }
+    // The generator's order must keep the passes' contracts, as the tool checks them.
+    if (std::string error = passes.orderError(); !error.empty()) {
+      fail(p, "pipeline", "the generated pipeline breaks a pass contract: " + error);
+      return p;
+    }
     CheckEachPass instrumentation(checker);
     PassContext context{sink};
     std::optional<Module> lowered;

@@ -64,6 +64,12 @@ bool buildPipeline(const ToolOptions &options, PassManager &manager) {
       return false;
     }
   }
+  // The passes' contracts, before any pass runs: a pass must not come before the pass that
+  // establishes what it requires.
+  if (std::string error = manager.orderError(); !error.empty()) {
+    printToolError(error);
+    return false;
+  }
   return true;
 }
 
