@@ -24,6 +24,7 @@ struct LLVMEmitOptions {
   std::string targetTriple; // empty: the host's
   int optLevel = 0;         // 0..3: the new pass manager's default pipeline (-O0 runs no optimisation)
   std::string cpu;          // empty: "generic"; "native": the host CPU and its features
+  std::string features;     // "+avx2,-fma": features added to or removed from the CPU's
   // Bytes every buffer parameter's pointer is known to be aligned to (a power of two); 0 means
   // only the element alignment is assumed. Vector accesses get wider alignment only up to this.
   int paramAlignment = 0;
@@ -34,6 +35,14 @@ struct LLVMEmitOptions {
 // and for a module that fails llvm::verifyModule (an internal error).
 std::unique_ptr<llvm::Module> buildLLVMModule(const Module &module, llvm::LLVMContext &context,
                                               const LLVMEmitOptions &options);
+
+// Checks the target triple, CPU and features of `options` against the LLVM targets built in.
+// Returns what is wrong ("unknown target triple 'x'", "'zen9' is not a CPU of x86_64: ..."),
+// empty when LLVM accepts them.
+std::string checkLLVMTarget(const LLVMEmitOptions &options);
+
+// The LLVM version the emitter is built with ("15.0.6").
+std::string llvmVersion();
 
 std::string emitLLVMText(const Module &module, const LLVMEmitOptions &options);    // .ll
 std::string emitLLVMBitcode(const Module &module, const LLVMEmitOptions &options); // .bc bytes

@@ -1,12 +1,19 @@
 // Target selection, verification and the optimisation pipelines of the LLVM emitter.
 #include "codegen/llvm/llvm_target.h"
 
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cstdio>
 #include <mutex>
+#include <sstream>
 
 #include <llvm/Analysis/CGSCCPassManager.h>
 #include <llvm/Analysis/LoopAnalysisManager.h>
+#include <llvm/Config/llvm-config.h>
 #include <llvm/IR/PassManager.h>
 #include <llvm/IR/Verifier.h>
+#include <llvm/MC/MCSubtargetInfo.h>
 #include <llvm/MC/TargetRegistry.h>
 #include <llvm/Passes/PassBuilder.h>
 #include <llvm/Support/Host.h>
@@ -26,21 +33,87 @@ void initializeLLVMTargets() {
   });
 }
 
+namespace {
+
+std::string tripleOf(const LLVMEmitOptions &options) {
+  return options.targetTriple.empty() ? llvm::sys::getDefaultTargetTriple() : options.targetTriple;
+}
+
+// LLVM 15 has no public list of a target's features: a feature is known when enabling and
+// disabling it give different feature bits. LLVM warns on stderr about an unknown one while
+// probing; the warning is silenced, since the caller reports the problem in its own words.
+bool isKnownFeature(const llvm::Target &target, const std::string &triple, const std::string &name) {
+  std::fflush(stderr);
+  int savedStderr = ::dup(STDERR_FILENO);
+  int devNull = ::open("/dev/null", O_WRONLY | O_CLOEXEC);
+  if (savedStderr >= 0 && devNull >= 0)
+    ::dup2(devNull, STDERR_FILENO);
+  std::unique_ptr<llvm::MCSubtargetInfo> enabled(target.createMCSubtargetInfo(triple, "generic", "+" + name));
+  std::unique_ptr<llvm::MCSubtargetInfo> disabled(target.createMCSubtargetInfo(triple, "generic", "-" + name));
+  if (savedStderr >= 0 && devNull >= 0)
+    ::dup2(savedStderr, STDERR_FILENO);
+  if (devNull >= 0)
+    ::close(devNull);
+  if (savedStderr >= 0)
+    ::close(savedStderr);
+  return !enabled || !disabled || enabled->getFeatureBits() != disabled->getFeatureBits();
+}
+
+} // namespace
+
+std::string checkLLVMTarget(const LLVMEmitOptions &options) {
+  initializeLLVMTargets();
+  const std::string triple = tripleOf(options);
+  std::string error;
+  const llvm::Target *target = llvm::TargetRegistry::lookupTarget(triple, error);
+  if (!target)
+    return "unknown target triple '" + triple + "'";
+  if (options.cpu.empty() && options.features.empty())
+    return "";
+  // The subtarget of "generic" lists every CPU and feature the target knows.
+  std::unique_ptr<llvm::MCSubtargetInfo> subtarget(target->createMCSubtargetInfo(triple, "generic", ""));
+  if (!subtarget)
+    return "";
+  if (!options.cpu.empty() && options.cpu != "native" && options.cpu != "generic" &&
+      !subtarget->isCPUStringValid(options.cpu))
+    return "'" + options.cpu + "' is not a CPU of " + triple + " (llc -mtriple=" + triple +
+           " -mcpu=help lists them; 'native' is the host's)";
+  std::stringstream features(options.features);
+  for (std::string feature; std::getline(features, feature, ',');) {
+    if (feature.empty())
+      continue;
+    if (feature[0] != '+' && feature[0] != '-')
+      return "feature '" + feature + "' needs a '+' (enable) or '-' (disable) in front";
+    const std::string name = feature.substr(1);
+    if (!isKnownFeature(*target, triple, name))
+      return "'" + name + "' is not a feature of " + triple + " (llc -mtriple=" + triple + " -mattr=help lists them)";
+  }
+  return "";
+}
+
+std::string llvmVersion() {
+  return LLVM_VERSION_STRING;
+}
+
 std::unique_ptr<llvm::TargetMachine> createTargetMachine(const LLVMEmitOptions &options) {
   initializeLLVMTargets();
-  std::string triple = options.targetTriple.empty() ? llvm::sys::getDefaultTargetTriple() : options.targetTriple;
+  std::string triple = tripleOf(options);
   std::string error;
   const llvm::Target *target = llvm::TargetRegistry::lookupTarget(triple, error);
   if (!target)
     throw CompileError(SourceRange{}, "LLVM emitter: unknown target triple '" + triple + "': " + error);
   std::string cpu = options.cpu.empty() ? "generic" : options.cpu;
-  std::string features;
+  std::string features = options.features;
   if (cpu == "native") {
     cpu = llvm::sys::getHostCPUName().str();
     llvm::StringMap<bool> hostFeatures;
+    std::string hostFeatureList;
     if (llvm::sys::getHostCPUFeatures(hostFeatures))
       for (const auto &feature : hostFeatures)
-        features += (features.empty() ? "" : ",") + std::string(feature.second ? "+" : "-") + feature.first().str();
+        hostFeatureList +=
+            (hostFeatureList.empty() ? "" : ",") + std::string(feature.second ? "+" : "-") + feature.first().str();
+    // The host's features first, so that --mattr can still add or remove one.
+    features = hostFeatureList + (features.empty() || hostFeatureList.empty() ? "" : ",") + features;
   }
   llvm::TargetOptions targetOptions; // IEEE floats: no fast-math flags, no FP contraction
   std::unique_ptr<llvm::TargetMachine> machine(
