@@ -10,7 +10,7 @@ namespace {
 
 [[noreturn]] void stepLimitExceeded(Frame &frame, SourceRange loc) {
   runtimeError(loc, "step limit of " + std::to_string(frame.options->stepLimit) +
-                        " loop iterations exceeded (RunOptions::stepLimit)");
+                        " loop iterations exceeded; raise it with " + frame.options->stepLimitHint);
 }
 
 inline void countStep(Frame &frame, SourceRange loc) {

@@ -83,6 +83,8 @@ std::vector<ArgValue> deepCopyArgs(const std::vector<ArgValue> &args);
 struct RunOptions {
   // Every iteration of every loop (For and While) is one step.
   uint64_t stepLimit = 1'000'000'000;
+  // How the step-limit error tells its reader to raise the limit.
+  std::string stepLimitHint = "RunOptions::stepLimit";
   // Each index is checked against its dimension's extent (else only the storage bounds).
   bool checkLogicalBounds = true;
   bool checkUninitialized = true;
@@ -109,6 +111,10 @@ struct RandomArgOptions {
   std::map<std::string, ArgValue> scalars;
   int64_t intLow = -8, intHigh = 8; // signed buffer elements; unsigned ones use [0, intHigh]
   bool initialize = true;           // false: buffers are left uninitialised
+  // Bytes of storage one buffer parameter may take; a larger one is a CompileError located at
+  // the buffer, naming it and `maxBufferBytesHint` (how to raise the limit).
+  uint64_t maxBufferBytes = uint64_t(1) << 30;
+  std::string maxBufferBytesHint;
 };
 
 // Arguments for every parameter: scalars first (buffer sizes may depend on them), then one

@@ -1,6 +1,9 @@
 // Deterministic random arguments and storage sizing for parameter buffers.
 #include "interp/buffer_layout.h"
 
+#include <algorithm>
+#include <limits>
+
 namespace tirlower {
 namespace {
 
@@ -74,6 +77,23 @@ struct ScalarScope {
   }
 };
 
+// A parameter's storage beyond options.maxBufferBytes is refused before anything is allocated
+// (a typo in a shape would otherwise end in the OOM killer or std::bad_alloc).
+void checkBufferSize(const BufferNode &buffer, uint64_t scalarCount, const RandomArgOptions &options) {
+  const uint64_t elementBytes = std::max<uint64_t>(1, (buffer.dtype.element().bits() + 7) / 8);
+  const unsigned __int128 bytes = static_cast<unsigned __int128>(scalarCount) * elementBytes;
+  if (bytes <= options.maxBufferBytes)
+    return;
+  const std::string size =
+      bytes > std::numeric_limits<uint64_t>::max() ? "more than 2^64" : std::to_string(static_cast<uint64_t>(bytes));
+  std::string message = "buffer '" + buffer.name.str() + "' needs " + size +
+                        " bytes of storage, more than the limit of " + std::to_string(options.maxBufferBytes) +
+                        " bytes";
+  if (!options.maxBufferBytesHint.empty())
+    message += "; raise it with " + options.maxBufferBytesHint;
+  throw CompileError(buffer.loc, message);
+}
+
 } // namespace
 
 size_t physicalElementCount(const Buffer &buffer, const std::vector<std::pair<Var, ArgValue>> &scalars) {
@@ -102,8 +122,9 @@ std::vector<ArgValue> makeRandomArgs(const PrimFunc &func, uint64_t seed, const 
     if (!buffer)
       throw CompileError(param->loc, "parameter '" + param->name.str() +
                                          "' has no buffer, so its storage size is unknown; pass it explicitly");
-    auto data =
-        std::make_shared<BufferData>(buffer->dtype.element(), static_cast<size_t>(scope.requiredScalars(buffer)));
+    const uint64_t scalarCount = scope.requiredScalars(buffer);
+    checkBufferSize(*buffer, scalarCount, options);
+    auto data = std::make_shared<BufferData>(buffer->dtype.element(), static_cast<size_t>(scalarCount));
     if (options.initialize)
       fillRandom(*data, options, rng);
     args[i] = ArgValue::ofBuffer(std::move(data));

@@ -115,9 +115,34 @@ std::string extentText(const PrimFunc &func, const std::vector<ArgValue> &args, 
   return quoted("?");
 }
 
+// The scalar elements of `data`, nested lists flattened in row-major order.
+void flattenElements(const json &data, std::vector<const json *> &elements) {
+  if (!data.is_array()) {
+    elements.push_back(&data);
+    return;
+  }
+  for (const json &element : data)
+    flattenElements(element, elements);
+}
+
+// A misspelt member would otherwise be ignored and its values replaced by random ones.
+void checkMembers(const json &object, std::initializer_list<const char *> known, const std::string &where) {
+  for (const auto &[key, value] : object.items()) {
+    bool isKnown = false;
+    std::string list;
+    for (const char *name : known) {
+      isKnown = isKnown || key == name;
+      list += std::string(list.empty() ? "" : ", ") + "\"" + name + "\"";
+    }
+    if (!isKnown)
+      fail(where + "unknown member \"" + key + "\" (expected " + list + ")");
+  }
+}
+
 } // namespace
 
-std::vector<ArgValue> makeArgsFromJson(const PrimFunc &func, std::string_view text, uint64_t seed) {
+std::vector<ArgValue> makeArgsFromJson(const PrimFunc &func, std::string_view text, uint64_t seed,
+                                       const RandomArgOptions &randomOptions) {
   json root;
   try {
     root = json::parse(text);
@@ -131,8 +156,9 @@ std::vector<ArgValue> makeArgsFromJson(const PrimFunc &func, std::string_view te
   const json &buffers = root.contains("buffers") ? root["buffers"] : empty;
   if (!scalars.is_object() || !buffers.is_object())
     fail("\"scalars\" and \"buffers\" must be objects");
+  checkMembers(root, {"function", "seed", "status", "return_code", "buffers", "scalars"}, "");
 
-  RandomArgOptions options;
+  RandomArgOptions options = randomOptions;
   std::map<std::string, size_t> bufferParams; // buffer name -> parameter index
   for (size_t k = 0; k < func->params.size(); ++k) {
     const Var &param = func->params[k];
@@ -160,18 +186,22 @@ std::vector<ArgValue> makeArgsFromJson(const PrimFunc &func, std::string_view te
     const std::string where = "buffer '" + name + "'";
     BufferData &data = *args[it->second].buffer;
     Buffer buffer = func->bufferFor(func->params[it->second]);
-    if (!value.is_object() || !value.contains("data") || !value["data"].is_array())
-      fail(where + ": expected an object with a \"data\" array");
-    if (value.contains("dtype") && value["dtype"] != buffer->dtype.str())
+    if (value.is_object())
+      checkMembers(value, {"dtype", "shape", "data"}, where + ": ");
+    const bool bare = value.is_array(); // "A": [[1, 2], [3, 4]], as numpy's tolist() writes it
+    if (!bare && (!value.is_object() || !value.contains("data") || !value["data"].is_array()))
+      fail(where + ": expected an object with a \"data\" array, or the data as a (nested) list");
+    if (!bare && value.contains("dtype") && value["dtype"] != buffer->dtype.str())
       fail(where + ": dtype " + value["dtype"].dump() + " differs from the parameter's \"" + buffer->dtype.str() +
            "\"");
-    const json &elements = value["data"];
+    std::vector<const json *> elements;
+    flattenElements(bare ? value : value["data"], elements);
     if (elements.size() != data.size())
       fail(where + ": \"data\" has " + std::to_string(elements.size()) + " elements, the parameter's storage has " +
            std::to_string(data.size()));
     BufferData fresh(data.elementType(), data.size());
     for (size_t e = 0; e < elements.size(); ++e)
-      storeElement(fresh, e, elements[e], where + " element " + std::to_string(e));
+      storeElement(fresh, e, *elements[e], where + " element " + std::to_string(e));
     args[it->second].buffer = fresh.clone();
   }
   return args;
