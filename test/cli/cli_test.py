@@ -543,6 +543,377 @@ def verify_semantics_samples():
                 check("warning" not in r.err, f"{name}: {r.err}")
 
 
+# ---- Never exit 0 on something other than what was asked (issue 16) ----
+
+@case
+def run_honours_output_and_rejects_other_flags():
+    with Workdir() as w:
+        ok = w.write("ok.tir", VALID)
+        out = w.join("out.json")
+        r = expect(run(["run", ok, "-o", out]), 0, "run -o")
+        check(r.out == "", "run -o wrote to stdout:\n" + r.out)
+        with open(out, encoding="utf-8") as f:
+            check(json.load(f)["function"] == "copy", "run -o did not write the outputs")
+        expect(run(["-o", w.join("first.json"), "run", ok]), 0, "-o before run")
+        check(os.path.exists(w.join("first.json")), "-o before run was ignored")
+        expect(run(["run", ok, "-o", out, "--outputs", out]), 2, "-o and --outputs")
+        for flag in ["--emit=c", "--split-input-file", "--verify-roundtrip", "-O3", "--openmp", "--tir-spelling=tir",
+                     "--target-triple=x86_64-linux-gnu", "--mcpu=native", "--verify-diagnostics"]:
+            r = expect(run(["run", ok, flag]), 2, "run " + flag)
+            check("does not apply to 'run'" in r.err, r.err)
+        tree = w.join("tree")
+        expect(run(["run", ok, "--pass=verify", "--print-ir-tree-dir=" + tree]), 0, "run --print-ir-tree-dir")
+        check(sorted(os.listdir(tree)) == ["00_input.tir", "01_verify.tir"], "run ignored --print-ir-tree-dir")
+
+
+@case
+def run_inputs_names_and_nested_lists():
+    with Workdir() as w:
+        ok = w.write("ok.tir", VALID.replace("(16,)", "(4, 4)").replace("B[i] = A[i]", "B[i // 4, i % 4] = A[i // 4, i % 4]"))
+        typo = w.write("typo.json", json.dumps({"bufers": {"A": {"data": [1.0] * 16}}}))
+        r = expect(run(["run", ok, "--inputs", typo]), 1, "--inputs with a misspelt member")
+        check('"bufers"' in r.err and r.out == "", r.err)
+        typo = w.write("typo2.json", json.dumps({"buffers": {"A": {"dat": [1.0] * 16}}}))
+        r = expect(run(["run", ok, "--inputs", typo]), 1, "--inputs with a misspelt buffer member")
+        check('"dat"' in r.err, r.err)
+        r = expect(run(["run", ok, "--inputs", w.write("n.json", json.dumps({"buffers": {"X": [1.0]}}))]), 1,
+                   "--inputs with an unknown buffer")
+        check("'X'" in r.err, r.err)
+        rows = [[float(4 * i + j) for j in range(4)] for i in range(4)]
+        for given in ({"data": rows}, rows):
+            nested = w.write("nested.json", json.dumps({"buffers": {"A": given}}))
+            r = expect(run(["run", ok, "--inputs", nested]), 0, "--inputs with nested lists")
+            check(json.loads(r.out)["buffers"]["B"]["data"] == sum(rows, []), r.out)
+        short = w.write("short.json", json.dumps({"buffers": {"A": rows[:3]}}))
+        r = expect(run(["run", ok, "--inputs", short]), 1, "--inputs with too few nested elements")
+        check("12 elements" in r.err, r.err)
+
+
+@case
+def run_func_by_global_symbol():
+    with Workdir() as w:
+        text = TWO_FUNCTIONS.replace('def twice(A: T.Buffer((4,), "int32"), B: T.Buffer((4,), "int32")):',
+                                     'def twice(A: T.Buffer((4,), "int32"), B: T.Buffer((4,), "int32")):\n'
+                                     '    T.func_attr({"global_symbol": "twice_c"})')
+        src = w.write("two.tir", text)
+        check("twice_c" in expect(run([src, "--emit=c"]), 0, "C with a global_symbol").out, "no global_symbol in C")
+        r = expect(run(["run", src, "--func", "twice_c"]), 0, "run --func GLOBAL_SYMBOL")
+        check(json.loads(r.out)["function"] == "twice", r.out)
+        expect(run(["run", src, "--func", "twice"]), 0, "run --func NAME")
+
+
+def object_symbols(path):
+    r = subprocess.run(["nm", "--defined-only", path], capture_output=True, text=True)
+    check(r.returncode == 0, "nm failed: " + r.stderr)
+    return sorted(line.split()[-1] for line in r.stdout.splitlines() if " T " in line)
+
+
+@case
+def split_input_file_combines_outputs():
+    second = TWO_FUNCTIONS[TWO_FUNCTIONS.index("@T.prim_func\ndef twice"):]
+    text = VALID + "# -----\nfrom tvm.script import tir as T\n\n\n" + second
+    with Workdir() as w:
+        src = w.write("split.tir", text)
+        r = expect(run([src, "--split-input-file", "--emit=json"]), 0, "--emit=json")
+        documents = json.loads(r.out)
+        check(isinstance(documents, list) and len(documents) == 2, "not a JSON array of two documents:\n" + r.out)
+        r = expect(run([src, "--split-input-file", "--emit=c", "-o", w.join("out.c")]), 0, "--emit=c")
+        with open(w.join("out.c")) as f:
+            c = f.read()
+        check("# -----" not in c and "copy(" in c and "twice(" in c, c)
+        cc = subprocess.run(["cc", "-std=c11", "-c", w.join("out.c"), "-o", w.join("c.o")], capture_output=True,
+                            text=True)
+        check(cc.returncode == 0, "the combined C does not compile:\n" + cc.stderr)
+        expect(run([src, "--split-input-file", "-o", w.join("out.o")]), 0, "-o out.o")
+        check(object_symbols(w.join("out.o")) == ["copy", "twice"], "object lacks a function")
+        for emit in ("llvm", "bc"):
+            r = run([src, "--split-input-file", "--emit=" + emit, "-o", w.join("out." + emit)])
+            expect(r, 0, "--emit=" + emit)
+        with open(w.join("out.llvm")) as f:
+            ll = f.read()
+        check("@copy(" in ll and "@twice(" in ll and "# -----" not in ll, ll)
+        dup = w.write("dup.tir", VALID + "# -----\n" + VALID)
+        r = expect(run([dup, "--split-input-file", "--emit=c", "-o", w.join("dup.c")]), 1, "one symbol twice")
+        check("'copy' is defined twice" in r.err and "dup.tir:" in r.err, r.err)
+        check(not os.path.exists(w.join("dup.c")), "an output was written")
+        r = expect(run([dup, "--split-input-file"]), 0, "tir joins chunks")
+        check(r.out.count("# -----") == 1, r.out)
+
+
+@case
+def target_and_output_name_agree():
+    with Workdir() as w:
+        ok = w.write("ok.tir", VALID)
+        for target, name in (("c", "x.ll"), ("opencl", "x.c"), ("llvm", "x.cl"), ("c", "x.o")):
+            r = expect(run([ok, "--target=" + target, "-o", w.join(name)]), 2, f"--target={target} -o {name}")
+            check("--target=" + target in r.err and name in r.err, r.err)
+            check(not os.path.exists(w.join(name)), "an output was written")
+        r = expect(run([ok, "--target=c", "--emit=llvm"]), 2, "--target=c --emit=llvm")
+        check("--target=c" in r.err, r.err)
+        expect(run([ok, "--target=llvm", "-o", w.join("x.o")]), 0, "--target=llvm -o x.o")
+        expect(run([ok, "--target=c", "-o", w.join("x.tir")]), 0, "--target=c -o x.tir (the lowered IR)")
+        for flag in ["-O2", "--mcpu=native", "--mattr=+avx2", "--target-triple=x86_64-linux-gnu"]:
+            r = expect(run([ok, "--target=c", flag]), 2, "--target=c " + flag)
+            check("LLVM" in r.err, r.err)
+        expect(run([ok, "--target=llvm", "--openmp"]), 2, "--openmp with LLVM")
+
+
+@case
+def empty_input_warns():
+    with Workdir() as w:
+        for text in ("", "from tvm.script import tir as T\n"):
+            src = w.write("empty.tir", text)
+            r = expect(run([src, "--target=c", "-o", w.join("out.c")]), 0, "empty input")
+            check("warning:" in r.err and "defines no function" in r.err, "no warning:\n" + r.err)
+        r = expect(run(["run", w.join("empty.tir")]), 1, "run on an empty input")
+        check("defines no function" in r.err, r.err)
+
+
+@case
+def binary_output_not_to_a_terminal():
+    import pty
+    with Workdir() as w:
+        ok = w.write("ok.tir", VALID)
+        for emit in ("obj", "bc"):
+            master, slave = pty.openpty()
+            try:
+                p = subprocess.run([TIRLOWER, ok, "--emit=" + emit], stdout=slave, stderr=subprocess.PIPE, timeout=60)
+                check(p.returncode == 2, f"--emit={emit} to a terminal exited {p.returncode}")
+                check(b"terminal" in p.stderr and b"-o -" in p.stderr, p.stderr.decode())
+                p = subprocess.run([TIRLOWER, ok, "--emit=" + emit, "-o", "-"], stdout=slave, stderr=subprocess.PIPE,
+                                   timeout=60)
+                check(p.returncode == 0, f"--emit={emit} -o - to a terminal exited {p.returncode}")
+            finally:
+                os.close(master)
+                os.close(slave)
+        expect(run([ok, "--emit=obj"]), 0, "--emit=obj to a pipe")
+
+
+@case
+def output_through_symlink_keeps_mode():
+    with Workdir() as w:
+        ok = w.write("ok.tir", VALID)
+        target = w.write("real.tir", "old\n")
+        os.chmod(target, 0o640)
+        link = w.join("link.tir")
+        os.symlink("real.tir", link)
+        expect(run([ok, "-o", link]), 0, "-o a symlink")
+        check(os.path.islink(link), "-o replaced the symlink with a file")
+        with open(target) as f:
+            check(f.read() == expect(run([ok]), 0).out, "the link's target was not written")
+        check(os.stat(target).st_mode & 0o777 == 0o640, "the existing file's mode changed: %o" % os.stat(target).st_mode)
+        os.chmod(target, 0o755)
+        expect(run([ok, "-o", target]), 0, "-o an executable file")
+        check(os.stat(target).st_mode & 0o777 == 0o755, "the mode of an existing output was reset")
+        dangling = w.join("dangling.tir")
+        os.symlink("made.tir", dangling)
+        expect(run([ok, "-o", dangling]), 0, "-o a dangling symlink")
+        check(os.path.islink(dangling) and os.path.exists(w.join("made.tir")), "a dangling link was not written through")
+
+
+@case
+def print_ir_tree_dir_replaces_earlier_run():
+    with Workdir() as w:
+        ok = w.write("ok.tir", VALID)
+        tree = w.join("tree")
+        expect(run([ok, "--pass=verify,verify,verify", "--print-ir-tree-dir=" + tree]), 0)
+        mine = w.write("tree/notes.txt", "keep me\n")
+        other = w.write("tree/05_mine.tir", "# my own file\n")
+        expect(run([ok, "--pass=verify", "--print-ir-tree-dir=" + tree]), 0)
+        names = sorted(os.listdir(tree))
+        check(names == ["00_input.tir", "01_verify.tir", "05_mine.tir", "notes.txt"], str(names))
+
+
+# ---- Command line as in LLVM tools (issues 16, 17 item 13) ----
+
+@case
+def command_line_errors_have_the_error_form():
+    with Workdir() as w:
+        ok = w.write("ok.tir", VALID)
+        cases = [
+            ([ok, "--pas=flatten"], "unknown command-line option '--pas'; did you mean '--pass=flatten'?"),
+            ([ok, "--emitt=c"], "did you mean '--emit=c'?"),
+            ([ok, "-p", "flatten"], "unknown command-line option '-p'"),
+            ([ok, "--target=cuda"], "--target: unknown target 'cuda'; available targets: c, llvm, opencl"),
+            ([ok, "-O9"], "-O: optimisation level must be 0, 1, 2 or 3, got '9'"),
+            ([ok, "--diagnostics-format=xml"], "--diagnostics-format: unknown diagnostics format 'xml'"),
+            ([ok, "extra.tir"], "more than one input file"),
+            (["run"], "run: no input file"),
+            (["run", ok, "extra.tir"], "more than one input file"),
+            ([ok, "--seed=-1"], "--seed: expected a non-negative integer, got '-1'"),
+            ([ok, "--seed=x"], "--seed: expected a non-negative integer"),
+            ([ok, "--max-steps=0"], "--max-steps: expected a positive integer"),
+            ([ok, "--emit"], "option '--emit' needs a value"),
+            ([ok, "--timing=csv"], "--timing: unknown timing format 'csv'"),
+            ([ok, "--target=llvm", "--target-triple=nonsense"], "--target-triple: unknown target triple 'nonsense'"),
+            ([ok, "--target=llvm", "--mcpu=pentium9000"], "--mcpu: 'pentium9000' is not a CPU"),
+            ([ok, "--target=llvm", "--mattr=+nosuchfeature"], "--mattr: 'nosuchfeature' is not a feature"),
+        ]
+        for args, message in cases:
+            r = expect(run(args), 2, " ".join(args[1:] if args[0] == ok else args))
+            check(r.err.startswith("tirlower: error: ") and message in r.err and "flatten -p" not in r.err,
+                  f"{args}: expected 'tirlower: error: ...{message}...', got:\n{r.err}")
+            check(r.out == "", "a command-line error wrote to stdout")
+            j = expect(run(["--diagnostics-format=json"] + args), 2, "JSON form")
+            lines = j.err.splitlines()
+            check(len(lines) == 1, f"{args}: not one JSON line:\n{j.err}")
+            obj = json.loads(lines[0])
+            check(obj["severity"] == "error" and message in obj["message"], lines[0])
+
+
+@case
+def help_is_grouped_by_category():
+    r = expect(run(["--help"]), 0, "--help")
+    headings = [line.strip().rstrip(":") for line in r.out.splitlines() if line and not line.startswith(" ")]
+    for group in ("Input and output", "Pipeline", "Layout", "Target", "Interpreter (run, --verify-semantics)",
+                  "Debugging and testing"):
+        check(group in headings, f"--help lacks the group '{group}':\n{r.out}")
+    check("{true}" not in r.out and "{text}" not in r.out, "--help shows CLI11's {default} syntax:\n" + r.out)
+    check("--verify-each[=true|false]" in r.out and "--timing[=text|json]" in r.out, r.out)
+    r = expect(run(["run", "--help"]), 0, "run --help")
+    check("--func" in r.out and "--inputs" in r.out, r.out)
+
+
+@case
+def version_names_llvm():
+    r = expect(run(["--version"]), 0, "--version")
+    check(r.out.startswith("tirlower ") and "(LLVM 15." in r.out, r.out)
+
+
+SCALE = """from tvm.script import tir as T
+
+
+@T.prim_func
+def scale(A: T.Buffer((1024,), "float32"), B: T.Buffer((1024,), "float32")):
+    for i in range(1024):
+        B[i] = A[i] * T.float32(2)
+"""
+
+
+@case
+def llvm_cpu_and_features():
+    # AVX registers (ymm) appear in the vectorised loop only when the CPU or the features have AVX.
+    with Workdir() as w:
+        src = w.write("scale.tir", SCALE)
+
+        def ymm_count(*flags):
+            out = w.join("out.o")
+            expect(run([src, "--target=llvm", "-O3", "--target-triple=x86_64-linux-gnu", "-o", out] + list(flags)), 0,
+                   " ".join(flags))
+            r = subprocess.run(["objdump", "-d", out], capture_output=True, text=True)
+            check(r.returncode == 0, r.stderr)
+            return r.stdout.count("ymm")
+
+        check(ymm_count() == 0, "the default CPU is not generic x86-64")
+        check(ymm_count("--mattr=+avx2") > 0, "--mattr=+avx2 did not reach the code generator")
+        check(ymm_count("--mcpu=skylake") > 0, "--mcpu=skylake did not reach the code generator")
+        check(ymm_count("--mcpu=skylake", "--mattr=-avx") == 0, "--mattr=-avx did not apply on top of --mcpu")
+        expect(run([src, "--target=llvm", "--mcpu=native", "-o", w.join("n.o")]), 0, "--mcpu=native")
+
+
+# ---- Bounded resources (issue 17 items 7, 8, 10, 12) ----
+
+HUGE = VALID.replace('(16,), "float32"', '(1099511627776,), "float32"', 1)
+SPIN = """from tvm.script import tir as T
+
+
+@T.prim_func
+def spin(A: T.Buffer((1,), "int32")):
+    for i, j, k in T.grid(100000, 100000, 100000):
+        A[0] = i + j + k
+"""
+
+
+@case
+def interpreter_buffer_cap():
+    with Workdir() as w:
+        src = w.write("huge.tir", HUGE)
+        r = expect(run(["run", src]), 1, "run with a 4 TiB parameter")
+        check("huge.tir:5:" in r.err and "buffer 'A'" in r.err and "--max-buffer-bytes" in r.err
+              and "internal error" not in r.err, r.err)
+        r = expect(run([src, "--verify-semantics", "--pass=verify"]), 0, "--verify-semantics with a 4 TiB parameter")
+        check("huge.tir:" in r.err and "buffer 'A'" in r.err and "internal error" not in r.err, r.err)
+        ok = w.write("ok.tir", VALID)
+        r = expect(run(["run", ok, "--max-buffer-bytes=32"]), 1, "--max-buffer-bytes=32")
+        check("buffer 'A' needs 64 bytes" in r.err, r.err)
+        expect(run(["run", ok, "--max-buffer-bytes=1K"]), 0, "--max-buffer-bytes=1K")
+
+
+@case
+def interpreter_step_limit():
+    with Workdir() as w:
+        src = w.write("spin.tir", SPIN)
+        r = expect(run(["run", src]), 1, "run of 10^15 iterations")
+        check("step limit of 100000000" in r.err and "--max-steps" in r.err and "spin.tir:" in r.err, r.err)
+        r = expect(run(["run", src, "--max-steps=1000"]), 1, "--max-steps=1000")
+        check("step limit of 1000 " in r.err, r.err)
+
+
+@case
+def input_size_limit():
+    r = expect(run(["/dev/zero"]), 1, "reading /dev/zero")
+    check("cannot read '/dev/zero'" in r.err and "256 MiB" in r.err, r.err)
+
+
+@case
+def signal_during_write_removes_temporary():
+    import signal
+    import time
+    body = "".join(f"""
+@T.prim_func
+def f{k}(A: T.Buffer((16,), "float32"), B: T.Buffer((16,), "float32")):
+    for i in range(16):
+        B[i] = A[i] * T.float32({k})
+""" for k in range(3000))
+    with Workdir() as w:
+        src = w.write("big.tir", "from tvm.script import tir as T\n" + body)
+        out = w.join("out.json")
+        hits = 0
+        for attempt in range(20):
+            p = subprocess.Popen([TIRLOWER, src, "--emit=json", "-o", out], stdout=subprocess.DEVNULL,
+                                 stderr=subprocess.DEVNULL)
+            sent = False
+            while p.poll() is None:
+                if any(n.startswith(".tirlower-") for n in os.listdir(w.path)):
+                    p.send_signal(signal.SIGTERM if attempt % 2 else signal.SIGINT)
+                    sent = True
+                    break
+            p.wait(timeout=60)
+            hits += sent and p.returncode < 0
+            leftovers = [n for n in os.listdir(w.path) if n.startswith(".tirlower")]
+            check(not leftovers, f"attempt {attempt}: a signal during the write left {leftovers}")
+            if hits >= 3:
+                break
+        check(hits > 0, "no signal reached the process during its write")
+
+
+# ---- docs/cli.md documents every flag (issue 16) ----
+
+DOCS_CLI = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "docs", "cli.md")
+
+
+def help_flags(args):
+    import re
+    flags = set()
+    for line in expect(run(args), 0, " ".join(args)).out.splitlines():
+        match = re.match(r"\s+(-[^ ]+(?:, -[^ ]+)*)", line)
+        if match:
+            for name in match.group(1).split(", "):
+                flags.add(re.match(r"-{1,2}[A-Za-z][\w-]*", name).group(0))
+    return flags
+
+
+@case
+def help_flags_are_documented():
+    import re
+    with open(DOCS_CLI, encoding="utf-8") as f:
+        docs = f.read()
+    flags = help_flags(["--help"]) | help_flags(["run", "--help"])
+    check(len(flags) > 30, f"too few flags found in --help: {sorted(flags)}")
+    missing = [flag for flag in sorted(flags) if not re.search("`" + re.escape(flag) + r"(?![\w-])", docs)]
+    check(not missing, f"flags in --help that docs/cli.md does not document: {missing}")
+
+
 def main():
     global TIRLOWER
     parser = argparse.ArgumentParser()

@@ -191,7 +191,7 @@ public:
     std::string text, error;
     bool read = timing_.time("read input", [&] { return readInput(options_.input, text, error); });
     if (!read) {
-      engine_.error({}, "cannot open '" + options_.input + "': " + error);
+      engine_.error({}, error);
       return kInputError;
     }
     inputName_ = options_.input == "-" ? "<stdin>" : options_.input;
@@ -202,26 +202,22 @@ public:
       return runFunction();
 
     int status = 0;
-    std::string output;
     std::vector<ParseRange> chunks = splitInput(sources_.text(fileId_), options_.splitInputFile);
-    bool firstOutput = true;
+    std::vector<ChunkOutput> chunkOutputs;
     for (const ParseRange &chunk : chunks) {
-      std::optional<std::string> chunkOutput;
+      std::optional<ChunkOutput> chunkOutput;
       int chunkStatus = runChunk(chunk, chunkOutput);
       status = std::max(status, chunkStatus);
-      if (chunkOutput) {
-        if (firstOutput)
-          output = std::move(*chunkOutput); // one chunk: no copy of the whole output
-        else
-          output += "# -----\n" + *chunkOutput;
-        firstOutput = false;
-      }
+      if (chunkOutput)
+        chunkOutputs.push_back(std::move(*chunkOutput));
     }
-    if (!options_.printIrTreeDir.empty())
-      if (std::string message = writeTreeFiles(options_.printIrTreeDir, treeFiles_); !message.empty()) {
-        engine_.error({}, message);
-        status = std::max(status, kInputError);
-      }
+    std::string output;
+    if (status == 0 && !combineChunks(chunkOutputs, output))
+      status = kInputError;
+    if (status == 0 && functionCount_ == 0 && !options_.verifyDiagnostics)
+      engine_.warning({fileId_, 0, 0}, "'" + inputName_ + "' defines no function; the output is empty");
+    if (!writeTreeDir())
+      status = std::max(status, kInputError);
     if (status == 0) {
       std::string message = timing_.time("write output", [&] { return writeOutput(options_.output, output); });
       if (!message.empty()) {
@@ -234,30 +230,117 @@ public:
   }
 
 private:
+  // What one input chunk contributes to stdout/-o: its emitted text, or (for emitters whose
+  // chunks are combined into one output) its lowered module.
+  struct ChunkOutput {
+    std::string text;
+    std::optional<Module> module;
+  };
+
+  // The tir emitter joins the chunks' texts with `# -----` lines, as mlir-opt does; json writes
+  // an array of the chunks' documents; code emitters get one module of every chunk's functions
+  // (one C file, one object), which needs every function's symbol to differ.
+  bool emitsPerChunk() const { return options_.emit == "tir" || options_.emit == "json"; }
+
+  bool combineChunks(std::vector<ChunkOutput> &chunks, std::string &output) {
+    if (options_.emit == "tir") {
+      for (size_t k = 0; k < chunks.size(); ++k)
+        output += k == 0 ? std::move(chunks[k].text) : "# -----\n" + chunks[k].text;
+      return true;
+    }
+    if (options_.emit == "json") {
+      if (!options_.splitInputFile) {
+        output = chunks.empty() ? std::string() : std::move(chunks.front().text);
+        return true;
+      }
+      output = "[";
+      for (size_t k = 0; k < chunks.size(); ++k) {
+        std::string &text = chunks[k].text;
+        while (!text.empty() && text.back() == '\n')
+          text.pop_back();
+        output += (k == 0 ? "\n" : ",\n") + text;
+      }
+      output += "\n]\n";
+      return true;
+    }
+    Module combined;
+    std::map<std::string, PrimFunc> symbols;
+    for (ChunkOutput &chunk : chunks) {
+      Module &module = *chunk.module;
+      if (combined.functions.empty()) {
+        combined.name = module.name;
+        combined.isIRModule = module.isIRModule;
+        combined.spelling = module.spelling;
+        combined.fileId = module.fileId;
+      }
+      for (PrimFunc &func : module.functions) {
+        auto [it, inserted] = symbols.emplace(func->globalSymbol(), func);
+        if (!inserted) {
+          engine_.report({Severity::Error,
+                          func->loc,
+                          "--split-input-file with --emit=" + options_.emit +
+                              " writes one output for every input, so each function needs its own symbol: '" +
+                              it->first + "' is defined twice",
+                          {Diagnostic{Severity::Note, it->second->loc, "the first definition", {}}}});
+          return false;
+        }
+        combined.functions.push_back(func);
+      }
+    }
+    std::optional<std::string> text = emit(combined, engine_);
+    bury(std::move(combined));
+    if (!text)
+      return false;
+    output = std::move(*text);
+    return true;
+  }
+
+  bool writeTreeDir() {
+    if (options_.printIrTreeDir.empty())
+      return true;
+    std::string message = writeTreeFiles(options_.printIrTreeDir, treeFiles_);
+    if (message.empty())
+      return true;
+    engine_.error({}, message);
+    return false;
+  }
+
   // Runs one input chunk. Sets `output` to what the chunk contributes to stdout/-o.
-  int runChunk(ParseRange range, std::optional<std::string> &output) {
+  int runChunk(ParseRange range, std::optional<ChunkOutput> &output) {
     if (!options_.verifyDiagnostics) {
       size_t errorsBefore = engine_.errorCount();
-      std::optional<std::string> text = compile(range, engine_);
-      if (!text || engine_.errorCount() != errorsBefore)
+      std::optional<ChunkOutput> chunk = compile(range, engine_);
+      if (!chunk || engine_.errorCount() != errorsBefore)
         return kInputError;
-      output = std::move(text);
+      output = std::move(chunk);
       return 0;
     }
     DiagnosticCollector collector;
-    std::optional<std::string> text = compile(range, collector);
+    std::optional<ChunkOutput> chunk = compile(range, collector);
     bool matched = verifyDiagnostics(sources_, fileId_, range.begin, range.end, collector.diagnostics, engine_);
-    if (text && collector.errorCount() == 0)
-      output = std::move(text);
+    if (chunk && collector.errorCount() == 0)
+      output = std::move(chunk);
     return matched ? 0 : kInputError;
   }
 
-  std::optional<std::string> compile(ParseRange range, DiagnosticSink &diagnostics) {
+  std::optional<std::string> emit(const Module &module, DiagnosticSink &diagnostics) {
+    const Emitter *emitter = findEmitter(options_.emit);
+    try {
+      return timing_.time("emit " + emitter->name,
+                          [&] { return emitter->emit(module, &sources_, options_.emitSettings, diagnostics); });
+    } catch (CompileError &e) {
+      diagnostics.report(std::move(e.diagnostic()));
+      return std::nullopt;
+    }
+  }
+
+  std::optional<ChunkOutput> compile(ParseRange range, DiagnosticSink &diagnostics) {
     std::optional<Module> module =
         timing_.time("parse", [&] { return parseModule(sources_, fileId_, diagnostics, range); });
     if (!module)
       return std::nullopt;
     timing_.functions += module->functions.size();
+    functionCount_ += module->functions.size();
     if (!layoutFlags_.empty()) {
       std::string message = timing_.time("layout flags", [&] { return applyLayoutFlags(*module, layoutFlags_); });
       if (!message.empty()) {
@@ -270,21 +353,21 @@ private:
     std::optional<Module> lowered = lower(std::move(*module), diagnostics);
     if (!lowered)
       return std::nullopt;
-    const Emitter *emitter = findEmitter(options_.emit);
-    std::string text;
-    try {
-      text = timing_.time("emit " + emitter->name,
-                          [&] { return emitter->emit(*lowered, &sources_, options_.emitSettings, diagnostics); });
-    } catch (CompileError &e) {
-      diagnostics.report(std::move(e.diagnostic()));
-      return std::nullopt;
+    ChunkOutput chunk;
+    if (emitsPerChunk()) {
+      std::optional<std::string> text = emit(*lowered, diagnostics);
+      if (!text)
+        return std::nullopt;
+      chunk.text = std::move(*text);
     }
     if (options_.verifyRoundtrip &&
         !timing_.time("verify-roundtrip", [&] { return checkRoundTrip(*lowered, inputName_, sources_, diagnostics); }))
       return std::nullopt;
-    if (range.end == sources_.text(fileId_).size())
+    if (!emitsPerChunk())
+      chunk.module = std::move(*lowered); // emitted with the other chunks' functions
+    else if (range.end == sources_.text(fileId_).size())
       bury(std::move(*lowered)); // the last chunk; earlier ones free theirs for the next to reuse
-    return text;
+    return chunk;
   }
 
   // Runs the pipeline, checking every pass's output with --verify-semantics.
@@ -295,6 +378,8 @@ private:
       return manager_.run(std::move(module), context, dumps);
     SemanticCheckOptions checkOptions;
     checkOptions.seed = options_.seed;
+    checkOptions.run = runOptions();
+    checkOptions.random = randomOptions();
     std::optional<SemanticChecker> checker;
     timing_.time("verify-semantics", [&] { checker.emplace(module, checkOptions); });
     for (const Diagnostic &skipped : checker->skipped())
@@ -318,6 +403,8 @@ private:
         engine_.error({}, message);
         return kInputError;
       }
+    if (dumps_.active())
+      dumps_.input(*module, inputName_);
     size_t errorsBefore = engine_.errorCount();
     std::optional<Module> lowered = lower(std::move(*module), engine_);
     if (!lowered || engine_.errorCount() != errorsBefore)
@@ -325,9 +412,14 @@ private:
     std::string names;
     for (const PrimFunc &func : lowered->functions)
       names += (names.empty() ? "" : ", ") + func->name.str();
+    if (!writeTreeDir())
+      return kInputError;
     PrimFunc func;
     if (!options_.runFunction.empty()) {
       func = lowered->find(options_.runFunction);
+      for (const PrimFunc &candidate : lowered->functions)
+        if (!func && candidate->globalSymbol() == options_.runFunction)
+          func = candidate; // the C symbol users know from the emitted code
       if (!func) {
         printToolError("run: no function named '" + options_.runFunction + "' in '" + inputName_ +
                        "'; functions: " + names);
@@ -335,6 +427,9 @@ private:
       }
     } else if (lowered->functions.size() == 1) {
       func = lowered->functions.front();
+    } else if (lowered->functions.empty()) {
+      engine_.error({fileId_, 0, 0}, "run: '" + inputName_ + "' defines no function");
+      return kInputError;
     } else {
       printToolError("run: '" + inputName_ + "' has " + std::to_string(lowered->functions.size()) +
                      " functions; choose one with --func (functions: " + names + ")");
@@ -343,20 +438,20 @@ private:
     std::vector<ArgValue> args;
     try {
       if (options_.runInputs.empty()) {
-        args = makeRandomArgs(func, options_.seed);
+        args = makeRandomArgs(func, options_.seed, randomOptions());
       } else {
         std::string text, error;
         if (!readInput(options_.runInputs, text, error)) {
-          engine_.error({}, "cannot open '" + options_.runInputs + "': " + error);
+          engine_.error({}, error);
           return kInputError;
         }
-        args = makeArgsFromJson(func, text, options_.seed);
+        args = makeArgsFromJson(func, text, options_.seed, randomOptions());
       }
     } catch (CompileError &e) {
       engine_.report(std::move(e.diagnostic()));
       return kInputError;
     }
-    RunResult result = timing_.time("run", [&] { return tirlower::run(func, args); });
+    RunResult result = timing_.time("run", [&] { return tirlower::run(func, args, runOptions()); });
     if (result.status == RunStatus::Error) {
       if (result.error)
         engine_.report(*result.error);
@@ -370,6 +465,21 @@ private:
       return kInputError;
     }
     return 0;
+  }
+
+  RunOptions runOptions() const {
+    RunOptions run;
+    run.stepLimit = options_.maxSteps;
+    run.stepLimitHint = "--max-steps=N";
+    run.maxAllocationBytes = options_.maxBufferBytes;
+    return run;
+  }
+
+  RandomArgOptions randomOptions() const {
+    RandomArgOptions random;
+    random.maxBufferBytes = options_.maxBufferBytes;
+    random.maxBufferBytesHint = "--max-buffer-bytes=N";
+    return random;
   }
 
   void reportTiming() {
@@ -390,6 +500,7 @@ private:
   std::vector<LayoutFlag> layoutFlags_;
   std::string inputName_;
   uint32_t fileId_ = 0;
+  size_t functionCount_ = 0;
 };
 
 } // namespace

@@ -13,6 +13,8 @@ LLVMEmitOptions llvmOptions(const EmitSettings &settings) {
   LLVMEmitOptions options;
   options.optLevel = settings.optLevel;
   options.targetTriple = settings.targetTriple;
+  options.cpu = settings.cpu;
+  options.features = settings.features;
   return options;
 }
 } // namespace
@@ -21,16 +23,22 @@ const std::vector<Emitter> &emitters() {
   static const std::vector<Emitter> all = {
       {"tir",
        {".tir"},
+       "",
+       false,
        [](const Module &m, const SourceInfo *, const EmitSettings &s, DiagnosticSink &) {
          return printModule(m, s.spelling);
        }},
       {"json",
        {".json"},
+       "",
+       false,
        [](const Module &m, const SourceInfo *sources, const EmitSettings &, DiagnosticSink &) {
          return emitJson(m, sources);
        }},
       {"c",
        {".c"},
+       "c",
+       false,
        [](const Module &m, const SourceInfo *, const EmitSettings &s, DiagnosticSink &d) {
          CEmitOptions options;
          options.openmp = s.openmp;
@@ -38,21 +46,29 @@ const std::vector<Emitter> &emitters() {
        }},
       {"llvm",
        {".ll"},
+       "llvm",
+       false,
        [](const Module &m, const SourceInfo *, const EmitSettings &s, DiagnosticSink &) {
          return emitLLVMText(m, llvmOptions(s));
        }},
       {"bc",
        {".bc"},
+       "llvm",
+       true,
        [](const Module &m, const SourceInfo *, const EmitSettings &s, DiagnosticSink &) {
          return emitLLVMBitcode(m, llvmOptions(s));
        }},
       {"obj",
        {".o"},
+       "llvm",
+       true,
        [](const Module &m, const SourceInfo *, const EmitSettings &s, DiagnosticSink &) {
          return emitObject(m, llvmOptions(s));
        }},
       {"opencl",
        {".cl"},
+       "opencl",
+       false,
        [](const Module &m, const SourceInfo *, const EmitSettings &, DiagnosticSink &d) { return emitOpenCL(m, d); }},
   };
   return all;
@@ -72,6 +88,18 @@ const Emitter *emitterForPath(const std::string &path) {
           path.compare(path.size() - extension.size(), extension.size(), extension) == 0)
         return &emitter;
   return nullptr;
+}
+
+bool emitterServesTarget(const Emitter &emitter, const std::string &target) {
+  return emitter.target.empty() || target.empty() || emitter.target == target;
+}
+
+std::string emittersOfTarget(const std::string &target) {
+  std::string names;
+  for (const Emitter &emitter : emitters())
+    if (emitter.target == target)
+      names += (names.empty() ? "" : ", ") + emitter.name;
+  return names;
 }
 
 std::string emitterNames() {

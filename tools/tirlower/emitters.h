@@ -17,6 +17,8 @@ struct EmitSettings {
   bool openmp = false;      // --openmp: T.parallel loops become OpenMP loops in C
   int optLevel = 0;         // -O0..-O3 for LLVM
   std::string targetTriple; // --target-triple for LLVM; empty = host
+  std::string cpu;          // --mcpu for LLVM; empty = generic, "native" = the host's
+  std::string features;     // --mattr for LLVM: "+avx2,-fma"
   // --tir-spelling for TVMScript output; unset = the input's own spelling.
   std::optional<ScriptSpelling> spelling;
 };
@@ -24,6 +26,11 @@ struct EmitSettings {
 struct Emitter {
   std::string name;
   std::vector<std::string> extensions; // with the dot: ".tir"
+  // The --target whose code this is ("c", "llvm", "opencl"); empty for the IR formats (tir,
+  // json), which go with any target.
+  std::string target;
+  // Bytes that are no text (object files, bitcode): not written to a terminal unless asked.
+  bool binary = false;
   // Throws CompileError for IR the format cannot express; warnings go to the sink.
   std::function<std::string(const Module &, const SourceInfo *, const EmitSettings &, DiagnosticSink &)> emit;
 };
@@ -31,6 +38,10 @@ struct Emitter {
 const std::vector<Emitter> &emitters();
 const Emitter *findEmitter(const std::string &name);
 const Emitter *emitterForPath(const std::string &path);
+// Whether an emitter's code serves a target (--target=llvm with --emit=obj, any with tir).
+bool emitterServesTarget(const Emitter &emitter, const std::string &target);
+// "llvm, bc, obj": the emitters of a target's code.
+std::string emittersOfTarget(const std::string &target);
 std::string emitterNames(); // "tir, json, ..."
 
 } // namespace tirlower

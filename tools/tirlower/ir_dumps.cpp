@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
+#include <fstream>
 #include <iostream>
 
 #include "codegen/tir_printer.h"
@@ -74,11 +75,33 @@ void IRDumps::afterPass(const PassInstance &pass, const Module &before, const Mo
   }
 }
 
+namespace {
+
+// A file an earlier --print-ir-tree-dir run wrote: NN_name.tir starting with "# tirlower:".
+bool isTreeFile(const std::filesystem::path &path) {
+  const std::string name = path.filename().string();
+  size_t digits = 0;
+  while (digits < name.size() && name[digits] >= '0' && name[digits] <= '9')
+    ++digits;
+  if (digits < 2 || digits >= name.size() || name[digits] != '_' || path.extension() != ".tir")
+    return false;
+  std::ifstream file(path);
+  std::string firstLine;
+  std::getline(file, firstLine);
+  return firstLine.rfind("# tirlower: ", 0) == 0;
+}
+
+} // namespace
+
 std::string writeTreeFiles(const std::string &directory, const std::map<std::string, std::string> &files) {
   std::error_code error;
   std::filesystem::create_directories(directory, error);
   if (error)
     return "cannot create directory '" + directory + "': " + error.message();
+  // A reused directory holds only this run's dumps: a shorter pipeline leaves no stale files.
+  for (const std::filesystem::directory_entry &entry : std::filesystem::directory_iterator(directory, error))
+    if (entry.is_regular_file() && !files.count(entry.path().filename().string()) && isTreeFile(entry.path()))
+      std::filesystem::remove(entry.path(), error);
   for (const auto &[name, contents] : files)
     if (std::string message = writeOutput(directory + "/" + name, contents); !message.empty())
       return message;

@@ -33,8 +33,9 @@ private:
   int index_ = 0;
 };
 
-// Writes the collected files into `directory` (created when missing). Returns an error
-// message, empty on success.
+// Writes the collected files into `directory` (created when missing), removing the dumps of an
+// earlier run (NN_name.tir files that start with "# tirlower:") that this run does not write.
+// Returns an error message, empty on success.
 std::string writeTreeFiles(const std::string &directory, const std::map<std::string, std::string> &files);
 
 } // namespace tirlower

@@ -2,9 +2,15 @@
 
 #include <CLI/CLI.hpp>
 
+#include <unistd.h>
+
+#include <algorithm>
+#include <charconv>
 #include <iostream>
 
+#include "codegen/llvm/llvm_emitter.h"
 #include "emitters.h"
+#include "parse/source_manager.h"
 #include "transform/pass.h"
 #include "transform/pipeline.h"
 #include "transform/target_pipelines.h"
@@ -17,12 +23,35 @@ namespace tirlower {
 
 namespace {
 
-// CLI11 mangles `--opt=VALUE` of a vector option when VALUE holds braces or commas
-// ("--pass=a{k=v,x=y}"), while `--opt VALUE` is kept verbatim: split the '=' form first.
+constexpr int kUsageError = 2;
+
+// How command-line errors are printed: set from --diagnostics-format before anything is parsed,
+// so that even a typo in the first flag comes out as JSON when JSON was asked for.
+DiagnosticFormat toolDiagnosticFormat = DiagnosticFormat::Text;
+
+void reportUnlocated(Severity severity, const std::string &message) {
+  static const SourceManager noSources;
+  DiagnosticEngine engine(noSources, std::cerr, toolDiagnosticFormat);
+  engine.report({severity, {}, message, {}});
+  std::cerr.flush();
+}
+
+DiagnosticFormat scanDiagnosticFormat(int argc, char **argv) {
+  for (int k = 1; k < argc; ++k) {
+    std::string_view arg = argv[k];
+    if (arg == "--diagnostics-format=json" ||
+        (arg == "--diagnostics-format" && k + 1 < argc && std::string_view(argv[k + 1]) == "json"))
+      return DiagnosticFormat::Json;
+  }
+  return DiagnosticFormat::Text;
+}
+
+// CLI11 2.1 splits the value of `--opt=VALUE` at commas inside braces ("--pass=a{k=v,x=y}"
+// becomes "ak=v" and "ax=y"), while `--opt VALUE` is kept verbatim: give it the second form.
 std::vector<std::string> normalizeArguments(int argc, char **argv) {
   static const char *const vectorOptions[] = {"--pass", "--print-ir-after", "--transform-layout", "--layout",
                                               "--require-layout"};
-  std::vector<std::string> args;
+  std::vector<std::string> args{argv[0]};
   for (int k = 1; k < argc; ++k) {
     std::string arg = argv[k];
     bool split = false;
@@ -38,34 +67,401 @@ std::vector<std::string> normalizeArguments(int argc, char **argv) {
     if (!split)
       args.push_back(arg);
   }
-  // CLI11 parses a reversed vector (it pops from the back).
-  return {args.rbegin(), args.rend()};
+  return args;
+}
+
+size_t editDistance(std::string_view a, std::string_view b) {
+  std::vector<size_t> row(b.size() + 1);
+  for (size_t j = 0; j <= b.size(); ++j)
+    row[j] = j;
+  for (size_t i = 1; i <= a.size(); ++i) {
+    size_t diagonal = row[0];
+    row[0] = i;
+    for (size_t j = 1; j <= b.size(); ++j) {
+      size_t above = row[j];
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
+      diagonal = above;
+    }
+  }
+  return row[b.size()];
+}
+
+// The flag of `apps` closest to `name` ("--pas" -> "--pass"), empty when none is plausibly meant.
+std::string closestFlag(const std::string &name, const std::vector<const CLI::App *> &apps) {
+  std::string best;
+  size_t bestDistance = SIZE_MAX;
+  for (const CLI::App *app : apps)
+    for (const CLI::Option *option : app->get_options()) {
+      std::vector<std::string> names;
+      for (const std::string &lname : option->get_lnames())
+        names.push_back("--" + lname);
+      for (const std::string &sname : option->get_snames())
+        names.push_back("-" + sname);
+      for (const std::string &candidate : names) {
+        size_t distance = editDistance(name, candidate);
+        if (distance < bestDistance) {
+          bestDistance = distance;
+          best = candidate;
+        }
+      }
+    }
+  return bestDistance <= std::max<size_t>(2, name.size() / 3) ? best : std::string();
+}
+
+// A decimal count ("12"), with `suffixes` also "64K", "512M", "2G" (powers of 1024).
+std::optional<uint64_t> parseCount(const std::string &text, bool suffixes) {
+  uint64_t value = 0;
+  const char *end = text.data() + text.size();
+  auto [ptr, error] = std::from_chars(text.data(), end, value);
+  if (error != std::errc() || ptr == text.data())
+    return std::nullopt;
+  if (ptr == end)
+    return value;
+  if (!suffixes || ptr + 1 != end)
+    return std::nullopt;
+  int shift = *ptr == 'K' ? 10 : *ptr == 'M' ? 20 : *ptr == 'G' ? 30 : *ptr == 'T' ? 40 : 0;
+  if (shift == 0 || value > (UINT64_MAX >> shift))
+    return std::nullopt;
+  return value << shift;
+}
+
+// A CLI11 validator: the value is one of `choices`.
+std::function<std::string(const std::string &)> oneOf(std::vector<std::string> choices, std::string what) {
+  return [choices = std::move(choices), what = std::move(what)](const std::string &value) -> std::string {
+    if (std::find(choices.begin(), choices.end(), value) != choices.end())
+      return "";
+    std::string list;
+    for (size_t k = 0; k < choices.size(); ++k)
+      list += (k == 0 ? "" : k + 1 == choices.size() ? " or " : ", ") + choices[k];
+    return "unknown " + what + " '" + value + "'; expected " + list;
+  };
+}
+
+std::function<std::string(const std::string &)> countCheck(bool suffixes, bool positive) {
+  return [suffixes, positive](const std::string &value) -> std::string {
+    std::optional<uint64_t> count = parseCount(value, suffixes);
+    if (count && (!positive || *count > 0))
+      return "";
+    return std::string("expected a ") + (positive ? "positive" : "non-negative") + " integer" +
+           (suffixes ? " (optionally with K, M, G or T)" : "") + ", got '" + value + "'";
+  };
+}
+
+// Help text grouped by category, each flag with its value's form ("--timing[=text|json]"),
+// not CLI11's default-value syntax ("--timing{text}").
+class HelpFormatter : public CLI::Formatter {
+public:
+  std::string make_option_name(const CLI::Option *option, bool positional) const override {
+    if (positional)
+      return option->get_name(true, false);
+    std::string names;
+    for (const std::string &sname : option->get_snames())
+      names += (names.empty() ? "-" : ", -") + sname;
+    for (const std::string &lname : option->get_lnames())
+      names += (names.empty() ? "--" : ", --") + lname;
+    return names;
+  }
+  // "--emit=FORMAT", "--verify-each[=true|false]", "-o FILE".
+  std::string make_option_opts(const CLI::Option *option) const override {
+    const std::string &text = option->get_option_text();
+    if (text.empty())
+      return "";
+    return (text[0] == '=' || text[0] == '[' ? "" : " ") + text;
+  }
+};
+
+struct FlagValues {
+  std::string input, runFile, emit, timing, diagnosticsFormat = "text", pipeline, layoutVerify = "error";
+  std::string optLevel, seed, maxSteps, maxBufferBytes;
+};
+
+const char *const kInputOutput = "Input and output";
+const char *const kPipeline = "Pipeline";
+const char *const kLayout = "Layout";
+const char *const kTarget = "Target";
+const char *const kInterpreter = "Interpreter (run, --verify-semantics)";
+const char *const kDebugging = "Debugging and testing";
+
+void addToolFlags(CLI::App &app, ToolOptions &options, FlagValues &values) {
+  app.add_option("input", values.input, "input file ('-' for stdin)")->group(kInputOutput);
+  app.add_option("-o,--output", options.output, "output file ('-' for stdout, the default)")
+      ->option_text("FILE")
+      ->group(kInputOutput);
+  app.add_option("--emit", values.emit,
+                 "output format: " + emitterNames() +
+                     " (default: the --target's, else from the -o extension, else tir)")
+      ->option_text("=FORMAT")
+      ->check([](const std::string &v) {
+        return findEmitter(v) ? std::string() : "unknown emitter '" + v + "'; available emitters: " + emitterNames();
+      })
+      ->group(kInputOutput);
+  app.add_flag("--split-input-file", options.splitInputFile,
+               "treat each '# -----' line as the end of an independent input")
+      ->group(kInputOutput);
+
+  app.add_option("--pass", options.passFlags,
+                 "passes to run, in order: NAME or NAME{key=value,...}, comma-separated; repeatable")
+      ->allow_extra_args(false)
+      ->option_text("=PIPELINE")
+      ->group(kPipeline);
+  app.add_option("--pass-pipeline", values.pipeline, "the whole pipeline as text: 'a,b{key=value},c'")
+      ->option_text("=PIPELINE")
+      ->group(kPipeline);
+  app.add_flag("--list-passes", options.listPasses, "list the registered passes with their options and exit")
+      ->group(kPipeline);
+  app.add_flag("--verify-each{true}", options.verifyEach, "verify the IR after every pass (default: true)")
+      ->option_text("[=true|false]")
+      ->group(kPipeline);
+  app.add_flag("--remarks", options.remarks, "report the decisions passes make as remarks")->group(kPipeline);
+
+  app.add_option("--transform-layout", options.transformLayouts,
+                 "add a layout transform: 'B=lambda i, j: [j, i]'; repeatable")
+      ->allow_extra_args(false)
+      ->option_text("='B=lambda ...'")
+      ->group(kLayout);
+  app.add_option("--layout", options.layouts,
+                 "add a layout transform from layout strings: 'B=NHWC->NCHW4c'; repeatable")
+      ->allow_extra_args(false)
+      ->option_text("='B=FROM->TO'")
+      ->group(kLayout);
+  app.add_option("--require-layout", options.requiredLayouts,
+                 "require a layout of buffer B: 'B=NCHW4c', 'A=NCHW4c:texture' (an OpenCL image); for "
+                 "legalize-layouts and verify-layouts; repeatable")
+      ->allow_extra_args(false)
+      ->option_text("='B=LAYOUT[:texture]'")
+      ->group(kLayout);
+  app.add_option("--layout-verify", values.layoutVerify,
+                 "what verify-layouts reports an unmet layout requirement as: error (default) or warn")
+      ->option_text("=error|warn")
+      ->check(oneOf({"error", "warn"}, "value"))
+      ->group(kLayout);
+
+  app.add_option("--target", options.target,
+                 "target: " + targetPipelineNames() + "; sets the default pipeline and emitter")
+      ->option_text("=TARGET")
+      ->check([](const std::string &v) {
+        return findTargetPipeline(v) ? std::string()
+                                     : "unknown target '" + v + "'; available targets: " + targetPipelineNames();
+      })
+      ->group(kTarget);
+  app.add_option("-O", values.optLevel, "LLVM optimisation level 0-3 (default 0)")
+      ->option_text("LEVEL")
+      ->check([](const std::string &v) {
+        return v.size() == 1 && v[0] >= '0' && v[0] <= '3' ? std::string()
+                                                           : "optimisation level must be 0, 1, 2 or 3, got '" + v + "'";
+      })
+      ->group(kTarget);
+  app.add_option("--target-triple", options.emitSettings.targetTriple, "LLVM target triple (default: the host)")
+      ->option_text("=TRIPLE")
+      ->group(kTarget);
+  app.add_option("--mcpu", options.emitSettings.cpu,
+                 "LLVM: the CPU to tune and generate code for (default generic; native: the host's)")
+      ->option_text("=CPU")
+      ->group(kTarget);
+  app.add_option("--mattr", options.emitSettings.features,
+                 "LLVM: CPU features to enable (+) or disable (-), comma-separated: '+avx2,-fma'")
+      ->option_text("=FEATURES")
+      ->group(kTarget);
+  app.add_flag("--openmp", options.emitSettings.openmp, "C: emit T.parallel loops as OpenMP parallel loops")
+      ->group(kTarget);
+  app.add_option_function<std::string>(
+         "--tir-spelling",
+         [&options](const std::string &v) {
+           options.emitSettings.spelling = v == "tirx" ? ScriptSpelling::Tirx : ScriptSpelling::Tir;
+         },
+         "TVMScript output spelling: tirx (TVM 0.25-0.27: s_tir=True, T.sblock) or tir (older TVM); default: the "
+         "input's own")
+      ->option_text("=tir|tirx")
+      ->check(oneOf({"tir", "tirx"}, "spelling"))
+      ->group(kTarget);
+
+  app.add_option("--seed", values.seed, "seed of the random inputs of run and --verify-semantics (default 1)")
+      ->option_text("=N")
+      ->check(countCheck(false, false))
+      ->group(kInterpreter);
+  app.add_option("--max-steps", values.maxSteps,
+                 "loop iterations one interpreter run may take (default 100000000, a few seconds)")
+      ->option_text("=N")
+      ->check(countCheck(false, true))
+      ->group(kInterpreter);
+  app.add_option("--max-buffer-bytes", values.maxBufferBytes,
+                 "bytes of storage one buffer may take in the interpreter (default 1G)")
+      ->option_text("=N[K|M|G|T]")
+      ->check(countCheck(true, true))
+      ->group(kInterpreter);
+
+  app.add_flag("--verify-diagnostics", options.verifyDiagnostics,
+               "check the diagnostics against the input's '# expected-error {{...}}' comments")
+      ->group(kDebugging);
+  app.add_option("--diagnostics-format", values.diagnosticsFormat, "text (default) or json: one JSON object per line")
+      ->option_text("=text|json")
+      ->check(oneOf({"text", "json"}, "diagnostics format"))
+      ->group(kDebugging);
+  app.add_flag("--verify-roundtrip", options.verifyRoundtrip,
+               "check that printing, parsing and printing again is stable")
+      ->group(kDebugging);
+  app.add_flag("--verify-semantics", options.verifySemantics,
+               "run every function on random inputs before the first pass and after each pass; report the first "
+               "pass that changes the results")
+      ->group(kDebugging);
+  app.add_flag("--print-ir-after-all", options.printIrAfterAll, "print the IR to stderr after every pass")
+      ->group(kDebugging);
+  app.add_option("--print-ir-after", options.printIrAfter, "print the IR to stderr after the named pass; repeatable")
+      ->allow_extra_args(false)
+      ->option_text("=PASS")
+      ->group(kDebugging);
+  app.add_option("--print-ir-tree-dir", options.printIrTreeDir,
+                 "write the input and the IR after every pass to DIR/NN_pass.tir (replacing an earlier run's)")
+      ->option_text("=DIR")
+      ->group(kDebugging);
+  app.add_flag("--timing{text}", values.timing,
+               "report per-step wall time and peak memory on stderr (--timing=json: as JSON)")
+      ->option_text("[=text|json]")
+      ->check(oneOf({"text", "json"}, "timing format"))
+      ->group(kDebugging);
+}
+
+CLI::App *addRunCommand(CLI::App &app, ToolOptions &options, FlagValues &values) {
+  CLI::App *run = app.add_subcommand(
+      "run", "run a function on seeded random inputs (or --inputs) after the pipeline, if any, and write its outputs "
+             "as JSON (docs/run-json.md)");
+  run->fallthrough();
+  run->formatter(app.get_formatter());
+  run->add_option("file", values.runFile, "input file ('-' for stdin)")->group(kInputOutput);
+  run->add_option("--func", options.runFunction,
+                  "the function to run, by name or global_symbol (default: the only one)")
+      ->option_text("=NAME")
+      ->group(kInputOutput);
+  run->add_option("--inputs", options.runInputs,
+                  "JSON file with input values (docs/run-json.md; nested lists as numpy's tolist() writes accepted)")
+      ->option_text("=FILE")
+      ->group(kInputOutput);
+  run->add_option("-o,--outputs", options.runOutputs, "JSON output file ('-' for stdout, the default)")
+      ->option_text("FILE")
+      ->group(kInputOutput);
+  return run;
+}
+
+// Flags that do nothing in `run`: refused there rather than ignored.
+const char *const kNotForRun[] = {"--emit",
+                                  "--split-input-file",
+                                  "--verify-diagnostics",
+                                  "--verify-roundtrip",
+                                  "--verify-semantics",
+                                  "--openmp",
+                                  "-O",
+                                  "--target-triple",
+                                  "--mcpu",
+                                  "--mattr",
+                                  "--tir-spelling",
+                                  "--list-passes"};
+
+std::optional<int> reportExtras(CLI::App &app, CLI::App *run, const ToolOptions &options, const FlagValues &values) {
+  std::vector<std::string> extras = app.remaining();
+  if (run->parsed()) {
+    std::vector<std::string> more = run->remaining();
+    extras.insert(extras.end(), more.begin(), more.end());
+  }
+  for (const std::string &extra : extras) {
+    if (extra.size() < 2 || extra[0] != '-')
+      continue;
+    std::string name = extra.substr(0, extra.find('='));
+    std::string value = extra.size() > name.size() ? extra.substr(name.size()) : "";
+    std::string message = "unknown command-line option '" + name + "'";
+    std::string suggestion = closestFlag(name, options.runMode ? std::vector<const CLI::App *>{&app, run}
+                                                               : std::vector<const CLI::App *>{&app});
+    if (!suggestion.empty())
+      message += "; did you mean '" + suggestion + value + "'?";
+    printToolError(message + " (see --help)");
+    return kUsageError;
+  }
+  for (const std::string &extra : extras) {
+    std::string first = options.runMode ? values.runFile : values.input;
+    printToolError("more than one input file ('" + first + "' and '" + extra +
+                   "'); tirlower reads one (see --split-input-file to keep several inputs in one file)");
+    return kUsageError;
+  }
+  return std::nullopt;
+}
+
+// The CLI11 exception of a parse error, said in tirlower's words.
+std::string parseErrorMessage(const CLI::ParseError &error) {
+  std::string what = error.what();
+  if (dynamic_cast<const CLI::ArgumentMismatch *>(&error)) {
+    std::string name = what.substr(0, what.find(':'));
+    return "option '" + name + "' needs a value";
+  }
+  return what;
 }
 
 std::optional<int> resolveEmitter(ToolOptions &options, const std::string &emitFlag) {
-  if (!emitFlag.empty()) {
-    if (!findEmitter(emitFlag)) {
-      printToolError("unknown emitter '" + emitFlag + "'; available emitters: " + emitterNames());
-      return 2;
+  const TargetPipeline *preset = options.target.empty() ? nullptr : findTargetPipeline(options.target);
+  const Emitter *emitter = emitFlag.empty() ? nullptr : findEmitter(emitFlag);
+  if (emitter && preset && !emitterServesTarget(*emitter, preset->name)) {
+    printToolError("--emit=" + emitter->name + " writes " + emitter->target + " code, but --target=" + preset->name +
+                   " lowers for " + preset->name + " (its emitters: " + emittersOfTarget(preset->name) +
+                   ", or tir, json); drop one of them");
+    return kUsageError;
+  }
+  if (!emitter && options.output != "-") {
+    emitter = emitterForPath(options.output);
+    std::string_view fileName = options.output;
+    fileName.remove_prefix(fileName.rfind('/') == std::string_view::npos ? 0 : fileName.rfind('/') + 1);
+    if (emitter && preset && !emitterServesTarget(*emitter, preset->name)) {
+      printToolError("the output name '" + options.output + "' asks for " + emitter->name +
+                     ", but --target=" + preset->name + " lowers for " + preset->name +
+                     " (its emitters: " + emittersOfTarget(preset->name) + "); rename the output or add --emit=FORMAT");
+      return kUsageError;
     }
-    options.emit = emitFlag;
-    return std::nullopt;
+    if (!emitter && !preset && fileName.find('.') != std::string_view::npos) {
+      printToolError("cannot tell the output format from the name '" + options.output +
+                     "'; use --emit=NAME (available emitters: " + emitterNames() + ")");
+      return kUsageError;
+    }
   }
-  if (options.output == "-") {
-    options.emit = "tir";
-    return std::nullopt;
+  if (!emitter && preset)
+    emitter = findEmitter(preset->emitter);
+  options.emit = emitter ? emitter->name : "tir"; // `-o out`, `-o /dev/null`: the default format
+  return std::nullopt;
+}
+
+// Flags of one emitter family given for another emitter are refused, not ignored.
+std::optional<int> checkEmitterFlags(const CLI::App &app, ToolOptions &options) {
+  const Emitter &emitter = *findEmitter(options.emit);
+  for (const char *flag : {"-O", "--target-triple", "--mcpu", "--mattr"})
+    if (app.get_option(flag)->count() > 0 && emitter.target != "llvm") {
+      printToolError(std::string(flag) + " applies to the LLVM emitters (" + emittersOfTarget("llvm") +
+                     "), not to --emit=" + emitter.name);
+      return kUsageError;
+    }
+  if (options.emitSettings.openmp && emitter.name != "c") {
+    printToolError("--openmp applies to the C emitter, not to --emit=" + emitter.name);
+    return kUsageError;
   }
-  const Emitter *emitter = emitterForPath(options.output);
-  std::string_view fileName = options.output;
-  fileName.remove_prefix(fileName.rfind('/') == std::string_view::npos ? 0 : fileName.rfind('/') + 1);
-  if (!emitter && fileName.find('.') == std::string_view::npos)
-    emitter = findEmitter("tir"); // `-o out`, `-o /dev/null`: no extension, the default format
-  if (!emitter) {
-    printToolError("cannot tell the output format from the name '" + options.output +
-                   "'; use --emit=NAME (available emitters: " + emitterNames() + ")");
-    return 2;
+  if (emitter.target == "llvm") {
+    LLVMEmitOptions llvm;
+    llvm.targetTriple = options.emitSettings.targetTriple;
+    if (std::string message = checkLLVMTarget(llvm); !message.empty()) {
+      printToolError("--target-triple: " + message);
+      return kUsageError;
+    }
+    llvm.cpu = options.emitSettings.cpu;
+    if (std::string message = checkLLVMTarget(llvm); !message.empty()) {
+      printToolError("--mcpu: " + message);
+      return kUsageError;
+    }
+    llvm.features = options.emitSettings.features;
+    if (std::string message = checkLLVMTarget(llvm); !message.empty()) {
+      printToolError("--mattr: " + message);
+      return kUsageError;
+    }
   }
-  options.emit = emitter->name;
+  if (emitter.binary && options.output == "-" && !options.outputGiven && ::isatty(STDOUT_FILENO)) {
+    printToolError("refusing to write " + emitter.name +
+                   " output (binary) to a terminal; use -o FILE, or -o - to "
+                   "write it to stdout anyway");
+    return kUsageError;
+  }
   return std::nullopt;
 }
 
@@ -79,9 +475,34 @@ std::optional<int> resolvePrintAfter(ToolOptions &options) {
       if (!suggestion.empty())
         message += "; did you mean '" + suggestion + "'?";
       printToolError(message);
-      return 2;
+      return kUsageError;
     }
     name = info->name;
+  }
+  return std::nullopt;
+}
+
+std::optional<int> resolveRunMode(const CLI::App &app, ToolOptions &options, const FlagValues &values) {
+  for (const char *flag : kNotForRun)
+    if (app.get_option(flag)->count() > 0) {
+      printToolError(std::string(flag) + " does not apply to 'run' (it writes the function's outputs as JSON)");
+      return kUsageError;
+    }
+  if (!values.input.empty()) {
+    printToolError("more than one input file ('" + values.input + "' and '" + values.runFile + "'); 'run' reads one");
+    return kUsageError;
+  }
+  if (values.runFile.empty()) {
+    printToolError("run: no input file (use '-' to read stdin); see tirlower run --help");
+    return kUsageError;
+  }
+  options.input = values.runFile;
+  if (options.outputGiven) { // `tirlower -o out.json run f.tir`
+    if (options.runOutputs != "-") {
+      printToolError("run: give the output file once (-o or --outputs)");
+      return kUsageError;
+    }
+    options.runOutputs = options.output;
   }
   return std::nullopt;
 }
@@ -89,125 +510,96 @@ std::optional<int> resolvePrintAfter(ToolOptions &options) {
 } // namespace
 
 void printToolError(const std::string &message) {
-  std::cerr << "tirlower: error: " << message << "\n";
+  reportUnlocated(Severity::Error, message);
+}
+
+void printToolWarning(const std::string &message) {
+  reportUnlocated(Severity::Warning, message);
 }
 
 std::optional<int> parseCommandLine(int argc, char **argv, ToolOptions &options) {
+  toolDiagnosticFormat = scanDiagnosticFormat(argc, argv);
   CLI::App app{"tirlower: lowers TVMScript tensor IR (TIR) through a pipeline of passes.\n"
                "Reads INPUT ('-' for stdin), runs the passes in order, writes the result.",
                "tirlower"};
-  app.set_version_flag("--version", "tirlower " TIRLOWER_VERSION);
-  app.get_formatter()->column_width(34);
+  auto formatter = std::make_shared<HelpFormatter>();
+  formatter->column_width(36);
+  app.formatter(formatter);
+  app.footer("Exit codes: 0 success, 1 input errors, 2 command-line misuse. Reference: docs/cli.md.");
+  app.allow_extras();
 
-  std::string emitFlag, timing, diagnosticsFormat = "text";
-  std::string pipeline;
-  app.add_option("input", options.input, "input file ('-' for stdin)");
-  app.add_option("-o,--output", options.output, "output file ('-' for stdout, the default)");
-  app.add_option("--emit", emitFlag,
-                 "output format: " + emitterNames() + " (default: from the -o extension, else tir)");
-  app.add_option("--pass", options.passFlags,
-                 "passes to run, in order: NAME or NAME{key=value,...}, comma-separated; repeatable")
-      ->allow_extra_args(false);
-  auto *pipelineOption = app.add_option("--pass-pipeline", pipeline, "the whole pipeline as text: 'a,b{key=value},c'");
-  app.add_flag("--list-passes", options.listPasses, "list the registered passes with their options and exit");
-  app.add_flag("--split-input-file", options.splitInputFile,
-               "treat each '# -----' line as the end of an independent input");
-  app.add_flag("--verify-diagnostics", options.verifyDiagnostics,
-               "check the diagnostics against the input's '# expected-error {{...}}' comments");
-  app.add_option("--diagnostics-format", diagnosticsFormat, "text (default) or json: one JSON object per line")
-      ->check(CLI::IsMember({"text", "json"}));
-  app.add_flag("--verify-roundtrip", options.verifyRoundtrip,
-               "check that printing, parsing and printing again is stable");
-  app.add_flag("--verify-each{true}", options.verifyEach, "verify the IR after every pass (default: true)");
-  app.add_flag("--print-ir-after-all", options.printIrAfterAll, "print the IR to stderr after every pass");
-  app.add_option("--print-ir-after", options.printIrAfter, "print the IR to stderr after the named pass; repeatable")
-      ->allow_extra_args(false);
-  app.add_option("--print-ir-tree-dir", options.printIrTreeDir,
-                 "write the input and the IR after every pass to DIR/NN_pass.tir");
-  app.add_flag("--timing{text}", timing, "report per-step wall time and peak memory on stderr (--timing=json: as JSON)")
-      ->check(CLI::IsMember({"text", "json"}));
-  app.add_flag("--remarks", options.remarks, "report the decisions passes make as remarks");
-  app.add_option("--transform-layout", options.transformLayouts,
-                 "add a layout transform: 'B=lambda i, j: [j, i]'; repeatable")
-      ->allow_extra_args(false);
-  app.add_flag("--openmp", options.emitSettings.openmp, "C: emit T.parallel loops as OpenMP parallel loops");
-  app.add_option("-O", options.emitSettings.optLevel, "LLVM optimisation level 0-3 (default 0)")
-      ->check(CLI::Range(0, 3));
-  app.add_option("--target-triple", options.emitSettings.targetTriple, "LLVM target triple (default: the host)");
-  app.add_option_function<std::string>(
-         "--tir-spelling",
-         [&options](const std::string &v) {
-           options.emitSettings.spelling = v == "tirx" ? ScriptSpelling::Tirx : ScriptSpelling::Tir;
-         },
-         "TVMScript output spelling: tirx (TVM 0.25-0.27: s_tir=True, T.sblock) or tir (older TVM); default: the "
-         "input's own")
-      ->check(CLI::IsMember({"tir", "tirx"}));
-  app.add_option("--target", options.target,
-                 "target preset: " + targetPipelineNames() + "; sets the default pipeline and emitter")
-      ->check([](const std::string &v) { return findTargetPipeline(v) ? std::string() : "unknown target '" + v + "'"; });
-  app.add_option("--layout", options.layouts,
-                 "add a layout transform from layout strings: 'B=NHWC->NCHW4c'; repeatable")
-      ->allow_extra_args(false);
-  app.add_option("--require-layout", options.requiredLayouts,
-                 "require a layout of buffer B: 'B=NCHW4c', 'A=NCHW4c:texture' (an OpenCL image); for "
-                 "legalize-layouts and verify-layouts; repeatable")
-      ->allow_extra_args(false);
-  std::string layoutVerify = "error";
-  app.add_option("--layout-verify", layoutVerify,
-                 "what verify-layouts reports an unmet layout requirement as: error (default) or warn")
-      ->check(CLI::IsMember({"error", "warn"}));
-  app.add_flag("--verify-semantics", options.verifySemantics,
-               "run every function on random inputs before the first pass and after each pass; report the first "
-               "pass that changes the results");
-  app.add_option("--seed", options.seed, "seed of the random inputs of --verify-semantics (default 1)");
+  FlagValues values;
+  addToolFlags(app, options, values);
+  // Set after the other flags, so that their group comes last in --help.
+  app.set_help_flag("-h,--help", "print this help and exit")->group("Other");
+  app.set_version_flag("--version", "tirlower " TIRLOWER_VERSION " (LLVM " + llvmVersion() + ")",
+                       "print the version of tirlower and of the LLVM it uses")
+      ->group("Other");
+  CLI::App *runCommand = addRunCommand(app, options, values);
+  runCommand->allow_extras();
 
-  CLI::App *runCommand = app.add_subcommand(
-      "run", "run a function on seeded random inputs (or --inputs) after the pipeline, if any, and write its outputs "
-             "as JSON (docs/run-json.md)");
-  runCommand->fallthrough();
-  runCommand->add_option("file", options.input, "input file ('-' for stdin)")->required();
-  runCommand->add_option("--func", options.runFunction, "the function to run (default: the only one)");
-  runCommand->add_option("--seed", options.seed, "seed of the random inputs (default 1)");
-  runCommand->add_option("--inputs", options.runInputs, "JSON file with input values (docs/run-json.md)");
-  runCommand->add_option("--outputs", options.runOutputs, "JSON output file ('-' for stdout, the default)");
-
+  std::vector<std::string> args = normalizeArguments(argc, argv);
+  std::vector<const char *> argPointers;
+  for (const std::string &arg : args)
+    argPointers.push_back(arg.c_str());
   try {
-    std::vector<std::string> args = normalizeArguments(argc, argv);
-    app.parse(args);
+    app.parse(static_cast<int>(argPointers.size()), argPointers.data());
+  } catch (const CLI::CallForHelp &e) {
+    return app.exit(e);
+  } catch (const CLI::CallForAllHelp &e) {
+    return app.exit(e);
+  } catch (const CLI::CallForVersion &e) {
+    return app.exit(e);
   } catch (const CLI::ParseError &e) {
-    int code = app.exit(e);
-    return code == 0 ? 0 : 2;
+    printToolError(parseErrorMessage(e));
+    return kUsageError;
   }
 
   options.runMode = runCommand->parsed();
-  options.layoutVerifyWarn = layoutVerify == "warn";
-  if (options.runMode && options.verifySemantics) {
-    printToolError("--verify-semantics cannot be combined with 'run'");
-    return 2;
+  options.outputGiven = app.get_option("-o")->count() > 0;
+  if (auto code = reportExtras(app, runCommand, options, values))
+    return code;
+  if (options.runMode) {
+    if (auto code = resolveRunMode(app, options, values))
+      return code;
+  } else {
+    options.input = values.input;
   }
-  if (pipelineOption->count() > 0)
-    options.pipeline = pipeline;
-  if (const TargetPipeline *preset = options.target.empty() ? nullptr : findTargetPipeline(options.target)) {
-    // The preset's pipeline applies when no pass is named; its emitter when none is chosen.
-    if (!options.pipeline && options.passFlags.empty())
-      options.pipeline = preset->pipeline;
-    if (emitFlag.empty() && (options.output == "-" || !emitterForPath(options.output)))
-      emitFlag = preset->emitter;
-  }
+  options.layoutVerifyWarn = values.layoutVerify == "warn";
+  options.diagnosticsFormat = values.diagnosticsFormat == "json" ? DiagnosticFormat::Json : DiagnosticFormat::Text;
+  options.timing = values.timing.empty()     ? TimingFormat::None
+                   : values.timing == "json" ? TimingFormat::Json
+                                             : TimingFormat::Text;
+  if (!values.optLevel.empty())
+    options.emitSettings.optLevel = values.optLevel[0] - '0';
+  if (!values.seed.empty())
+    options.seed = *parseCount(values.seed, false);
+  if (!values.maxSteps.empty())
+    options.maxSteps = *parseCount(values.maxSteps, false);
+  if (!values.maxBufferBytes.empty())
+    options.maxBufferBytes = *parseCount(values.maxBufferBytes, true);
+  if (app.get_option("--pass-pipeline")->count() > 0)
+    options.pipeline = values.pipeline;
   if (options.pipeline && !options.passFlags.empty()) {
     printToolError("--pass and --pass-pipeline cannot be combined; put every pass in one of them");
-    return 2;
+    return kUsageError;
   }
-  options.timing = timing.empty() ? TimingFormat::None : timing == "json" ? TimingFormat::Json : TimingFormat::Text;
-  options.diagnosticsFormat = diagnosticsFormat == "json" ? DiagnosticFormat::Json : DiagnosticFormat::Text;
+  // The target's pipeline applies when no pass is named.
+  if (const TargetPipeline *preset = options.target.empty() ? nullptr : findTargetPipeline(options.target))
+    if (!options.pipeline && options.passFlags.empty())
+      options.pipeline = preset->pipeline;
   if (options.listPasses)
     return std::nullopt;
   if (options.input.empty()) {
     printToolError("no input file (use '-' to read stdin); see --help");
-    return 2;
+    return kUsageError;
   }
-  if (auto code = resolveEmitter(options, emitFlag))
-    return code;
+  if (!options.runMode) {
+    if (auto code = resolveEmitter(options, values.emit))
+      return code;
+    if (auto code = checkEmitterFlags(app, options))
+      return code;
+  }
   return resolvePrintAfter(options);
 }
 

@@ -1,4 +1,5 @@
-// The command line of tirlower, parsed with CLI11 into plain data. Every misuse exits 2.
+// The command line of tirlower, parsed with CLI11 into plain data. Every misuse exits 2 with a
+// `tirlower: error:` diagnostic (or its JSON form under --diagnostics-format=json).
 #pragma once
 
 #include <cstdint>
@@ -16,6 +17,7 @@ enum class TimingFormat { None, Text, Json };
 struct ToolOptions {
   std::string input;                   // "-" for stdin
   std::string output = "-";            // "-" for stdout
+  bool outputGiven = false;            // -o on the command line (also "-o -")
   std::string emit;                    // resolved emitter name ("tir", "json")
   std::vector<std::string> passFlags;  // each --pass value: pipeline text
   std::optional<std::string> pipeline; // --pass-pipeline
@@ -30,26 +32,29 @@ struct ToolOptions {
   TimingFormat timing = TimingFormat::None;
   bool remarks = false;
   DiagnosticFormat diagnosticsFormat = DiagnosticFormat::Text;
-  std::vector<std::string> transformLayouts; // "B=lambda i, j: [j, i]"
-  std::vector<std::string> layouts;          // "B=NHWC->NCHW4c"
-  std::vector<std::string> requiredLayouts;  // --require-layout: "B=NCHW4c", "A=NCHW4c:texture"
-  bool layoutVerifyWarn = false;             // --layout-verify=warn
-  EmitSettings emitSettings;                 // --openmp, -O, --target-triple
-  std::string target;                        // --target preset (c, llvm, opencl); empty if none
-  bool verifySemantics = false;              // --verify-semantics
-  uint64_t seed = 1;                         // --seed: random inputs of run / --verify-semantics
+  std::vector<std::string> transformLayouts;   // "B=lambda i, j: [j, i]"
+  std::vector<std::string> layouts;            // "B=NHWC->NCHW4c"
+  std::vector<std::string> requiredLayouts;    // --require-layout: "B=NCHW4c", "A=NCHW4c:texture"
+  bool layoutVerifyWarn = false;               // --layout-verify=warn
+  EmitSettings emitSettings;                   // --openmp, -O, --target-triple, --mcpu, --mattr
+  std::string target;                          // --target preset (c, llvm, opencl); empty if none
+  bool verifySemantics = false;                // --verify-semantics
+  uint64_t seed = 1;                           // --seed: random inputs of run / --verify-semantics
+  uint64_t maxSteps = 100'000'000;             // --max-steps: loop iterations of one interpreter run
+  uint64_t maxBufferBytes = uint64_t(1) << 30; // --max-buffer-bytes: storage of one buffer in the interpreter
   // `tirlower run FILE`: run a function (after the pipeline, if any) and write its outputs.
   bool runMode = false;
   std::string runFunction;      // --func; empty: the only function
   std::string runInputs;        // --inputs JSON file; empty: random inputs
-  std::string runOutputs = "-"; // --outputs JSON file ("-": stdout)
+  std::string runOutputs = "-"; // --outputs / -o JSON file ("-": stdout)
 };
 
 // Parses argv. Returns the exit code when the tool should stop now (--help, --version: 0;
 // misuse: 2, after printing the reason), nullopt to go on.
 std::optional<int> parseCommandLine(int argc, char **argv, ToolOptions &options);
 
-// "tirlower: error: MESSAGE" on stderr.
+// "tirlower: error: MESSAGE" on stderr, or its JSON form under --diagnostics-format=json.
 void printToolError(const std::string &message);
+void printToolWarning(const std::string &message);
 
 } // namespace tirlower

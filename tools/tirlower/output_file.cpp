@@ -1,6 +1,7 @@
 #include "output_file.h"
 
 #include <fcntl.h>
+#include <signal.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -9,6 +10,7 @@
 #include <cstring>
 #include <iostream>
 #include <iterator>
+#include <string>
 #include <vector>
 
 namespace tirlower {
@@ -35,77 +37,167 @@ std::string directoryOf(const std::string &path) {
   return slash == 0 ? "/" : path.substr(0, slash);
 }
 
+// The temporary file being written, for the signal handler: SIGINT or SIGTERM during a write
+// must not leave a `.tirlower-XXXXXX` behind. Only async-signal-safe calls happen in the handler.
+char pendingTemporary[4096];
+volatile sig_atomic_t havePendingTemporary = 0;
+
+extern "C" void removeTemporaryAndDie(int signal) {
+  if (havePendingTemporary)
+    ::unlink(pendingTemporary);
+  ::signal(signal, SIG_DFL);
+  ::raise(signal);
+}
+
+// Installs the handler for the lifetime of one write and restores the previous ones after.
+class TemporaryFileGuard {
+public:
+  TemporaryFileGuard() {
+    struct sigaction action {};
+    action.sa_handler = removeTemporaryAndDie;
+    sigemptyset(&action.sa_mask);
+    for (size_t k = 0; k < std::size(kSignals); ++k)
+      ::sigaction(kSignals[k], &action, &previous_[k]);
+  }
+  ~TemporaryFileGuard() {
+    havePendingTemporary = 0;
+    for (size_t k = 0; k < std::size(kSignals); ++k)
+      ::sigaction(kSignals[k], &previous_[k], nullptr);
+  }
+  TemporaryFileGuard(const TemporaryFileGuard &) = delete;
+  TemporaryFileGuard &operator=(const TemporaryFileGuard &) = delete;
+
+  // mkstemp with the signals blocked, so that the handler knows every file that exists.
+  int create(const std::string &pattern) {
+    if (pattern.size() >= sizeof pendingTemporary) {
+      errno = ENAMETOOLONG;
+      return -1;
+    }
+    sigset_t block, old;
+    sigemptyset(&block);
+    for (int signal : kSignals)
+      sigaddset(&block, signal);
+    ::sigprocmask(SIG_BLOCK, &block, &old);
+    std::memcpy(pendingTemporary, pattern.c_str(), pattern.size() + 1);
+    int fd = ::mkstemp(pendingTemporary);
+    int savedErrno = errno;
+    havePendingTemporary = fd >= 0;
+    ::sigprocmask(SIG_SETMASK, &old, nullptr);
+    errno = savedErrno;
+    return fd;
+  }
+  std::string name() const { return pendingTemporary; }
+  // After the rename (or unlink), with the signals blocked around it: nothing to remove.
+  void forget() { havePendingTemporary = 0; }
+
+private:
+  static constexpr int kSignals[] = {SIGINT, SIGTERM, SIGHUP};
+  struct sigaction previous_[std::size(kSignals)]{};
+};
+
+// The file a path names after following symlinks (also a dangling link's target, which the
+// write creates). Writing through a link keeps the link, as `cp` and LLVM's tools do.
+std::string resolveSymlinks(std::string path) {
+  for (int depth = 0; depth < 40; ++depth) {
+    struct stat info {};
+    if (::lstat(path.c_str(), &info) != 0 || !S_ISLNK(info.st_mode))
+      return path;
+    std::vector<char> target(static_cast<size_t>(info.st_size > 0 ? info.st_size : 4096) + 1);
+    ssize_t n = ::readlink(path.c_str(), target.data(), target.size() - 1);
+    if (n < 0)
+      return path;
+    std::string link(target.data(), static_cast<size_t>(n));
+    path = link.front() == '/' ? link : directoryOf(path) + "/" + link;
+  }
+  return path; // a loop: open() reports it
+}
+
 } // namespace
 
-std::string writeOutput(const std::string &path, const std::string &contents) {
-  if (path == "-") {
+std::string writeOutput(const std::string &requestedPath, const std::string &contents) {
+  if (requestedPath == "-") {
     std::cout << contents;
     std::cout.flush();
     return std::cout ? "" : "cannot write to stdout";
   }
+  const std::string path = resolveSymlinks(requestedPath);
   struct stat existing {};
-  if (::stat(path.c_str(), &existing) == 0 && !S_ISREG(existing.st_mode)) {
+  bool exists = ::stat(path.c_str(), &existing) == 0;
+  if (exists && !S_ISREG(existing.st_mode)) {
     if (S_ISDIR(existing.st_mode))
-      return "cannot write '" + path + "': " + std::strerror(EISDIR);
+      return "cannot write '" + requestedPath + "': " + std::strerror(EISDIR);
     // A device, pipe or socket (/dev/null, /dev/stdout, a FIFO): written in place. Renaming
     // a temporary file over it would replace the device node itself.
     int fd = ::open(path.c_str(), O_WRONLY | O_CLOEXEC);
     if (fd < 0)
-      return "cannot write '" + path + "': " + std::strerror(errno);
+      return "cannot write '" + requestedPath + "': " + std::strerror(errno);
     bool written = writeAll(fd, contents);
     int writeErrno = errno;
     bool closed = ::close(fd) == 0;
     if (written && closed)
       return "";
-    return "cannot write '" + path + "': " + std::strerror(written ? errno : writeErrno);
+    return "cannot write '" + requestedPath + "': " + std::strerror(written ? errno : writeErrno);
   }
-  std::string pattern = directoryOf(path) + "/.tirlower-XXXXXX";
-  std::vector<char> name(pattern.begin(), pattern.end());
-  name.push_back('\0');
-  int fd = ::mkstemp(name.data());
+  TemporaryFileGuard guard;
+  int fd = guard.create(directoryOf(path) + "/.tirlower-XXXXXX");
   if (fd < 0)
-    return "cannot create '" + path + "': " + std::strerror(errno);
-  std::string temporary(name.data());
-  // mkstemp creates the file 0600; give it the mode a plain create would (0666 & ~umask).
+    return "cannot create '" + requestedPath + "': " + std::strerror(errno);
+  const std::string temporary = guard.name();
+  // mkstemp creates the file 0600: give it the existing file's mode, else the one a plain
+  // create would (0666 & ~umask).
   mode_t mask = ::umask(0);
   ::umask(mask);
-  ::fchmod(fd, 0666 & ~mask);
+  ::fchmod(fd, exists ? existing.st_mode & 07777 : 0666 & ~mask);
   bool ok = writeAll(fd, contents);
   int savedErrno = errno;
   ok = (::close(fd) == 0) && ok;
-  if (ok && ::rename(temporary.c_str(), path.c_str()) == 0)
+  if (ok && ::rename(temporary.c_str(), path.c_str()) == 0) {
+    guard.forget();
     return "";
+  }
   savedErrno = errno ? errno : savedErrno;
   ::unlink(temporary.c_str());
-  return "cannot write '" + path + "': " + std::strerror(savedErrno);
+  guard.forget();
+  return "cannot write '" + requestedPath + "': " + std::strerror(savedErrno);
 }
 
-bool readInput(const std::string &path, std::string &contents, std::string &error) {
-  if (path == "-") {
-    contents.assign(std::istreambuf_iterator<char>(std::cin), std::istreambuf_iterator<char>());
-    return true;
-  }
-  FILE *file = std::fopen(path.c_str(), "rb");
+bool readInput(const std::string &path, std::string &contents, std::string &error, uint64_t maxBytes) {
+  FILE *file = path == "-" ? stdin : std::fopen(path.c_str(), "rb");
+  const std::string name = path == "-" ? "<stdin>" : path;
   if (!file) {
-    error = std::strerror(errno);
+    error = "cannot open '" + name + "': " + std::strerror(errno);
     return false;
   }
   struct stat info {};
   if (::fstat(::fileno(file), &info) == 0 && S_ISDIR(info.st_mode)) {
     std::fclose(file);
-    error = std::strerror(EISDIR);
+    error = "cannot open '" + name + "': " + std::strerror(EISDIR);
     return false;
   }
-  if (S_ISREG(info.st_mode) && info.st_size > 0)
+  if (S_ISREG(info.st_mode) && info.st_size > 0 && static_cast<uint64_t>(info.st_size) <= maxBytes)
     contents.reserve(static_cast<size_t>(info.st_size)); // one allocation, no doubling slack
   char buffer[1 << 16];
   size_t n;
-  while ((n = std::fread(buffer, 1, sizeof buffer, file)) > 0)
+  bool tooLarge = false;
+  while ((n = std::fread(buffer, 1, sizeof buffer, file)) > 0) {
+    if (contents.size() + n > maxBytes) {
+      tooLarge = true;
+      break;
+    }
     contents.append(buffer, n);
+  }
   bool failed = std::ferror(file);
-  std::fclose(file);
+  if (file != stdin)
+    std::fclose(file);
+  if (tooLarge) {
+    contents.clear();
+    contents.shrink_to_fit();
+    error = "cannot read '" + name + "': the input is larger than " + std::to_string(maxBytes >> 20) +
+            " MiB, the most tirlower reads";
+    return false;
+  }
   if (failed) {
-    error = "read error";
+    error = "cannot read '" + name + "': read error";
     return false;
   }
   return true;
