@@ -354,7 +354,9 @@ private:
     if (!lowered)
       return std::nullopt;
     ChunkOutput chunk;
-    if (emitsPerChunk()) {
+    // Under --verify-diagnostics every chunk is also emitted on its own: its emitter's
+    // diagnostics belong to its expectations.
+    if (emitsPerChunk() || options_.verifyDiagnostics) {
       std::optional<std::string> text = emit(*lowered, diagnostics);
       if (!text)
         return std::nullopt;
