@@ -5,6 +5,8 @@
 #include <cmath>
 #include <nlohmann/json.hpp>
 
+#include "ir/edit_distance.h"
+
 namespace tirlower {
 
 namespace {
@@ -126,28 +128,12 @@ void flattenElements(const json &data, std::vector<const json *> &elements) {
     flattenElements(element, elements);
 }
 
-size_t editDistance(std::string_view a, std::string_view b) {
-  std::vector<size_t> row(b.size() + 1);
-  for (size_t j = 0; j <= b.size(); ++j)
-    row[j] = j;
-  for (size_t i = 1; i <= a.size(); ++i) {
-    size_t diagonal = row[0];
-    row[0] = i;
-    for (size_t j = 1; j <= b.size(); ++j) {
-      size_t above = row[j];
-      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
-      diagonal = above;
-    }
-  }
-  return row[b.size()];
-}
-
 // The top level may carry annotations of its own (the TVM corpus's "tolerance"), but a member
 // spelt almost like "buffers" or "scalars" is a typo whose values would silently be random.
 void checkTopLevel(const json &root) {
   for (const auto &[key, value] : root.items())
     for (const char *known : {"buffers", "scalars"})
-      if (key != known && editDistance(key, known) <= 2)
+      if (key != known && editDistance(key, known, 2) <= 2)
         fail("unknown member \"" + key + "\"; did you mean \"" + known + "\"?");
 }
 

@@ -10,6 +10,7 @@
 
 #include "codegen/llvm/llvm_emitter.h"
 #include "emitters.h"
+#include "ir/edit_distance.h"
 #include "parse/source_manager.h"
 #include "transform/pass.h"
 #include "transform/pipeline.h"
@@ -70,42 +71,20 @@ std::vector<std::string> normalizeArguments(int argc, char **argv) {
   return args;
 }
 
-size_t editDistance(std::string_view a, std::string_view b) {
-  std::vector<size_t> row(b.size() + 1);
-  for (size_t j = 0; j <= b.size(); ++j)
-    row[j] = j;
-  for (size_t i = 1; i <= a.size(); ++i) {
-    size_t diagonal = row[0];
-    row[0] = i;
-    for (size_t j = 1; j <= b.size(); ++j) {
-      size_t above = row[j];
-      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
-      diagonal = above;
-    }
-  }
-  return row[b.size()];
-}
-
 // The flag of `apps` closest to `name` ("--pas" -> "--pass"), empty when none is plausibly meant.
 std::string closestFlag(const std::string &name, const std::vector<const CLI::App *> &apps) {
-  std::string best;
-  size_t bestDistance = SIZE_MAX;
+  std::vector<std::string> names;
   for (const CLI::App *app : apps)
     for (const CLI::Option *option : app->get_options()) {
-      std::vector<std::string> names;
       for (const std::string &lname : option->get_lnames())
         names.push_back("--" + lname);
       for (const std::string &sname : option->get_snames())
         names.push_back("-" + sname);
-      for (const std::string &candidate : names) {
-        size_t distance = editDistance(name, candidate);
-        if (distance < bestDistance) {
-          bestDistance = distance;
-          best = candidate;
-        }
-      }
     }
-  return bestDistance <= std::max<size_t>(2, name.size() / 3) ? best : std::string();
+  ClosestName closest(name, std::max<size_t>(2, name.size() / 3));
+  for (const std::string &candidate : names)
+    closest.consider(candidate);
+  return std::string(closest.best());
 }
 
 // A decimal count ("12"), with `suffixes` also "64K", "512M", "2G" (powers of 1024).
@@ -368,8 +347,11 @@ std::optional<int> reportExtras(CLI::App &app, CLI::App *run, const ToolOptions 
     std::string name = extra.substr(0, extra.find('='));
     std::string value = extra.size() > name.size() ? extra.substr(name.size()) : "";
     std::string message = "unknown command-line option '" + name + "'";
-    std::string suggestion = closestFlag(name, options.runMode ? std::vector<const CLI::App *>{&app, run}
-                                                               : std::vector<const CLI::App *>{&app});
+    // A one-letter option ("-p") is too short for a suggestion to be more than a guess.
+    std::string suggestion = name.size() <= 2
+                                 ? std::string()
+                                 : closestFlag(name, options.runMode ? std::vector<const CLI::App *>{&app, run}
+                                                                     : std::vector<const CLI::App *>{&app});
     if (!suggestion.empty())
       message += "; did you mean '" + suggestion + value + "'?";
     printToolError(message + " (see --help)");
