@@ -225,21 +225,24 @@ private:
     emitStmt(op->body);
   }
   void visitAllocate(const AllocateNode *op) override {
+    const size_t heapBefore = heap_.size();
     declareStorage(op->bufferVar.get(), op->dtype.element(), op->extents, op->dtype.lanes(), op->loc);
-    scoped(op->body);
+    scoped(heapBefore, op->body);
   }
   void visitAllocBuffer(const AllocBufferNode *op) override {
     pointerCheck(op->buffer, op->buffer->loc.valid() ? op->buffer->loc : op->loc);
+    const size_t heapBefore = heap_.size();
     declareStorage(op->buffer->data.get(), op->buffer->dtype.element(), op->buffer->shape, op->buffer->dtype.lanes(),
                    op->loc);
-    scoped(op->body);
+    scoped(heapBefore, op->body);
   }
   void visitDeclBuffer(const DeclBufferNode *op) override {
     pointerCheck(op->buffer, op->buffer->loc.valid() ? op->buffer->loc : op->loc);
     if (op->allocates) {
+      const size_t heapBefore = heap_.size();
       declareStorage(op->buffer->data.get(), op->buffer->dtype.element(), op->buffer->shape, op->buffer->dtype.lanes(),
                      op->loc);
-      return scoped(op->body);
+      return scoped(heapBefore, op->body);
     }
     emitStmt(op->body);
   }
@@ -286,9 +289,12 @@ private:
                                   "; the C emitter takes 1-d buffers only (run the flatten pass first)");
   }
 
-  // The body of an allocation; heap storage is freed when it ends.
-  void scoped(const Stmt &body) {
-    size_t heapBefore = heap_.size();
+  // The body of an allocation: the heap storage declared since `heapBefore` (the allocation's
+  // own, when it is on the heap) is freed where the body ends, in the C block that declared it,
+  // so once per execution of the allocation (every iteration of an enclosing loop). Early
+  // returns (asserts, a failed malloc) free what is live at that point: heap_ holds exactly the
+  // storage whose scope encloses the statement being emitted.
+  void scoped(size_t heapBefore, const Stmt &body) {
     emitStmt(body);
     while (heap_.size() > heapBefore) {
       line("free(" + heap_.back() + ");");

@@ -6,7 +6,8 @@
 //   c_diff FILE [--pipeline=P] [--split] [--sanitize] [--cc=COMPILER] [--expect-error=TEXT] [--workdir=DIR]
 // --split: the file holds inputs separated by "# -----" lines, each tested on its own.
 // --sanitize: compile with -fsanitize=address,undefined; the test re-runs itself with the
-//   compiler's libasan preloaded so the instrumented object can be loaded.
+//   compiler's libasan preloaded so the instrumented object can be loaded, with LeakSanitizer
+//   on for the heap blocks the emitted functions allocate (each must be freed before it returns).
 // --cc: the C compiler (default cc; the sanitizer runtime is always looked up through cc).
 // --expect-error: the C emitter must reject the module with a message containing TEXT.
 // Exit 0 match, 1 mismatch or failure, 77 skipped (the reason is printed).
@@ -178,6 +179,10 @@ private:
       }
       failures += testFunction(original, *lowered, k, symbols[k], library, cases[k]);
     }
+    if (!noTrackedLeaks()) {
+      std::cerr << "FAIL: the emitted code leaks heap storage (LeakSanitizer's report above)\n";
+      ++failures;
+    }
     // The library stays loaded: sanitizer reports may refer to it until exit.
     return failures ? 1 : skipped ? kSkip : 0;
   }
@@ -201,7 +206,7 @@ private:
     std::vector<ArgValue> actual = deepCopyArgs(args);
     std::vector<std::vector<uint8_t>> scalars;
     std::vector<void *> pointers = shimArguments(actual, scalars);
-    int32_t returned = shim(pointers.data());
+    int32_t returned = trackLeaks([&] { return shim(pointers.data()); });
     int32_t want = reference.status == RunStatus::AssertFailed ? 1 : 0;
     int failures = 0;
     if (returned != want) {
@@ -300,8 +305,10 @@ int main(int argc, char **argv) {
     return 1;
   }
   try {
-    if (options.sanitize)
+    if (options.sanitize) {
       preloadSanitizerRuntime(argv);
+      ignoreLeaksOutsideTracking();
+    }
     bool temporary = options.workdir.empty();
     if (temporary) {
       std::string pattern = (std::filesystem::temp_directory_path() / "tirlower-cdiff-XXXXXX").string();

@@ -58,4 +58,20 @@ std::string describe(const RunResult &result);
 // no ASan runtime.
 void preloadSanitizerRuntime(char **argv);
 
+// Leak detection for the emitted code under the preloaded ASan runtime: LeakSanitizer counts
+// only heap blocks allocated inside trackLeaks (the emitted function's call), not the test
+// program's own. All three do nothing when the runtime is not loaded.
+void ignoreLeaksOutsideTracking(); // once, before the test allocates anything it keeps
+// Runs LeakSanitizer now: false (and its report on stderr) when a tracked block leaked.
+bool noTrackedLeaks();
+namespace detail {
+void setLeakTracking(bool on);
+}
+template <typename Call> auto trackLeaks(Call call) {
+  detail::setLeakTracking(true);
+  auto result = call();
+  detail::setLeakTracking(false);
+  return result;
+}
+
 } // namespace tirlower::cdiff

@@ -2,7 +2,9 @@
 // LLVM target's pipeline, or a golden file through its RUN line's pipeline) is parsed, lowered,
 // emitted as LLVM IR (verified by the emitter), compiled to an object with llc, JIT-compiled
 // in-process with ORC at -O0 and -O3, and every function is run on the interpreter's random
-// inputs and compared with the interpreter (return code and every buffer, bit for bit).
+// inputs and compared with the interpreter (return code and every buffer, bit for bit). The
+// JIT-compiled code's malloc and free are the test's own: every heap block a call allocates
+// must be freed exactly once before it returns, on every path (leak detection).
 //   llvm_diff [--llc=PATH] [--workdir=DIR] CASE...
 // CASE is FILE|PIPELINE|SPLIT|EXPECTED-ERROR: SPLIT is 1 when the file holds inputs separated
 // by "# -----" lines; EXPECTED-ERROR, when not empty, is text the emitter's rejection must
@@ -13,8 +15,10 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <map>
 #include <sstream>
 #include <string>
+#include <unordered_set>
 #include <vector>
 
 #include "c_harness.h"
@@ -26,6 +30,35 @@ namespace tirlower {
 namespace {
 
 using Clock = std::chrono::steady_clock;
+
+// The heap blocks the JIT-compiled code holds, and what it did wrong with them.
+struct HeapLedger {
+  std::unordered_set<void *> live;
+  size_t unknownFrees = 0;
+};
+HeapLedger ledger;
+
+extern "C" void *countingMalloc(size_t bytes) {
+  void *block = std::malloc(bytes);
+  if (block)
+    ledger.live.insert(block);
+  return block;
+}
+
+extern "C" void countingFree(void *block) {
+  if (!block)
+    return;
+  if (!ledger.live.erase(block)) {
+    ++ledger.unknownFrees; // freed twice, or never allocated: not passed on to free
+    return;
+  }
+  std::free(block);
+}
+
+const std::map<std::string, void *> kHeapSymbols = {
+    {"malloc", reinterpret_cast<void *>(&countingMalloc)},
+    {"free", reinterpret_cast<void *>(&countingFree)},
+};
 
 struct Case {
   std::string file, pipeline, expectError;
@@ -122,7 +155,7 @@ private:
     for (int level : {0, 3}) {
       LLVMEmitOptions options;
       options.optLevel = level;
-      jits.push_back(std::make_unique<JitModule>(*lowered, options, true));
+      jits.push_back(std::make_unique<JitModule>(*lowered, options, true, kHeapSymbols));
     }
     for (size_t k = 0; k < lowered->functions.size(); ++k)
       ok &= testFunction(lowered->functions[k], k, jits);
@@ -164,6 +197,14 @@ private:
       std::vector<std::vector<uint8_t>> scalars;
       std::vector<void *> pointers = cdiff::shimArguments(actual, scalars);
       int32_t returned = jits[j]->callPacked(symbol, pointers.data());
+      if (!ledger.live.empty() || ledger.unknownFrees) {
+        log_ << "  " << symbol << " " << level << ": FAIL: returned " << returned << " with " << ledger.live.size()
+             << " heap block(s) not freed and " << ledger.unknownFrees << " free(s) of a block not allocated\n";
+        ok = false;
+        for (void *block : ledger.live)
+          std::free(block);
+        ledger = {};
+      }
       std::ostringstream differences;
       int differing = cdiff::compareBuffers(symbol + " " + level, *func, expected, actual, differences);
       if (returned != want) {

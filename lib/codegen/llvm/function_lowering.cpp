@@ -105,22 +105,25 @@ void FunctionLowering::lowerStmt(const Stmt &stmt) {
   }
   case StmtKind::Allocate: {
     const auto *op = stmt.as<AllocateNode>();
+    const size_t heapBefore = heap_.size();
     allocate(op->bufferVar.get(), op->dtype, op->extents, op->loc);
-    return scoped(op->body);
+    return scoped(heapBefore, op->body);
   }
   case StmtKind::AllocBuffer: {
     const auto *op = stmt.as<AllocBufferNode>();
     checkRank(*op->buffer, op->loc);
+    const size_t heapBefore = heap_.size();
     allocate(op->buffer->data.get(), op->buffer->dtype, op->buffer->shape, op->loc);
-    return scoped(op->body);
+    return scoped(heapBefore, op->body);
   }
   case StmtKind::DeclBuffer: {
     const auto *op = stmt.as<DeclBufferNode>();
     checkRank(*op->buffer, op->loc);
     if (!op->allocates)
       return lowerStmt(op->body);
+    const size_t heapBefore = heap_.size();
     allocate(op->buffer->data.get(), op->buffer->dtype, op->buffer->shape, op->loc);
-    return scoped(op->body);
+    return scoped(heapBefore, op->body);
   }
   case StmtKind::AttrStmt: return lowerStmt(stmt.as<AttrStmtNode>()->body);
   case StmtKind::Evaluate: {
@@ -254,8 +257,10 @@ void FunctionLowering::allocate(const VarNode *data, DataType dtype, const std::
   heap_.push_back(storage);
 }
 
-void FunctionLowering::scoped(const Stmt &body) {
-  size_t heapBefore = heap_.size();
+// The heap storage allocated since `heapBefore` is freed where the allocation's body ends, in the
+// block that continues it, so once per execution (every iteration of an enclosing loop) and only
+// where the malloc dominates; returnWith frees exactly what is live at the return.
+void FunctionLowering::scoped(size_t heapBefore, const Stmt &body) {
   lowerStmt(body);
   auto free = module_.getOrInsertFunction("free", builder_.getVoidTy(), builder_.getPtrTy());
   while (heap_.size() > heapBefore) {

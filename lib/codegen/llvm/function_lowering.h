@@ -42,7 +42,7 @@ private:
   void lowerIf(const IfThenElseNode *op);
   void lowerAssert(const AssertStmtNode *op);
   void allocate(const VarNode *data, DataType dtype, const std::vector<Expr> &extents, SourceRange where);
-  void scoped(const Stmt &body);
+  void scoped(size_t heapBefore, const Stmt &body);
   void returnWith(int32_t code); // frees the live heap storage, then returns
   llvm::BasicBlock *newBlock(const char *name);
 

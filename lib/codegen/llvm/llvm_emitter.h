@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <string>
 
@@ -58,7 +59,10 @@ class JitModule {
 public:
   // With `packedEntryPoints`, each function also gets an entry point that takes its arguments
   // as one array, for callers that do not know the signature at compile time (callPacked).
-  explicit JitModule(const Module &module, const LLVMEmitOptions &options = {}, bool packedEntryPoints = false);
+  // `symbols` resolves external names before the process's own symbols do (a test's counting
+  // malloc and free).
+  explicit JitModule(const Module &module, const LLVMEmitOptions &options = {}, bool packedEntryPoints = false,
+                     const std::map<std::string, void *> &symbols = {});
   ~JitModule();
   JitModule(const JitModule &) = delete;
   JitModule &operator=(const JitModule &) = delete;

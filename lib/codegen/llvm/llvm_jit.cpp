@@ -1,5 +1,6 @@
 // JitModule: the emitted module compiled in-process with ORC LLJIT for the host. The process's
 // own symbols (malloc, free, libm, extern functions) resolve the module's external calls.
+#include <llvm/ExecutionEngine/Orc/Core.h>
 #include <llvm/ExecutionEngine/Orc/ExecutionUtils.h>
 #include <llvm/ExecutionEngine/Orc/LLJIT.h>
 #include <llvm/ExecutionEngine/Orc/ThreadSafeModule.h>
@@ -55,7 +56,8 @@ void addPackedEntryPoint(llvm::Module &module, llvm::Function &callee) {
 
 } // namespace
 
-JitModule::JitModule(const Module &module, const LLVMEmitOptions &options, bool packedEntryPoints)
+JitModule::JitModule(const Module &module, const LLVMEmitOptions &options, bool packedEntryPoints,
+                     const std::map<std::string, void *> &symbols)
     : impl_(std::make_unique<Impl>()) {
   initializeLLVMTargets();
   LLVMEmitOptions hostOptions = options;
@@ -69,6 +71,14 @@ JitModule::JitModule(const Module &module, const LLVMEmitOptions &options, bool 
   if (!generator)
     fail("cannot search the process's symbols", generator.takeError());
   impl_->jit->getMainJITDylib().addGenerator(std::move(*generator));
+  if (!symbols.empty()) {
+    llvm::orc::SymbolMap defined;
+    for (const auto &[name, address] : symbols)
+      defined[impl_->jit->mangleAndIntern(name)] = llvm::JITEvaluatedSymbol(
+          llvm::pointerToJITTargetAddress(address), llvm::JITSymbolFlags::Exported | llvm::JITSymbolFlags::Callable);
+    if (auto error = impl_->jit->getMainJITDylib().define(llvm::orc::absoluteSymbols(std::move(defined))))
+      fail("cannot define the given symbols", std::move(error));
+  }
 
   auto context = std::make_unique<llvm::LLVMContext>();
   std::unique_ptr<llvm::Module> llvmModule = buildLLVMModule(module, *context, hostOptions);
