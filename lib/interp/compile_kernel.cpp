@@ -74,31 +74,20 @@ private:
   char leadingSite_ = 0, trailingSite_ = 0;
 };
 
-class SharedAllocationCode : public StmtCode {
+// One storage per block, allocated by the first of its threads to get here.
+class SharedAllocationCode : public AllocationCode {
 public:
-  SharedAllocationCode(SourceRange loc, std::string name, DataType dtype, int slot, std::unique_ptr<BufferLayout> layout,
-                       std::vector<ExprCodePtr> extents, StmtCodePtr body)
-      : StmtCode(loc), name_(std::move(name)), dtype_(dtype), slot_(slot), layout_(std::move(layout)),
-        extents_(std::move(extents)), body_(std::move(body)) {}
+  using AllocationCode::AllocationCode;
   void exec(Frame &frame) const override {
     BlockState &block = *frame.thread->block;
     std::unique_ptr<BufferData> &storage = block.shared[this];
     if (!storage) {
-      storage = allocateStorage(frame, loc, name_, dtype_, layout_.get(), extents_);
+      storage = allocate(frame);
       block.logs.push_back(std::make_unique<RaceLog>(storage->size()));
       storage->raceLog = block.logs.back().get();
     }
-    frame.env[slot_].p = storage.get();
-    body_->exec(frame);
+    run(frame, storage.get());
   }
-
-private:
-  std::string name_;
-  DataType dtype_;
-  int slot_;
-  std::unique_ptr<BufferLayout> layout_;
-  std::vector<ExprCodePtr> extents_;
-  StmtCodePtr body_;
 };
 
 // T.tvm_thread_allreduce: every thread of the block brings its values (or the identity when its

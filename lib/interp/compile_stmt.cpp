@@ -126,6 +126,13 @@ private:
 
 } // namespace
 
+AllocationCode::AllocationCode(SourceRange loc, std::string name, DataType dtype, int slot,
+                               std::unique_ptr<BufferLayout> layout, std::vector<ExprCodePtr> extents, StmtCodePtr body)
+    : StmtCode(loc), name_(std::move(name)), dtype_(dtype), slot_(slot), layout_(std::move(layout)),
+      extents_(std::move(extents)), body_(std::move(body)) {}
+
+AllocationCode::~AllocationCode() = default;
+
 std::unique_ptr<BufferData> allocateStorage(Frame &frame, SourceRange loc, const std::string &name, DataType dtype,
                                             const BufferLayout *layout, const std::vector<ExprCodePtr> &extents) {
   __int128 scalars = dtype.lanes();
@@ -148,27 +155,14 @@ std::unique_ptr<BufferData> allocateStorage(Frame &frame, SourceRange loc, const
 
 namespace {
 
-// Fresh storage for a handle variable for the extent of `body`. The size is either the product
-// of Allocate's extents or what a declared buffer's layout needs.
-class AllocateCode : public StmtCode {
+// Fresh storage for each execution of the body.
+class AllocateCode : public AllocationCode {
 public:
-  AllocateCode(SourceRange loc, std::string name, DataType dtype, int slot, std::vector<ExprCodePtr> extents,
-               std::unique_ptr<BufferLayout> layout, StmtCodePtr body)
-      : StmtCode(loc), name_(std::move(name)), dtype_(dtype), slot_(slot), extents_(std::move(extents)),
-        layout_(std::move(layout)), body_(std::move(body)) {}
+  using AllocationCode::AllocationCode;
   void exec(Frame &frame) const override {
-    std::unique_ptr<BufferData> storage = allocateStorage(frame, loc, name_, dtype_, layout_.get(), extents_);
-    frame.env[slot_].p = storage.get();
-    body_->exec(frame);
+    std::unique_ptr<BufferData> storage = allocate(frame);
+    run(frame, storage.get());
   }
-
-private:
-  std::string name_;
-  DataType dtype_;
-  int slot_;
-  std::vector<ExprCodePtr> extents_;
-  std::unique_ptr<BufferLayout> layout_;
-  StmtCodePtr body_;
 };
 
 StmtCodePtr allocateBuffer(Compiler &compiler, const Buffer &buffer, const Stmt &body, SourceRange loc) {
@@ -177,8 +171,8 @@ StmtCodePtr allocateBuffer(Compiler &compiler, const Buffer &buffer, const Stmt 
     return compileSharedAllocation(compiler, buffer->data, buffer->name.str(), buffer->dtype, std::move(layout), {}, body,
                                    loc);
   ScopedBinding binding(compiler, buffer->data);
-  return std::make_unique<AllocateCode>(loc, buffer->name.str(), buffer->dtype, binding.slot(),
-                                        std::vector<ExprCodePtr>{}, std::move(layout), compiler.stmt(body));
+  return std::make_unique<AllocateCode>(loc, buffer->name.str(), buffer->dtype, binding.slot(), std::move(layout),
+                                        std::vector<ExprCodePtr>{}, compiler.stmt(body));
 }
 
 // A block run as TVM defines it, without lowering it: the iteration variables take their
@@ -373,8 +367,8 @@ StmtCodePtr Compiler::visitAllocate(const AllocateNode *op) {
     return compileSharedAllocation(*this, op->bufferVar, op->bufferVar->name.str(), op->dtype, nullptr,
                                    std::move(extents), op->body, op->loc);
   ScopedBinding binding(*this, op->bufferVar);
-  return std::make_unique<AllocateCode>(op->loc, op->bufferVar->name.str(), op->dtype, binding.slot(), std::move(extents),
-                                        nullptr, stmt(op->body));
+  return std::make_unique<AllocateCode>(op->loc, op->bufferVar->name.str(), op->dtype, binding.slot(), nullptr,
+                                        std::move(extents), stmt(op->body));
 }
 
 StmtCodePtr Compiler::visitDeclBuffer(const DeclBufferNode *op) {

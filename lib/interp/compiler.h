@@ -91,4 +91,33 @@ class BufferLayout;
 std::unique_ptr<BufferData> allocateStorage(Frame &frame, SourceRange loc, const std::string &name, DataType dtype,
                                             const BufferLayout *layout, const std::vector<ExprCodePtr> &extents);
 
+// Storage bound to a handle variable for the extent of a body: what a plain allocation (fresh
+// storage each time it runs, compile_stmt.cpp) and a kernel's shared allocation (one per block,
+// compile_kernel.cpp) have in common. The size is the product of the extents or what the
+// declared buffer's layout needs.
+class AllocationCode : public StmtCode {
+public:
+  AllocationCode(SourceRange loc, std::string name, DataType dtype, int slot, std::unique_ptr<BufferLayout> layout,
+                 std::vector<ExprCodePtr> extents, StmtCodePtr body);
+  ~AllocationCode() override;
+
+protected:
+  std::unique_ptr<BufferData> allocate(Frame &frame) const {
+    return allocateStorage(frame, loc, name_, dtype_, layout_.get(), extents_);
+  }
+  // Binds the variable to `storage` and runs the body.
+  void run(Frame &frame, BufferData *storage) const {
+    frame.env[slot_].p = storage;
+    body_->exec(frame);
+  }
+
+private:
+  std::string name_;
+  DataType dtype_;
+  int slot_;
+  std::unique_ptr<BufferLayout> layout_;
+  std::vector<ExprCodePtr> extents_;
+  StmtCodePtr body_;
+};
+
 } // namespace tirlower
