@@ -38,6 +38,12 @@ public:
   bool canProve(const Expr &condition);
   bool canProveEqual(const Expr &a, const Expr &b);
 
+  // Integers wrap around (the interpreter's semantics), so by default a rewrite that holds only
+  // without overflow is made only when the bounds prove that nothing wraps. Arithmetic on the
+  // extents of buffers that exist (the shape an index map produces, its padding) cannot wrap:
+  // an analyzer for that may assume so.
+  void assumeNoOverflow() { noOverflow_ = true; }
+
 private:
   struct Range {
     Expr min, extent;
@@ -45,6 +51,7 @@ private:
   std::unordered_map<const VarNode *, Range> ranges_;
   std::unordered_map<const VarNode *, Expr> values_;
   std::unordered_map<const VarNode *, Var> owners_; // keeps bound variables alive
+  bool noOverflow_ = false;
   friend class AnalyzerImpl;
 };
 

@@ -34,7 +34,8 @@ public:
 
   Expr simplify(const Expr &e);
   IntBounds bounds(const Expr &e);
-  IntBounds bounds(const LinearSum &s);
+  IntBounds bounds(const LinearSum &s);     // as computed, wrap-around included
+  IntBounds mathBounds(const LinearSum &s); // as an exact integer
   bool canProve(const Expr &condition);
 
   // arith_rules.cpp
@@ -59,6 +60,10 @@ private:
   IntBounds boundsNode(const Expr &e);
   class BoundsFunctor;   // bounds.cpp
   class SimplifyFunctor; // simplify.cpp
+
+  // Known bounds of a sum also say that it computes its exact value (no wrap-around), or the
+  // analyzer assumes that nothing overflows.
+  bool exact(const IntBounds &b) const { return owner_.noOverflow_ || (b.min && b.max); }
 
   Analyzer &owner_;
   // Keyed by node; each entry keeps its key alive, so an address is never reused while cached.

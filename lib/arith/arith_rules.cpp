@@ -39,6 +39,12 @@ std::optional<SplitView> singleSplit(const LinearSum &s) {
   return asSplit(s.terms()[0].atoms[0]);
 }
 
+// x mod 2^bits does not change x's floor modulo c when c divides 2^bits: floormod of a sum that
+// may wrap is still the sum's.
+bool dividesWordSize(int64_t c, DataType type) {
+  return c > 0 && (c & (c - 1)) == 0 && type.bits() < 64 && c <= (int64_t(1) << type.bits());
+}
+
 std::optional<int64_t> sameFloor(const IntBounds &b, int64_t c) {
   if (!b.min || !b.max)
     return std::nullopt;
@@ -277,7 +283,9 @@ std::optional<LinearSum> AnalyzerImpl::divideSum(const LinearSum &s, int64_t c, 
   }
   if (c == 1)
     return s;
-  if (c < 0)
+  // The sum as written computes s modulo 2^bits: its quotient is s's only when s does not wrap.
+  // Otherwise (and for negative divisors) it stays one floordiv of the sum as written.
+  if (c < 0 || !exact(bounds(s)))
     return atomOf(BinaryOp::FloorDiv, s, c);
   LinearSum whole(type), rest(type);
   for (const Term &t : s.terms())
@@ -294,6 +302,8 @@ std::optional<LinearSum> AnalyzerImpl::divideSum(const LinearSum &s, int64_t c, 
       return std::nullopt;
     return whole;
   }
+  if (!exact(bounds(withConstant))) // the part left to divide would wrap on its own
+    return atomOf(BinaryOp::FloorDiv, s, c);
   int64_t divisor = c / reduceByGcd(withConstant, c);
   Expr atom;
   if (auto split = singleSplit(withConstant); split && !split->extent) {
@@ -328,6 +338,11 @@ std::optional<LinearSum> AnalyzerImpl::modSum(const LinearSum &s, int64_t c, con
     if (t.coef % c != 0) // keep the coefficient: (i * 31 + j) % 3 stays a fused index
       (void)rest.addTerm(t.coef, t.atoms);
   (void)rest.addConstant(*floorMod(s.constant(), c));
+  // s as written computes s modulo 2^bits, and so does rest: dropping multiples of c keeps the
+  // result only when neither wraps, or when c divides 2^bits. Otherwise it stays one floormod
+  // of the sum as written.
+  if (!dividesWordSize(c, type) && !owner_.noOverflow_ && !(exact(bounds(s)) && exact(bounds(rest))))
+    return atomOf(BinaryOp::FloorMod, s, c);
   if (auto m = sameFloor(bounds(rest), c)) {
     auto shift = checkedMul(*m, -c);
     if (!shift || !rest.addConstant(*shift))

@@ -1,6 +1,8 @@
 // Interval bounds: constant intervals propagated through the expression, with variables
 // bounded by their bindings (ranges from loops and index maps, values from lets) and by their
-// type. An end that cannot be computed without overflow is left open.
+// type. Integers wrap around as the interpreter computes them (docs/passes.md, simplify): a
+// sum, difference or product that may leave its type's range is unbounded, so every bound is
+// one of the value the program computes.
 #include <algorithm>
 
 #include "arith/analyzer_impl.h"
@@ -56,7 +58,46 @@ IntBounds unite(const IntBounds &a, const IntBounds &b) {
           a.max && b.max ? std::optional(std::max(*a.max, *b.max)) : std::nullopt};
 }
 
-IntBounds clampToType(IntBounds b, DataType type) {
+// Integers whose bounds this file tracks as int64 values, wrap-around included.
+bool wrapsInInt64(DataType type) {
+  return type.isInt() || (type.isUInt() && type.bits() < 64);
+}
+
+// TIR integers wrap around: a value computed outside its type's range may be any value of the
+// type, so such bounds say nothing.
+IntBounds wrapped(IntBounds b, DataType type) {
+  if (!wrapsInInt64(type))
+    return b;
+  if ((b.min && (*b.min < typeMin(type) || *b.min > typeMax(type))) ||
+      (b.max && (*b.max < typeMin(type) || *b.max > typeMax(type))))
+    return {};
+  return b;
+}
+
+// An operand of + - *: its open ends are its type's (every value fits its type), so that the
+// result is bounded only when it provably stays in range.
+IntBounds filled(IntBounds b, DataType type) {
+  if (!wrapsInInt64(type))
+    return b;
+  if (!b.min)
+    b.min = typeMin(type);
+  if (!b.max)
+    b.max = typeMax(type);
+  return b;
+}
+
+// The result of + - * on operands of `type`: both ends or neither (one open end may hide a
+// wrap that makes the other end wrong).
+IntBounds arithmetic(IntBounds b, DataType type) {
+  b = wrapped(b, type);
+  if (wrapsInInt64(type) && (!b.min || !b.max))
+    return {};
+  return b;
+}
+
+IntBounds clampToType(IntBounds b, DataType type, bool wraps = true) {
+  if (wraps)
+    b = wrapped(b, type);
   // Narrow types bound their values; 32- and 64-bit signed values count as unbounded (a
   // symbolic shape is not assumed to be small), unsigned ones as non-negative.
   bool narrow = type.isBool() || (type.isIntOrUInt() && type.bits() < 32);
@@ -97,15 +138,27 @@ IntBounds truncModBounds(const IntBounds &a, int64_t c) {
 
 } // namespace
 
-IntBounds AnalyzerImpl::bounds(const LinearSum &s) {
+// The sum's value as an exact integer (no wrap-around), from its atoms' bounds.
+IntBounds AnalyzerImpl::mathBounds(const LinearSum &s) {
+  const DataType type = s.type();
+  const bool fill = !owner_.noOverflow_;
+  auto atomBounds = [&](const Expr &atom) { return fill ? filled(bounds(atom), type) : bounds(atom); };
   IntBounds total = IntBounds::exactly(s.constant());
   for (const Term &t : s.terms()) {
-    IntBounds mono = bounds(t.atoms[0]);
+    IntBounds mono = atomBounds(t.atoms[0]);
     for (size_t k = 1; k < t.atoms.size(); ++k)
-      mono = multiplyBounds(mono, bounds(t.atoms[k]));
+      mono = multiplyBounds(mono, atomBounds(t.atoms[k]));
     total = addBounds(total, scaleBounds(mono, t.coef));
   }
-  return clampToType(total, s.type());
+  return total;
+}
+
+// The sum's value as its type computes it: bounded only when it provably does not wrap, so
+// that known bounds also say that the sum's exact value is what it computes.
+IntBounds AnalyzerImpl::bounds(const LinearSum &s) {
+  if (owner_.noOverflow_)
+    return clampToType(mathBounds(s), s.type(), false);
+  return clampToType(arithmetic(mathBounds(s), s.type()), s.type());
 }
 
 IntBounds AnalyzerImpl::bounds(const Expr &e) {
@@ -113,7 +166,7 @@ IntBounds AnalyzerImpl::bounds(const Expr &e) {
     if (const auto *cached = boundsMemo_.find(e.get()))
       return cached->second;
   }
-  IntBounds result = clampToType(boundsNode(e), e->type);
+  IntBounds result = clampToType(boundsNode(e), e->type, !owner_.noOverflow_);
   if (letDepth_ == 0)
     boundsMemo_.insert(e.get(), std::make_pair(e, result));
   return result;
@@ -144,10 +197,20 @@ protected:
       return {0, 1};
     IntBounds a = impl_.bounds(op->a), b = impl_.bounds(op->b);
     const int64_t *c = asConstInt(op->b);
+    const DataType type = op->type;
     switch (op->op) {
-    case BinaryOp::Add: return addBounds(a, b);
-    case BinaryOp::Sub: return addBounds(a, negate(b));
-    case BinaryOp::Mul: return multiplyBounds(a, b);
+    case BinaryOp::Add:
+      if (owner_.noOverflow_)
+        return addBounds(a, b);
+      return arithmetic(addBounds(filled(a, type), filled(b, type)), type);
+    case BinaryOp::Sub:
+      if (owner_.noOverflow_)
+        return addBounds(a, negate(b));
+      return arithmetic(addBounds(filled(a, type), negate(filled(b, type))), type);
+    case BinaryOp::Mul:
+      if (owner_.noOverflow_)
+        return multiplyBounds(a, b);
+      return arithmetic(multiplyBounds(filled(a, type), filled(b, type)), type);
     case BinaryOp::FloorDiv:
     case BinaryOp::Div:
       if (c && *c != 0)
@@ -186,7 +249,7 @@ protected:
   IntBounds visitCast(const CastNode *op) override {
     if (!op->value->type.isIntOrUInt() && !op->value->type.isBool())
       return {};
-    IntBounds inner = impl_.bounds(op->value);
+    IntBounds inner = filled(impl_.bounds(op->value), op->value->type);
     // A cast that may not preserve the value says nothing beyond the target type.
     if (inner.min && inner.max && fitsType(op->type, *inner.min) && fitsType(op->type, *inner.max))
       return inner;

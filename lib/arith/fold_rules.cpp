@@ -148,11 +148,15 @@ Expr foldConstants(BinaryOp op, const Expr &a, const Expr &b, const SourceRange 
   return Expr();
 }
 
+// a - b as an exact integer; nullopt unless a and b provably compute their sums' exact values
+// (their canonical sums compute them modulo 2^bits).
 std::optional<LinearSum> AnalyzerImpl::difference(const Expr &a, const Expr &b) {
   if (!isCanonicalType(a->type))
     return std::nullopt;
   std::optional<LinearSum> x = toSum(a), y = toSum(b);
-  if (!x || !y || !x->add(*y, -1))
+  if (!x || !y)
+    return std::nullopt;
+  if (!exact(bounds(*x)) || !exact(bounds(*y)) || !x->add(*y, -1))
     return std::nullopt;
   mergeSplits(*x);
   x->compact();
@@ -204,6 +208,16 @@ Expr AnalyzerImpl::rewriteCompare(const BinaryNode *op, const Expr &a, const Exp
     return Expr();
   if (structurallyEqual(a, b))
     return boolean(op->op == BinaryOp::EQ || op->op == BinaryOp::LE || op->op == BinaryOp::GE);
+  // Equal sums are equal after wrap-around too: a - b a constant that fits the type decides
+  // == and != whatever the operands' bounds.
+  if ((op->op == BinaryOp::EQ || op->op == BinaryOp::NE) && isCanonicalType(a->type)) {
+    std::optional<LinearSum> x = toSum(a), y = toSum(b);
+    if (x && y && x->add(*y, -1)) {
+      x->compact();
+      if (x->isConstant() && fitsType(a->type, x->constant()))
+        return boolean((x->constant() == 0) == (op->op == BinaryOp::EQ));
+    }
+  }
   IntBounds x = bounds(a), y = bounds(b);
   // Interval test: valid for every integer type.
   IntBounds gap{x.min && y.max ? checkedSub(*x.min, *y.max) : std::nullopt,
@@ -213,7 +227,7 @@ Expr AnalyzerImpl::rewriteCompare(const BinaryNode *op, const Expr &a, const Exp
   std::optional<LinearSum> d = difference(a, b);
   if (!d)
     return Expr();
-  if (auto decided = decideAgainstZero(op->op, bounds(*d)))
+  if (auto decided = decideAgainstZero(op->op, mathBounds(*d)))
     return boolean(*decided);
   // Normal form: (terms) op constant, with the constant moved to the right.
   int64_t k = d->constant();
@@ -230,6 +244,8 @@ Expr AnalyzerImpl::rewriteCompare(const BinaryNode *op, const Expr &a, const Exp
     k = -k;
     cmp = swapped(cmp);
   }
+  if (!exact(bounds(lhs)))
+    return Expr(); // the terms may wrap where the comparison as written does not
   Expr left = lhs.toExpr();
   if (!left)
     return Expr();
@@ -248,7 +264,7 @@ Expr AnalyzerImpl::rewriteMinMax(const BinaryNode *op, const Expr &a, const Expr
   if (y.max && x.min && *y.max <= *x.min)
     return isMin ? b : a;
   if (std::optional<LinearSum> d = difference(a, b)) {
-    IntBounds db = bounds(*d);
+    IntBounds db = mathBounds(*d);
     if (db.max && *db.max <= 0)
       return isMin ? a : b;
     if (db.min && *db.min >= 0)

@@ -54,6 +54,7 @@ Expr symbolicProduct(const std::vector<Expr> &shape, DataType t) {
 
 void detect(const IndexMap &map, const std::vector<Expr> &shape, Detected &out) {
   checkRank(map, shape.size());
+  out.analyzer.assumeNoOverflow(); // indices within an existing buffer's extents
   for (size_t k = 0; k < shape.size(); ++k)
     out.analyzer.bindRange(map->initialIndices[k], IntImmNode::make(map->initialIndices[k]->type, 0),
                            castTo(shape[k], map->initialIndices[k]->type));
@@ -68,6 +69,7 @@ void detect(const IndexMap &map, const std::vector<Expr> &shape, Detected &out) 
   }
   DataType t = shape.empty() ? DataType::int64() : shape[0]->type;
   Analyzer plain;
+  plain.assumeNoOverflow(); // element counts of buffers that exist
   out.shape.padded = !plain.canProveEqual(plain.simplify(symbolicProduct(shape, t)),
                                           plain.simplify(symbolicProduct(out.shape.shape, t)));
   if (!out.shape.padded)

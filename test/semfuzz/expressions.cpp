@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdio>
 #include <limits>
+#include <optional>
 
 namespace tirlower::semfuzz {
 namespace {
@@ -78,7 +79,7 @@ IndexExpr Expressions::index(int depth) {
   IndexExpr a = index(depth - 1);
   auto paren = [](const IndexExpr &e) { return "(" + e.text + ")"; };
   IndexExpr r;
-  switch (rng_.range(0, 13)) {
+  switch (rng_.range(0, 15)) {
   case 0:
   case 1: {
     IndexExpr b = index(depth - 1);
@@ -158,6 +159,14 @@ IndexExpr Expressions::index(int depth) {
     }
     break;
   }
+  case 14:
+  case 15: {
+    if (std::optional<IndexExpr> w = wrapping())
+      r = *w;
+    else
+      r = a;
+    break;
+  }
   default: {
     // Split-and-fuse arithmetic the simplifier folds back.
     int64_t c = rng_.range(2, 8);
@@ -175,6 +184,38 @@ IndexExpr Expressions::index(int depth) {
   if (std::max(std::abs(r.lo), std::abs(r.hi)) > (int64_t(1) << 24))
     return indexLeaf();
   return r;
+}
+
+// int32 arithmetic that wraps around (TIR integers wrap, as the interpreter computes): a loop
+// variable times a constant near 2^31, or a large stride, then divided or reduced, where a
+// rewrite valid only without overflow changes the result. The variable is a loop variable, not
+// a constant (a constant product that overflows is a compile-time error), and the result is
+// brought back to a small interval to be usable as an index.
+std::optional<IndexExpr> Expressions::wrapping() {
+  std::vector<IndexExpr> variables;
+  for (const IndexExpr &e : scope_)
+    if (e.lo < e.hi && e.lo >= 0)
+      variables.push_back(e);
+  if (variables.empty())
+    return std::nullopt;
+  const IndexExpr &v = rng_.pick(variables);
+  int64_t big = rng_.pick<int64_t>({268435456, 536870912, 1073741824, 2147483647, 1000000007, 715827883, 2147418112,
+                                    46341, 3 << 28});
+  int64_t c = rng_.pick<int64_t>({2, 3, 4, 7, 8, 16});
+  std::string product = "(" + v.text + ") * " + str(big);
+  if (big < (int64_t(1) << 28) && rng_.chance(0.5))
+    product += " * " + str(rng_.range(2, 8) * 1024); // a second factor: still wraps, never folds
+  std::string sum = rng_.chance(0.5) ? product : product + " + (" + v.text + ")";
+  std::string wrapped;
+  switch (rng_.range(0, 4)) {
+  case 0: wrapped = "T.floordiv(" + sum + ", " + str(c) + ")"; break;
+  case 1: wrapped = "T.truncdiv(" + sum + ", " + str(c) + ")"; break;
+  case 2: wrapped = "(" + sum + ") // " + str(c) + " * " + str(c); break;
+  case 3: wrapped = "T.truncmod(" + sum + ", " + str(c) + ")"; break;
+  default: wrapped = "T.floormod(" + sum + ", " + str(c) + ")"; break;
+  }
+  int64_t extent = rng_.pick<int64_t>({16, 7, 10});
+  return IndexExpr{"T.floormod(" + wrapped + ", " + str(extent) + ")", 0, extent - 1};
 }
 
 std::string Expressions::condition(int depth) {
@@ -256,6 +297,21 @@ ValueExpr Expressions::value(const std::string &dtype, int depth) {
   if (depth <= 0 || rng_.chance(0.25))
     return valueLeaf(dtype);
   ValueExpr a = value(dtype, depth - 1);
+  std::vector<const BufferInfo *> int32Buffers;
+  for (const BufferInfo &b : readable_)
+    if (b.dtype == "int32")
+      int32Buffers.push_back(&b);
+  if (dtype == "int32" && !int32Buffers.empty() && rng_.chance(0.08)) {
+    // A load (never a constant: a constant product that overflows is a compile-time error)
+    // times a constant near 2^31, divided: only the interpreter's wrap-around is right.
+    a = {load(*rng_.pick(int32Buffers)), 0};
+    int64_t big = rng_.pick<int64_t>({268435456, 1073741824, 2147483647, 1000000007});
+    int64_t c = rng_.pick<int64_t>({3, 4, 8});
+    std::string product = "(" + a.text + ") * " + constant(dtype, static_cast<double>(big));
+    std::string divided = rng_.chance(0.5) ? "T.truncdiv(" + product + ", " + constant(dtype, static_cast<double>(c)) + ")"
+                                           : "(" + product + ") // " + constant(dtype, static_cast<double>(c));
+    return {"T.floormod(" + divided + ", " + constant(dtype, 1000) + ")", 1000};
+  }
   const bool fl = isFloat(dtype);
   ValueExpr r;
   switch (rng_.range(0, 9)) {

@@ -1,9 +1,11 @@
 // Random index and value expressions for the semfuzz generator (generator.cpp): index
 // expressions carry the interval of their value, so accesses can be kept in bounds, and value
-// expressions a bound on their magnitude, so 32- and 64-bit integers never overflow.
+// expressions a bound on their magnitude, so 32- and 64-bit values stay small. Some index and
+// value arithmetic wraps around on purpose (int32 products near 2^31, then divided or reduced).
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -96,6 +98,7 @@ public:
 
 private:
   IndexExpr indexLeaf();
+  std::optional<IndexExpr> wrapping();
 
   Rng &rng_;
   std::vector<IndexExpr> &scope_;

@@ -93,4 +93,31 @@ inline int64_t eval(const Expr &e, const Env &env) {
   throw EvalError("unknown operator");
 }
 
+// As eval, with TIR's int32 semantics: every +, - and * wraps around to 32 bits, and / and %
+// truncate (INT32_MIN / -1 wraps too).
+inline int64_t wrap32(int64_t v) {
+  return static_cast<int32_t>(static_cast<uint32_t>(static_cast<uint64_t>(v)));
+}
+inline int64_t evalInt32(const Expr &e, const Env &env) {
+  auto *b = e.as<BinaryNode>();
+  if (!b) {
+    if (auto *s = e.as<SelectNode>())
+      return evalInt32(s->condition, env) ? evalInt32(s->trueValue, env) : evalInt32(s->falseValue, env);
+    if (auto *n = e.as<NotNode>())
+      return !evalInt32(n->a, env);
+    return eval(e, env); // variables and constants
+  }
+  int64_t x = evalInt32(b->a, env), y = evalInt32(b->b, env);
+  switch (b->op) {
+  case BinaryOp::Add: return wrap32(x + y);
+  case BinaryOp::Sub: return wrap32(x - y);
+  case BinaryOp::Mul: return wrap32(x * y);
+  case BinaryOp::Div: return wrap32(x / y);
+  case BinaryOp::Mod: return wrap32(x % y);
+  case BinaryOp::FloorDiv: return wrap32(evalFloorDiv(x, y));
+  case BinaryOp::FloorMod: return wrap32(evalFloorMod(x, y));
+  default: return eval(BinaryNode::make(b->op, IntImmNode::make(b->a->type, x), IntImmNode::make(b->b->type, y)), env);
+  }
+}
+
 } // namespace tirlower::test
