@@ -15,6 +15,8 @@
 //                                                      A_flat[2583] = T.float32(7)
 #include "transform/passes.h"
 
+#include <algorithm>
+#include <cstdint>
 #include <unordered_map>
 
 #include "arith/analyzer.h"
@@ -55,15 +57,26 @@ Expr indexConst(int64_t v, DataType type) {
   return IntImmNode::make(type, v);
 }
 
-DataType indexTypeOf(const BufferNode &b) {
-  for (const Expr &e : b.shape)
-    if (e->type == DataType::int64())
-      return DataType::int64();
-  return DataType::int32();
-}
-
 Expr castTo(const Expr &e, DataType type) {
   return e->type == type ? e : CastNode::make(type.withLanes(e->type.lanes()), e);
+}
+
+// True when the exact value of `e` (computed in int64) provably fits in int32.
+bool fitsInt32(Analyzer &analyzer, const Expr &e) {
+  IntBounds b = analyzer.bounds(analyzer.simplify(e));
+  return b.min && b.max && *b.min >= INT32_MIN && *b.max <= INT32_MAX;
+}
+
+// A pass builds these expressions itself: an error in them (an int64 overflow) is located at
+// the buffer whose shape, strides or offset they come from.
+template <typename Work> auto locatedAt(SourceRange where, Work work) {
+  try {
+    return work();
+  } catch (CompileError &error) {
+    if (!error.diagnostic().range.valid())
+      error.diagnostic().range = where;
+    throw;
+  }
 }
 
 // Elementwise arithmetic that broadcasts a scalar operand to the other's lanes.
@@ -93,6 +106,16 @@ public:
                                        "is only defined for a 1-d physical buffer");
       DataType type = indexTypeOf(*b);
       BufferNode::Fields f = b->fields();
+      locatedAt(b->loc, [&] { physicalShape(b.get(), type, f); });
+      result = BufferNode::make(std::move(f));
+    }
+    flat_.emplace(b.get(), result);
+    return result;
+  }
+
+  // The physical shape of `b` in `type`, into `f`; strides, offset and separators reset.
+  void physicalShape(const BufferNode *b, DataType type, BufferNode::Fields &f) {
+    {
       f.shape.clear();
       for (auto [begin, end] : axisGroups(*b)) {
         Expr extent = indexConst(1, type);
@@ -112,12 +135,53 @@ public:
       for (size_t k = 1; k < f.shape.size(); ++k)
         f.axisSeparators.push_back(static_cast<int>(k));
       f.layout = Symbol();
-      if (isParam(b))
+      if (isParamBuffer(b))
         f.name = Symbol(b->name.str() + "_flat");
-      result = BufferNode::make(std::move(f));
     }
-    flat_.emplace(b.get(), result);
-    return result;
+  }
+
+  // The type of `b`'s flat indices: int32 when every physical extent, the element offset and
+  // each stride term provably fit in int32 (from constants and the loop bounds in scope), else
+  // int64 (docs/passes.md, "flatten"): n * n for a symbolic (n, n) buffer may not, and an
+  // int32 flat index would wrap for n > 46340. Decided once per buffer.
+  DataType indexTypeOf(const BufferNode &b) {
+    auto known = indexTypes_.find(&b);
+    if (known != indexTypes_.end())
+      return known->second;
+    DataType type = decideIndexType(b);
+    indexTypes_.emplace(&b, type);
+    return type;
+  }
+
+  DataType decideIndexType(const BufferNode &b) {
+    const DataType wide = DataType::int64();
+    auto isWide = [&](const Expr &e) { return e && e->type == wide; };
+    if (std::any_of(b.shape.begin(), b.shape.end(), isWide) ||
+        std::any_of(b.strides.begin(), b.strides.end(), isWide) || isWide(b.elemOffset))
+      return wide;
+    return locatedAt(b.loc, [&] {
+      Expr offset = isZero(b.elemOffset) ? Expr() : castTo(b.elemOffset, wide);
+      for (auto [begin, end] : axisGroups(b)) {
+        Expr extent = indexConst(1, wide);
+        for (size_t k = begin; k < end; ++k) {
+          Expr axis = castTo(b.shape[k], wide);
+          if (!b.strides.empty()) {
+            Expr term = axis * castTo(b.strides[k], wide);
+            if (!fitsInt32(analyzer_, term))
+              return wide;
+            extent = extent + term;
+          } else {
+            extent = extent * axis;
+          }
+        }
+        if (offset)
+          extent = extent + offset;
+        offset = Expr(); // only the first physical axis carries it
+        if (!fitsInt32(analyzer_, extent))
+          return wide;
+      }
+      return DataType::int32();
+    });
   }
 
   std::vector<Expr> flatIndices(const BufferNode &b, const std::vector<Expr> &indices) {
@@ -144,9 +208,9 @@ public:
     return out;
   }
 
-  bool isParam(const Buffer &b) const {
+  bool isParamBuffer(const BufferNode *b) const {
     for (const BufferBinding &binding : func_.bufferMap)
-      if (binding.buffer == b)
+      if (binding.buffer.get() == b)
         return true;
     return false;
   }
@@ -187,10 +251,19 @@ protected:
     if (const Buffer *view = physicalView(op->bufferVar)) {
       extents = flattened(*view)->shape;
     } else {
-      Expr total = indexConst(1, alloc->extents.front()->type);
-      for (const Expr &e : alloc->extents)
-        total = total * castTo(e, total->type);
-      extents.push_back(analyzer_.simplify(total));
+      extents.push_back(locatedAt(op->loc, [&] {
+        // One extent in the extents' type, or int64 when their product may not fit in int32.
+        DataType type = alloc->extents.front()->type;
+        Expr exact = indexConst(1, DataType::int64());
+        for (const Expr &e : alloc->extents)
+          exact = exact * castTo(e, DataType::int64());
+        if (type != DataType::int64() && !fitsInt32(analyzer_, exact))
+          type = DataType::int64();
+        Expr total = indexConst(1, type);
+        for (const Expr &e : alloc->extents)
+          total = total * castTo(e, type);
+        return analyzer_.simplify(total);
+      }));
     }
     return AllocateNode::make(alloc->bufferVar, alloc->dtype, std::move(extents), alloc->scope, alloc->body, op->loc);
   }
@@ -213,6 +286,7 @@ private:
 
   const PrimFuncNode &func_;
   std::unordered_map<const BufferNode *, Buffer> flat_;
+  std::unordered_map<const BufferNode *, DataType> indexTypes_;
 };
 
 // Finds the views of each allocated data variable that keep more than one physical axis.
