@@ -1,7 +1,10 @@
 // Modules and functions: imports, decorators, @I.ir_module classes, signatures; the public
 // entry points parseModule and parseIndexMap; the scope stack.
 #include <algorithm>
+#include <unordered_map>
+#include <unordered_set>
 
+#include "ir/static_bounds.h"
 #include "parse/parser_impl.h"
 
 namespace tirlower {
@@ -290,17 +293,23 @@ void Parser::parseFunction(Module &module, uint32_t decoratorBegin, bool isPriva
   ast_.resize(astMark);
   children_.resize(childMark);
   scope_.clear();
+  // In parameter order (positions looked up once: the parse stays linear in the parameters).
+  std::unordered_map<const VarNode *, size_t> position;
+  for (size_t k = 0; k < fields.params.size(); ++k)
+    position.emplace(fields.params[k].get(), k);
+  auto index = [&](const Var &v) {
+    auto it = position.find(v.get());
+    return it == position.end() ? fields.params.size() : it->second;
+  };
   std::stable_sort(fields.bufferMap.begin(), fields.bufferMap.end(),
-                   [&](const BufferBinding &a, const BufferBinding &b) {
-                     auto index = [&](const Var &v) {
-                       return std::find(fields.params.begin(), fields.params.end(), v) - fields.params.begin();
-                     };
-                     return index(a.param) < index(b.param);
-                   });
+                   [&](const BufferBinding &a, const BufferBinding &b) { return index(a.param) < index(b.param); });
   func_ = FunctionState{};
   if (!functionNames_.insert(nameText).second)
     fail(tokenRange(name), "redefinition of function '" + std::string(nameText) + "'");
   module.functions.push_back(checked(fields.loc, [&] { return PrimFuncNode::make(std::move(fields)); }));
+  // What the user wrote can only access outside a buffer: an error here, not C that does.
+  for (Diagnostic &error : staticBoundsErrors(*module.functions.back()))
+    report(std::move(error));
 }
 
 // Scalars and handles are bound first, so buffer shapes may use any scalar parameter.
@@ -310,12 +319,12 @@ void Parser::parseParams(PrimFuncNode::Fields &func) {
     uint32_t type;
   };
   std::vector<Param> params;
+  std::unordered_set<std::string_view> names;
   while (!at(Tok::RParen)) {
     const Token name = expect(Tok::Name, "a parameter name");
     expect(Tok::Colon, "':' and a type after the parameter name");
-    for (const Param &p : params)
-      if (tokenText(p.name) == tokenText(name))
-        fail(tokenRange(name), "duplicate parameter '" + std::string(tokenText(name)) + "'");
+    if (!names.insert(tokenText(name)).second)
+      fail(tokenRange(name), "duplicate parameter '" + std::string(tokenText(name)) + "'");
     params.push_back({name, parseExpr()});
     if (!accept(Tok::Comma))
       break;

@@ -8,11 +8,22 @@
 //       A[k] = B[k]          ->    A[1] = B[1]
 #include "transform/passes.h"
 
+#include <cstdint>
+
 #include "ir/visitor.h"
 
 namespace tirlower {
 
 namespace {
+
+// The largest `limit` accepted: unrolling that many statements takes about a second, so any
+// limit bounds the work done (docs/passes.md).
+constexpr int64_t kMaxLimit = 1 << 20;
+
+// a * b, or SIZE_MAX when it does not fit (nested loops cannot wrap the count around).
+size_t saturatingMul(size_t a, size_t b) {
+  return b != 0 && a > SIZE_MAX / b ? SIZE_MAX : a * b;
+}
 
 size_t statementCount(const Stmt &s) {
   struct Counter : IRVisitor {
@@ -30,7 +41,8 @@ size_t statementCount(const Stmt &s) {
       const int64_t *extent = asConstInt(op->extent);
       Counter inner;
       inner.visit(op->body);
-      count += inner.count * static_cast<size_t>(extent && *extent > 0 ? *extent : 1);
+      size_t copies = saturatingMul(inner.count, static_cast<size_t>(extent && *extent > 0 ? *extent : 1));
+      count = count > SIZE_MAX - copies ? SIZE_MAX : count + copies;
     }
   } counter;
   counter.visit(s);
@@ -55,10 +67,11 @@ protected:
     if (!extent || !min)
       throw CompileError(op->loc, "cannot unroll loop '" + op->loopVar->name.str() +
                                       "': its bounds are not constant (use T.serial for such loops)");
-    size_t cost = static_cast<size_t>(std::max<int64_t>(*extent, 0)) * statementCount(loop->body);
+    size_t cost = saturatingMul(static_cast<size_t>(std::max<int64_t>(*extent, 0)), statementCount(loop->body));
     if (cost > static_cast<size_t>(limit_))
       throw CompileError(op->loc, "unrolling loop '" + op->loopVar->name.str() + "' would create " +
-                                      std::to_string(cost) + " statements, more than the limit of " +
+                                      (cost == SIZE_MAX ? std::string("more than 2^64") : std::to_string(cost)) +
+                                      " statements, more than the limit of " +
                                       std::to_string(limit_) + " (raise it with unroll{limit=N})");
     std::vector<Stmt> copies;
     for (int64_t k = 0; k < *extent; ++k)
@@ -103,7 +116,7 @@ PassInfo unrollPassInfo() {
   PassInfo info;
   info.name = "unroll";
   info.summary = "unroll T.unroll loops with constant bounds, then make the copies' definitions unique";
-  info.options = {{"limit", "most statements one unrolled loop may produce", "1024"}};
+  info.options = {{"limit", "most statements one unrolled loop may produce (at most 1048576)", "1024"}};
   info.create = [](const PassOptions &options) {
     int64_t limit = 1024;
     for (const auto &[key, value] : options) {
@@ -117,6 +130,8 @@ PassInfo unrollPassInfo() {
       }
       if (used != value.size() || value.empty() || limit < 1)
         throw std::invalid_argument("option 'limit' needs a positive integer, not '" + value + "'");
+      if (limit > kMaxLimit)
+        throw std::invalid_argument("option 'limit' is at most " + std::to_string(kMaxLimit) + ", not " + value);
     }
     return std::make_unique<UnrollPass>(limit);
   };

@@ -216,6 +216,11 @@ def pass_flags():
         expect(run([ok, "--pass=verify", "--pass-pipeline=verify"]), 2, "--pass with --pass-pipeline")
         r = expect(run([ok, "--pass-pipeline=verify{bad=1}"]), 2, "unknown option")
         check("unknown option 'bad'" in r.err, r.err)
+        # A limit bounds the work only if the limit itself is bounded (issue 17): 10^9 unrolled
+        # statements would run for minutes before any check.
+        r = expect(run([ok, "--pass=unroll{limit=2000000000}"]), 2, "unroll limit too large")
+        check("at most 1048576" in r.err, r.err)
+        expect(run([ok, "--pass=unroll{limit=1048576}"]), 0, "the largest unroll limit")
         # Pass contracts: a pass before the one establishing what it requires, across flags too.
         r = expect(run([ok, "--pass=flatten", "--pass=apply-layout-transforms"]), 2, "flatten before its layouts")
         check("pass 'flatten' requires layouts applied, which the later pass 'apply-layout-transforms'" in r.err, r.err)
