@@ -11,6 +11,15 @@
 namespace tirlower {
 
 namespace {
+// Iteration maps are over the extents of buffers that exist: their index arithmetic does not wrap.
+Analyzer noOverflowAnalyzer() {
+  Analyzer analyzer;
+  analyzer.assumeNoOverflow();
+  return analyzer;
+}
+} // namespace
+
+namespace {
 
 struct LinearTerm {
   int64_t coef;
@@ -237,7 +246,7 @@ private:
   const IndexMapNode &map_;
   const std::vector<Expr> &shape_;
   Analyzer &analyzer_;
-  Analyzer canonical_;
+  Analyzer canonical_ = noOverflowAnalyzer();
   IterMap result_;
   std::vector<Expr> sources_; // the expression of each fused mark (null for variables)
 };

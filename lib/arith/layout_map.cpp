@@ -70,6 +70,7 @@ IndexMap indexMapFromLayouts(const Layout &fromLayout, const Layout &toLayout, S
       fail(where, from, to, "axis '" + std::string(1, letter) + "' is missing from \"" + from + "\"");
 
   Analyzer analyzer;
+  analyzer.assumeNoOverflow(); // index maps over the extents of buffers that exist
   std::vector<Var> inputs;
   std::map<char, Expr> full; // uppercase letter -> the axis's full logical value
   for (const Axis &axis : source.axes) {
@@ -145,6 +146,7 @@ std::optional<Layout> layoutAfterMap(const Layout &from, const IndexMap &map, co
       isSplit[positions[1]] = true;
   }
   Analyzer analyzer;
+  analyzer.assumeNoOverflow(); // index maps over the extents of buffers that exist
   for (size_t k = 0; k < inputs.size(); ++k)
     analyzer.bindRange(inputs[k], IntImmNode::make(shape[k]->type, 0), shape[k]);
   std::vector<Expr> indices(inputs.begin(), inputs.end());
