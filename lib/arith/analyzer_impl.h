@@ -51,8 +51,8 @@ public:
 private:
   Expr simplifyNode(const Expr &e);
   Expr rebuildArith(const Expr &e);
-  std::optional<LinearSum> divideSum(const LinearSum &s, int64_t c, const Expr &where);
-  std::optional<LinearSum> modSum(const LinearSum &s, int64_t c, const Expr &where);
+  std::optional<LinearSum> divideSum(const LinearSum &s, int64_t c);
+  std::optional<LinearSum> modSum(const LinearSum &s, int64_t c);
   Expr rewriteCompare(const BinaryNode *op, const Expr &a, const Expr &b);
   Expr rewriteMinMax(const BinaryNode *op, const Expr &a, const Expr &b);
   Expr rewriteVector(const BinaryNode *op, const Expr &a, const Expr &b);

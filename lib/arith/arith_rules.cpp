@@ -185,7 +185,7 @@ std::optional<LinearSum> AnalyzerImpl::toSum(const Expr &e) {
       return std::nullopt;
     mergeSplits(*a);
     a->compact();
-    return op->op == BinaryOp::FloorDiv ? divideSum(*a, *c, e) : modSum(*a, *c, e);
+    return op->op == BinaryOp::FloorDiv ? divideSum(*a, *c) : modSum(*a, *c);
   }
   std::optional<LinearSum> a = toSum(op->a), b = toSum(op->b);
   if (!a || !b)
@@ -193,10 +193,13 @@ std::optional<LinearSum> AnalyzerImpl::toSum(const Expr &e) {
   if (a->isConstant() && b->isConstant()) {
     Expr folded = foldConstants(op->op, IntImmNode::make(DataType::int64(), a->constant()),
                                 IntImmNode::make(DataType::int64(), b->constant()), e->loc, e);
-    int64_t value = *asConstInt(folded);
-    if (!fitsType(e->type, value))
-      throw CompileError(e->loc, "integer overflow: '" + formatExpr(e) + "' does not fit in " + e->type.str());
-    return LinearSum::constantSum(e->type, value);
+    if (!folded)
+      return std::nullopt;
+    // The sums' constants fit int64, not always e's type: the type's arithmetic wraps.
+    std::optional<int64_t> value = wrapToType(e->type, static_cast<uint64_t>(*asConstInt(folded)));
+    if (!value)
+      return std::nullopt;
+    return LinearSum::constantSum(e->type, *value);
   }
   if (op->op == BinaryOp::Add || op->op == BinaryOp::Sub) {
     if (!a->add(*b, op->op == BinaryOp::Add ? 1 : -1))
@@ -273,12 +276,12 @@ void AnalyzerImpl::mergeSplits(LinearSum &s) {
   }
 }
 
-std::optional<LinearSum> AnalyzerImpl::divideSum(const LinearSum &s, int64_t c, const Expr &where) {
+std::optional<LinearSum> AnalyzerImpl::divideSum(const LinearSum &s, int64_t c) {
   DataType type = s.type();
   if (s.isConstant()) {
-    auto q = floorDiv(s.constant(), c);
-    if (!q || !fitsType(type, *q))
-      throw CompileError(where->loc, "integer overflow in '" + formatExpr(where) + "'");
+    std::optional<int64_t> q = wrappingFold(BinaryOp::FloorDiv, type, s.constant(), c);
+    if (!q)
+      return std::nullopt;
     return LinearSum::constantSum(type, *q);
   }
   if (c == 1)
@@ -321,12 +324,12 @@ std::optional<LinearSum> AnalyzerImpl::divideSum(const LinearSum &s, int64_t c, 
   return whole;
 }
 
-std::optional<LinearSum> AnalyzerImpl::modSum(const LinearSum &s, int64_t c, const Expr &where) {
+std::optional<LinearSum> AnalyzerImpl::modSum(const LinearSum &s, int64_t c) {
   DataType type = s.type();
   if (s.isConstant()) {
-    auto r = floorMod(s.constant(), c);
+    std::optional<int64_t> r = wrappingFold(BinaryOp::FloorMod, type, s.constant(), c);
     if (!r)
-      throw CompileError(where->loc, "integer overflow in '" + formatExpr(where) + "'");
+      return std::nullopt;
     return LinearSum::constantSum(type, *r);
   }
   if (c == 1 || c == -1)
@@ -351,7 +354,7 @@ std::optional<LinearSum> AnalyzerImpl::modSum(const LinearSum &s, int64_t c, con
   }
   LinearSum reduced = rest;
   if (int64_t g = reduceByGcd(reduced, c); g > 1) {
-    auto inner = modSum(reduced, c / g, where);
+    auto inner = modSum(reduced, c / g);
     if (!inner || !inner->scale(g))
       return std::nullopt;
     return inner;

@@ -32,38 +32,6 @@ std::optional<bool> compareValues(BinaryOp op, double a, double b) {
   }
 }
 
-std::optional<bool> compareInts(BinaryOp op, int64_t a, int64_t b) {
-  switch (op) {
-  case BinaryOp::EQ: return a == b;
-  case BinaryOp::NE: return a != b;
-  case BinaryOp::LT: return a < b;
-  case BinaryOp::LE: return a <= b;
-  case BinaryOp::GT: return a > b;
-  case BinaryOp::GE: return a >= b;
-  default: return std::nullopt;
-  }
-}
-
-std::optional<int64_t> foldInts(BinaryOp op, int64_t a, int64_t b) {
-  switch (op) {
-  case BinaryOp::Add: return checkedAdd(a, b);
-  case BinaryOp::Sub: return checkedSub(a, b);
-  case BinaryOp::Mul: return checkedMul(a, b);
-  case BinaryOp::Div: return truncDiv(a, b);
-  case BinaryOp::Mod: return truncMod(a, b);
-  case BinaryOp::FloorDiv: return floorDiv(a, b);
-  case BinaryOp::FloorMod: return floorMod(a, b);
-  case BinaryOp::Min: return std::min(a, b);
-  case BinaryOp::Max: return std::max(a, b);
-  case BinaryOp::And: return a && b;
-  case BinaryOp::Or: return a || b;
-  default:
-    if (auto v = compareInts(op, a, b))
-      return int64_t(*v);
-    return std::nullopt;
-  }
-}
-
 Expr foldFloats(BinaryOp op, DataType type, double a, double b) {
   if (type.bits() != 32 && type.bits() != 64)
     return Expr(); // float16/bfloat16: no exact host arithmetic
@@ -136,10 +104,12 @@ Expr foldConstants(BinaryOp op, const Expr &a, const Expr &b, const SourceRange 
   if (y && *y == 0 && isDivision(op) && !a->type.isFloat())
     throw CompileError(loc, "division by zero in '" + formatExpr(where) + "'");
   if (x && y) {
-    auto r = foldInts(op, *x, *y);
+    // Integer arithmetic wraps as the interpreter's does (TVM's constant folder too): a
+    // folded constant is never an error; only a literal the user wrote can be out of range.
+    std::optional<int64_t> r = wrappingFold(op, a->type, *x, *y);
     DataType type = isComparison(op) ? DataType::boolean() : a->type;
-    if (!r || !fitsType(type, *r))
-      throw CompileError(loc, "integer overflow: '" + formatExpr(where) + "' does not fit in " + type.str());
+    if (!r)
+      return Expr();
     return IntImmNode::make(type, *r, loc);
   }
   auto *fx = a.as<FloatImmNode>(), *fy = b.as<FloatImmNode>();
@@ -318,10 +288,11 @@ Expr AnalyzerImpl::rewriteCast(const CastNode *op, const Expr &value) {
     if (to.isIntOrUInt() || to.isBool()) {
       if (to.isBool())
         return boolean(*v != 0);
-      if (!fitsType(to, *v))
-        throw CompileError(op->loc,
-                           "integer overflow: constant " + std::to_string(*v) + " does not fit in " + to.str());
-      return IntImmNode::make(to, *v, op->loc);
+      // A cast keeps the low bits (two's complement), as in the interpreter, C and LLVM.
+      std::optional<int64_t> wrapped = wrapToType(to, static_cast<uint64_t>(*v));
+      if (!wrapped)
+        return Expr();
+      return IntImmNode::make(to, *wrapped, op->loc);
     }
     if (to.isFloat() && (to.bits() == 32 || to.bits() == 64)) {
       double d = to.bits() == 32 ? double(float(*v)) : double(*v);

@@ -90,4 +90,48 @@ bool fitsType(DataType type, int64_t value) {
   return value >= typeMin(type) && value <= typeMax(type);
 }
 
+std::optional<int64_t> wrapToType(DataType type, uint64_t bits) {
+  if (type.isBool())
+    return int64_t(bits & 1);
+  int width = type.bits();
+  if (width < 64) {
+    uint64_t mask = (uint64_t(1) << width) - 1;
+    bits &= mask;
+    if (type.isInt() && (bits >> (width - 1)) & 1)
+      bits |= ~mask;
+  } else if (type.isUInt() && bits > uint64_t(std::numeric_limits<int64_t>::max())) {
+    return std::nullopt;
+  }
+  return static_cast<int64_t>(bits);
+}
+
+std::optional<int64_t> wrappingFold(BinaryOp op, DataType type, int64_t a, int64_t b) {
+  uint64_t x = static_cast<uint64_t>(a), y = static_cast<uint64_t>(b);
+  auto divide = [&](std::optional<int64_t> (*f)(int64_t, int64_t)) -> std::optional<int64_t> {
+    if (b == -1) // a / -1 is -a (wrapping), the remainder 0: no INT64_MIN / -1
+      return op == BinaryOp::Mod || op == BinaryOp::FloorMod ? 0 : wrapToType(type, 0 - x);
+    return wrapToType(type, static_cast<uint64_t>(*f(a, b)));
+  };
+  switch (op) {
+  case BinaryOp::Add: return wrapToType(type, x + y);
+  case BinaryOp::Sub: return wrapToType(type, x - y);
+  case BinaryOp::Mul: return wrapToType(type, x * y);
+  case BinaryOp::Div: return divide(truncDiv);
+  case BinaryOp::Mod: return divide(truncMod);
+  case BinaryOp::FloorDiv: return divide(floorDiv);
+  case BinaryOp::FloorMod: return divide(floorMod);
+  case BinaryOp::Min: return std::min(a, b);
+  case BinaryOp::Max: return std::max(a, b);
+  case BinaryOp::And: return int64_t(a && b);
+  case BinaryOp::Or: return int64_t(a || b);
+  case BinaryOp::EQ: return int64_t(a == b);
+  case BinaryOp::NE: return int64_t(a != b);
+  case BinaryOp::LT: return int64_t(a < b);
+  case BinaryOp::LE: return int64_t(a <= b);
+  case BinaryOp::GT: return int64_t(a > b);
+  case BinaryOp::GE: return int64_t(a >= b);
+  default: return std::nullopt;
+  }
+}
+
 } // namespace tirlower

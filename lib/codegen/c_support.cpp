@@ -155,9 +155,15 @@ std::string CSupport::ramp(DataType type) {
   // Padding lanes repeat the last lane, so they compute what it computes (no new traps).
   std::string last = std::to_string(type.lanes() - 1);
   std::string lane = cVectorLanes(type.lanes()) == type.lanes() ? "k" : "(k < " + last + " ? k : " + last + ")";
+  // Signed lanes wrap as the IR's arithmetic does: computed in the unsigned type of that width.
+  std::string value = "base + (" + s + ")" + lane + " * stride";
+  if (type.isInt()) {
+    std::string u = "(uint" + std::to_string(type.bits()) + "_t)";
+    value = "(" + s + ")(" + u + "base + " + u + lane + " * " + u + "stride)";
+  }
   return define(name, "static inline " + t + " " + name + "(" + s + " base, " + s + " stride) {\n  " + t + " v" +
                           paddedInit(type) + ";\n  for (int k = 0; k < " + std::to_string(cVectorLanes(type.lanes())) +
-                          "; ++k)\n    v[k] = base + (" + s + ")" + lane + " * stride;\n  return v;\n}\n");
+                          "; ++k)\n    v[k] = " + value + ";\n  return v;\n}\n");
 }
 
 std::string CSupport::broadcast(DataType type) {

@@ -10,9 +10,11 @@
 
 namespace tirlower {
 
-// One error per access with a constant index outside the buffer's constant extent on that
+// One diagnostic per access with a constant index outside the buffer's constant extent on that
 // axis (or negative on any extent, lane by lane for a constant ramp), per access to a buffer
 // with a constant zero extent, and per buffer declared with a constant negative elem_offset.
+// Accesses that always run are errors; those under a condition that may hold are warnings;
+// those under a constant-false condition are not reported.
 std::vector<Diagnostic> staticBoundsErrors(const PrimFuncNode &function);
 
 } // namespace tirlower
