@@ -29,8 +29,8 @@ public:
 
   // Simplifies without ever making the expression larger (by node count). Integer
   // expressions are put in canonical form; floordiv/floormod are simplified with the bounds
-  // known for the variables. Throws CompileError (located at `e`) on overflow of a constant
-  // fold or a division by a constant zero.
+  // known for the variables. Integer arithmetic wraps (constant folds too). Throws CompileError
+  // (located at `e`) on a division by a constant zero.
   Expr simplify(const Expr &e);
 
   IntBounds bounds(const Expr &e);

@@ -20,6 +20,7 @@
 #include <unordered_map>
 
 #include "arith/analyzer.h"
+#include "arith/int_ops.h"
 #include "transform/bound_mutator.h"
 
 namespace tirlower {
@@ -140,6 +141,36 @@ public:
     }
   }
 
+  // Integer arithmetic wraps, so the expressions built for the flat extents would wrap too:
+  // where they are constants, their exact values must fit int64, else a located error.
+  void checkConstantExtents(const BufferNode &b) {
+    std::optional<int64_t> total = 0;
+    std::string written;
+    auto add = [&](std::optional<int64_t> v) { total = total && v ? checkedAdd(*total, *v) : std::nullopt; };
+    for (auto [begin, end] : axisGroups(b)) {
+      std::optional<int64_t> extent = 1;
+      for (size_t k = begin; k < end; ++k) {
+        const int64_t *axis = asConstInt(b.shape[k]);
+        const int64_t *stride = b.strides.empty() ? nullptr : asConstInt(b.strides[k]);
+        if (!axis || (!b.strides.empty() && !stride))
+          return; // symbolic: its values are the caller's to keep in range
+        written += (written.empty() ? "" : " * ") + std::to_string(*axis);
+        if (stride) {
+          add(checkedMul(*axis, *stride));
+          continue;
+        }
+        extent = extent ? checkedMul(*extent, *axis) : std::nullopt;
+      }
+      if (b.strides.empty())
+        add(extent);
+    }
+    if (const int64_t *offset = b.elemOffset ? asConstInt(b.elemOffset) : nullptr)
+      add(*offset);
+    if (!total)
+      throw CompileError(b.loc, "integer overflow: the flat extent of buffer '" + b.name.str() + "' (" + written +
+                                    (b.strides.empty() ? "" : " with its strides") + ") does not fit in int64");
+  }
+
   // The type of `b`'s flat indices: int32 when every physical extent, the element offset and
   // each stride term provably fit in int32 (from constants and the loop bounds in scope), else
   // int64 (docs/passes.md, "flatten"): n * n for a symbolic (n, n) buffer may not, and an
@@ -154,6 +185,7 @@ public:
   }
 
   DataType decideIndexType(const BufferNode &b) {
+    checkConstantExtents(b);
     const DataType wide = DataType::int64();
     auto isWide = [&](const Expr &e) { return e && e->type == wide; };
     if (std::any_of(b.shape.begin(), b.shape.end(), isWide) ||
