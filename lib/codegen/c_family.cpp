@@ -72,6 +72,25 @@ const char *cInfixOperator(BinaryOp op, bool vector) {
   }
 }
 
+int cPrecedence(BinaryOp op) {
+  switch (op) {
+  case BinaryOp::Mul:
+  case BinaryOp::Div:
+  case BinaryOp::Mod: return 10;
+  case BinaryOp::Add:
+  case BinaryOp::Sub: return 9;
+  case BinaryOp::LT:
+  case BinaryOp::LE:
+  case BinaryOp::GT:
+  case BinaryOp::GE: return 7;
+  case BinaryOp::EQ:
+  case BinaryOp::NE: return 6;
+  case BinaryOp::And: return 3;
+  case BinaryOp::Or: return 2;
+  default: return 20; // emitted as function calls
+  }
+}
+
 namespace {
 
 using IntRange = IntRanges::Range;

@@ -1,6 +1,6 @@
 // Spellings shared by the C-family emitters (C, OpenCL C) and the LLVM emitter's symbols: one
 // identifier rule and one symbol rule, so objects from either backend link into one program,
-// and one table of C infix operators.
+// and one table of C infix operators and their precedence.
 #pragma once
 
 #include <cstdint>
@@ -27,6 +27,12 @@ std::string cSymbolName(const PrimFuncNode &func);
 // The C operator of an infix BinaryOp ("+", "<=", "&&"); vector and/or use "&" and "|". Null
 // for the ops C spells as calls (floordiv, min, ...).
 const char *cInfixOperator(BinaryOp op, bool vector);
+// C's precedence of the infix operator of `op`, higher binding tighter: * / % 10, + - 9,
+// comparisons 7, == != 6, && 3, || 2 (the C emitter writes unary operators and casts at 11 and
+// the conditional operator at 1); 20 for the ops C spells as calls. This is C's table; the
+// TVMScript printer has Python's (tir_print_expr.cpp), where comparisons chain and `==` binds
+// as tightly as `<`.
+int cPrecedence(BinaryOp op);
 
 // Bounds of scalar integer expressions, from constants and the variables the emitter binds
 // (loop variables, thread indices, lets), so that the C-family emitters spell signed

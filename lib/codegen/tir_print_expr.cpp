@@ -45,6 +45,10 @@ const char *callSpelling(BinaryOp op) {
   return "T.?(";
 }
 
+// Python's precedence, for TVMScript: all six comparisons share one level (and chain, so the
+// printer parenthesises them), `and`/`or` bind below `not`. The C emitter's table is C's
+// (cPrecedence in c_family.h: == below <, && and || as C has them): the two encode two
+// languages, not one fact.
 int binaryPrecedence(BinaryOp op, DataType operandType) {
   if (!infixSpelling(op, operandType))
     return kPrecAtom;

@@ -1,4 +1,5 @@
-// Expressions. Every binary operation is parenthesised. Vector conditions are int masks (lanes
+// Expressions. Every binary operation is parenthesised (the precedence arguments of
+// CFamilyEmitter are ignored). Vector conditions are int masks (lanes
 // -1 or 0), converted to the width select() needs at the point of use.
 #include "codegen/c_family.h"
 #include "codegen/opencl/kernel_emitter.h"
@@ -21,37 +22,31 @@ std::string KernelEmitter::typeName(DataType type, SourceRange where) {
   return openclTypeName(type, where);
 }
 
-std::string KernelEmitter::expr(const Expr &e) { return visitExpr(e); }
+std::string KernelEmitter::visitIntImm(const IntImmNode *op, int, bool) {
+  return openclIntLiteral(op->type, op->value);
+}
 
-std::string KernelEmitter::visitVar(const VarNode *op) { return nameOf(op, op->loc); }
-
-std::string KernelEmitter::visitIntImm(const IntImmNode *op) { return openclIntLiteral(op->type, op->value); }
-
-std::string KernelEmitter::visitFloatImm(const FloatImmNode *op) {
+std::string KernelEmitter::visitFloatImm(const FloatImmNode *op, int, bool) {
   support_.noteType(op->type);
   return openclFloatLiteral(op->type, op->value);
 }
 
-std::string KernelEmitter::visitStringImm(const StringImmNode *op) {
+std::string KernelEmitter::visitStringImm(const StringImmNode *op, int, bool) {
   fail(op->loc, "a string is not a value in OpenCL C");
 }
 
-std::string KernelEmitter::visitNot(const NotNode *op) {
+std::string KernelEmitter::visitNot(const NotNode *op, int, bool) {
   return std::string(op->type.isVector() ? "(~" : "(!") + expr(op->a) + ")";
 }
 
-std::string KernelEmitter::visitSelect(const SelectNode *op) {
-  return select(op->condition, op->trueValue, op->falseValue, op->loc);
-}
-
-std::string KernelEmitter::visitBroadcast(const BroadcastNode *op) {
+std::string KernelEmitter::visitBroadcast(const BroadcastNode *op, int, bool) {
   std::string t = typeName(op->type, op->loc);
   if (op->type.isBool())
     return "((" + t + ")(-(int)(" + expr(op->value) + ")))";
   return "((" + t + ")(" + expr(op->value) + "))";
 }
 
-std::string KernelEmitter::visitLet(const LetNode *op) {
+std::string KernelEmitter::visitLet(const LetNode *op, int, bool) {
   // OpenCL C has no statement expressions: the binding becomes a declaration before the
   // statement that uses it.
   std::string value = expr(op->value);
@@ -75,44 +70,32 @@ std::string KernelEmitter::bare(const Expr &e) {
   return text.substr(1, text.size() - 2);
 }
 
-std::string KernelEmitter::visitBinary(const BinaryNode *op) {
-  DataType t = op->a->type;
-  bool vector = t.isVector();
+std::string KernelEmitter::visitBinary(const BinaryNode *op, int, bool) {
+  const DataType t = op->a->type;
   auto call2 = [&](const std::string &fn) { return fn + "(" + expr(op->a) + ", " + expr(op->b) + ")"; };
-  BinaryOp kind = op->op;
-  switch (kind) {
-  case BinaryOp::FloorDiv:
-  case BinaryOp::FloorMod:
-    if (t.isUInt()) {
-      kind = kind == BinaryOp::FloorDiv ? BinaryOp::Div : BinaryOp::Mod;
-      break;
-    }
+  const BinaryPlan plan = binaryForm(op);
+  switch (plan.form) {
+  case BinaryForm::Floor:
     if (t.isBool())
       fail(op->loc, "floor division of bool values");
-    return call2(kind == BinaryOp::FloorDiv ? support_.floorDiv(t, op->loc) : support_.floorMod(t, op->loc));
-  case BinaryOp::Min:
-  case BinaryOp::Max:
-    if (t.isBool()) {
-      kind = kind == BinaryOp::Min ? BinaryOp::And : BinaryOp::Or;
-      break;
-    }
+    return call2(plan.op == BinaryOp::FloorDiv ? support_.floorDiv(t, op->loc) : support_.floorMod(t, op->loc));
+  case BinaryForm::MinMax:
+    if (t.isBool())
+      return infix(op, plan.op == BinaryOp::Min ? BinaryOp::And : BinaryOp::Or);
     typeName(t, op->loc);
-    return call2(kind == BinaryOp::Min ? "min" : "max");
-  case BinaryOp::Mod:
-    if (t.isFloat())
-      return call2("fmod");
-    [[fallthrough]];
-  case BinaryOp::Div:
-    // MIN / -1 is undefined in OpenCL C: a helper unless the divisor's bounds exclude -1.
-    // Scalars narrower than int are promoted, where it cannot happen.
-    if (t.isInt() && (vector || t.bits() >= 32) && ranges_.mayBeMinusOne(op->b))
-      return call2(kind == BinaryOp::Div ? support_.truncDiv(t, op->loc) : support_.truncMod(t, op->loc));
-    break;
-  default: break;
+    return call2(plan.op == BinaryOp::Min ? "min" : "max");
+  case BinaryForm::FloatMod: return call2("fmod");
+  case BinaryForm::Trunc:
+    return call2(plan.op == BinaryOp::Div ? support_.truncDiv(t, op->loc) : support_.truncMod(t, op->loc));
+  case BinaryForm::Wrapping: return wrapping(op);
+  case BinaryForm::Infix: break;
   }
-  // Signed overflow is undefined in OpenCL C (vector lanes, which are not promoted, included).
-  if (ranges_.mayOverflow(op))
-    return wrapping(op);
+  return infix(op, plan.op);
+}
+
+std::string KernelEmitter::infix(const BinaryNode *op, BinaryOp kind) {
+  const DataType t = op->a->type;
+  const bool vector = t.isVector();
   std::string text = "(" + expr(op->a) + " " + cInfixOperator(kind, vector) + " " + expr(op->b) + ")";
   // Scalars narrower than int are promoted (as in C): the result is converted back so that it
   // wraps at its width like TIR's wherever it is used; ushort products are formed in uint
@@ -164,7 +147,7 @@ std::string KernelEmitter::unsignedText(const Expr &e) {
 }
 
 // base + (0, 1, 2, 3) * stride; wrapping where a lane may leave a signed type's range.
-std::string KernelEmitter::visitRamp(const RampNode *op) {
+std::string KernelEmitter::visitRamp(const RampNode *op, int, bool) {
   DataType type = op->type;
   std::string t = typeName(type, op->loc), lanes;
   const int64_t *stride = asConstInt(op->stride);
@@ -200,7 +183,7 @@ std::string KernelEmitter::visitRamp(const RampNode *op) {
   return "as_" + t + "((" + ut + ")(" + unsignedText(op->base) + ") + " + offsets + ")";
 }
 
-std::string KernelEmitter::visitCast(const CastNode *op) {
+std::string KernelEmitter::visitCast(const CastNode *op, int, bool) {
   DataType from = op->value->type, to = op->type;
   std::string value = expr(op->value);
   if (from == to)
@@ -221,11 +204,9 @@ std::string KernelEmitter::visitCast(const CastNode *op) {
   return "convert_" + t + "(" + value + ")";
 }
 
-std::string KernelEmitter::select(const Expr &condition, const Expr &trueValue, const Expr &falseValue,
-                                  SourceRange where) {
+std::string KernelEmitter::vectorSelect(const Expr &condition, const Expr &trueValue, const Expr &falseValue,
+                                        SourceRange where) {
   std::string c = expr(condition), t = expr(trueValue), f = expr(falseValue);
-  if (condition->type.isScalar())
-    return "(" + c + " ? " + t + " : " + f + ")";
   DataType mask = maskType(trueValue->type);
   if (mask.bits() != 32)
     c = "convert_" + typeName(mask, where) + "(" + c + ")";
@@ -234,14 +215,14 @@ std::string KernelEmitter::select(const Expr &condition, const Expr &trueValue, 
 
 // Intrinsic calls, spelled as the intrinsic table says: the OpenCL C builtin (which takes
 // vectors as they are), else the table's expansion, else code of its own here.
-std::string KernelEmitter::visitCall(const CallNode *op) {
+std::string KernelEmitter::visitCall(const CallNode *op, int, bool) {
   const IntrinsicInfo *info = op->intrinsic;
   const std::string &name = op->op.str();
   if (!info)
     fail(op->loc, "intrinsic T." + name + " has no OpenCL C equivalent");
   const DataType t = op->type, argType = op->args[0]->type;
   switch (info->id) {
-  case IntrinsicId::IfThenElse: return select(op->args[0], op->args[1], op->args[2], op->loc);
+  case IntrinsicId::IfThenElse: return conditional(op->args[0], op->args[1], op->args[2], op->loc);
   case IntrinsicId::Likely: return expr(op->args[0]);
   case IntrinsicId::Assume: return "1"; // a hint: its statement emits nothing
   case IntrinsicId::CallExtern:
@@ -296,8 +277,8 @@ std::string KernelEmitter::bitwise(const CallNode *op) {
   if (op->intrinsic->id == IntrinsicId::ShiftLeft && t.isInt()) {
     DataType u(DataType::Code::UInt, t.bits(), t.lanes());
     if (t.isVector())
-      return "as_" + typeName(t, op->loc) + "(as_" + typeName(u, op->loc) + "(" + expr(op->args[0]) + ")" + o +
-             "as_" + typeName(u, op->loc) + "(" + expr(op->args[1]) + "))";
+      return "as_" + typeName(t, op->loc) + "(as_" + typeName(u, op->loc) + "(" + expr(op->args[0]) + ")" + o + "as_" +
+             typeName(u, op->loc) + "(" + expr(op->args[1]) + "))";
     return "((" + typeName(t, op->loc) + ")((" + typeName(u, op->loc) + ")" + expr(op->args[0]) + o +
            expr(op->args[1]) + "))";
   }

@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <unordered_map>
 
-#include "ir/access_census.h"
 #include "ir/diagnostic.h"
 #include "ir/visitor.h"
 
@@ -155,10 +154,6 @@ private:
 
 KernelCensus takeCensus(const PrimFuncNode &func) {
   KernelCensus census;
-  AccessCensus access = AccessCensus::of(func.body);
-  census.read = std::move(access.read);
-  census.written = std::move(access.written);
-  census.used = std::move(access.used);
   CensusVisitor visitor(census);
   visitor.visit(func.body);
   KernelRegions regions(census, census.groups == std::array<int64_t, 3>{1, 1, 1});

@@ -1,6 +1,6 @@
-// What the OpenCL emitter must know about a kernel before writing it: which data variables are
-// read and written (through any alias), which are images, and the launch geometry implied by
-// its thread bindings.
+// What the OpenCL emitter must know about a kernel before writing it, beyond the access census
+// (ir/access_census.h, which CFamilyEmitter holds): which buffers are images, the launch
+// geometry implied by its thread bindings, its asserts and where barriers go.
 #pragma once
 
 #include <array>
@@ -25,8 +25,6 @@ bool isTextureParam(const BufferNode &buffer);
 bool isMultipleOf4(const Expr &e);
 
 struct KernelCensus {
-  std::unordered_set<const VarNode *> read, written; // data variables (AccessCensus)
-  std::unordered_set<const VarNode *> used;          // every variable mentioned (AccessCensus)
   std::array<int64_t, 3> groups{1, 1, 1}, local{1, 1, 1};
   bool hasTexture = false;
   std::vector<std::string> assertMessages; // in program order; non-empty adds the tl_error argument

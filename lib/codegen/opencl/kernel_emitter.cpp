@@ -13,7 +13,9 @@ constexpr const char *kErrorFlag = "tl_error";
 } // namespace
 
 KernelEmitter::KernelEmitter(const PrimFuncNode &func, OpenCLSupport &support)
-    : func_(func), support_(support), census_(takeCensus(func)) {}
+    : CFamilyEmitter(func, AccessCensus::of(func.body)), support_(support), census_(takeCensus(func)) {
+  dropUnusedConstantLets_ = true;
+}
 
 std::string KernelEmitter::emit(const std::string &symbol, KernelLaunch &launch) {
   launch.kernel = symbol;
@@ -31,29 +33,7 @@ std::string KernelEmitter::emit(const std::string &symbol, KernelLaunch &launch)
   return comment + head + " {\n" + localDecls_ + prologue_ + body_ + "}\n";
 }
 
-// ---- names and lines --------------------------------------------------------------------------
-
-std::string KernelEmitter::bind(const void *object, std::string_view hint) {
-  std::string base = cIdentifier(hint), name = base;
-  for (int n = 1; taken_.count(name) || isReservedOpenCLName(name); ++n)
-    name = base + "_" + std::to_string(n);
-  taken_.insert(name);
-  names_[object] = name;
-  return name;
-}
-
-const std::string &KernelEmitter::nameOf(const VarNode *var, SourceRange where) {
-  auto it = names_.find(var);
-  if (it == names_.end())
-    fail(where, "variable '" + var->name.str() + "' is used outside its definition");
-  return it->second;
-}
-
-void KernelEmitter::line(const std::string &text) {
-  body_.append(static_cast<size_t>(indent_) * 2, ' ');
-  body_ += text;
-  body_ += '\n';
-}
+// ---- temporaries and errors -----------------------------------------------------------------------
 
 std::string KernelEmitter::temp(DataType type, const std::string &value, SourceRange where) {
   std::string name = "tl_t" + std::to_string(temps_++);
@@ -68,16 +48,14 @@ void KernelEmitter::fail(SourceRange where, const std::string &message) const {
 // ---- signature --------------------------------------------------------------------------------
 
 std::string KernelEmitter::signature(const std::string &symbol, KernelLaunch &launch) {
-  bool noalias = false;
-  if (const AttrValue *a = func_.attrs.find("tir.noalias"))
-    noalias = a->kind() == AttrValue::Kind::Bool ? a->asBool() : a->asInt() != 0;
+  const bool restrictPointers = noalias();
   std::string params;
   for (const Var &param : func_.params) {
     std::string name = bind(param.get(), param->name.view());
     launch.args.push_back(name);
     params += params.empty() ? "" : ", ";
     const VarNode *data = param.get();
-    bool read = census_.read.count(data), written = census_.written.count(data);
+    bool read = access_.read.count(data), written = access_.written.count(data);
     Buffer buffer = func_.bufferFor(param);
     if (buffer && isTextureParam(*buffer)) {
       const int64_t *channels = asConstInt(buffer->shape.back());
@@ -97,8 +75,8 @@ std::string KernelEmitter::signature(const std::string &symbol, KernelLaunch &la
       std::string element = type.isVoid() ? "void" : openclStorageTypeName(type, param->loc);
       if (!type.isVoid())
         support_.noteType(type);
-      params +=
-          "__global " + std::string(written ? "" : "const ") + element + "* " + (noalias ? "restrict " : "") + name;
+      params += "__global " + std::string(written ? "" : "const ") + element + "* " +
+                (restrictPointers ? "restrict " : "") + name;
       data_[data] = {name, type, "__global ", !written, false};
       continue;
     }
@@ -108,7 +86,7 @@ std::string KernelEmitter::signature(const std::string &symbol, KernelLaunch &la
   }
   if (!census_.assertMessages.empty()) {
     // IR names never take the emitter's tl_ prefix (they are renamed), so this one is free.
-    taken_.insert(kErrorFlag);
+    reserveName(kErrorFlag);
     launch.args.push_back(kErrorFlag);
     launch.assertMessages = census_.assertMessages;
     params += std::string(params.empty() ? "" : ", ") + "__global int* " + kErrorFlag;
@@ -118,23 +96,9 @@ std::string KernelEmitter::signature(const std::string &symbol, KernelLaunch &la
 
 // ---- statements -------------------------------------------------------------------------------
 
-void KernelEmitter::block(const Stmt &body) {
-  ++indent_;
-  emitStmt(body);
-  --indent_;
-}
-
-void KernelEmitter::emitStmt(const Stmt &s) { visitStmt(s); }
-
-void KernelEmitter::visitBlock(const BlockNode *op) { fail(op->loc, blockMessage(*op)); }
-
-void KernelEmitter::visitSeqStmt(const SeqStmtNode *op) {
-  for (const Stmt &child : op->stmts)
-    emitStmt(child);
-}
-
 void KernelEmitter::visitWhile(const WhileNode *op) {
-  // The condition is evaluated inside the loop so that the temporaries it needs are too.
+  // The condition is evaluated inside the loop so that the temporaries it needs are too (C's
+  // `while (condition)` would declare them once, before the loop).
   line("while (1) {");
   ++indent_;
   line("if (!(" + bare(op->condition) + ")) break;");
@@ -146,43 +110,7 @@ void KernelEmitter::visitWhile(const WhileNode *op) {
 void KernelEmitter::visitIfThenElse(const IfThenElseNode *op) {
   if (op->condition->type.isVector())
     fail(op->loc, "an if statement needs a scalar condition");
-  line("if (" + bare(op->condition) + ") {");
-  block(op->thenCase);
-  if (op->elseCase) {
-    line("} else {");
-    block(op->elseCase);
-  }
-  line("}");
-}
-
-void KernelEmitter::visitLetStmt(const LetStmtNode *op) {
-  std::string value = bare(op->value);
-  std::string name = bind(op->var.get(), op->var->name.view());
-  if (std::optional<IntRanges::Range> r = ranges_.of(op->value))
-    ranges_.set(op->var.get(), *r);
-  if (census_.used.count(op->var.get()))
-    line("const " + typeName(op->var->type, op->loc) + " " + name + " = " + value + ";");
-  else if (!asConstInt(op->value))
-    line("(void)(" + value + ");");
-  emitStmt(op->body);
-}
-
-void KernelEmitter::visitAllocate(const AllocateNode *op) {
-  declareStorage(op->bufferVar.get(), op->dtype, op->extents, op->scope, op->loc);
-  emitStmt(op->body);
-}
-
-void KernelEmitter::visitAllocBuffer(const AllocBufferNode *op) {
-  checkRank(*op->buffer, op->loc);
-  declareStorage(op->buffer->data.get(), op->buffer->dtype, op->buffer->shape, op->buffer->scope, op->loc);
-  emitStmt(op->body);
-}
-
-void KernelEmitter::visitDeclBuffer(const DeclBufferNode *op) {
-  checkRank(*op->buffer, op->loc);
-  if (op->allocates)
-    declareStorage(op->buffer->data.get(), op->buffer->dtype, op->buffer->shape, op->buffer->scope, op->loc);
-  emitStmt(op->body);
+  CFamilyEmitter::visitIfThenElse(op);
 }
 
 void KernelEmitter::visitAttrStmt(const AttrStmtNode *op) {
@@ -196,8 +124,7 @@ void KernelEmitter::visitAttrStmt(const AttrStmtNode *op) {
     ranges_.setLoop(var, intImm(0, var->type), intImm(1, var->type));
     return emitStmt(op->body);
   }
-  line("/* attr \"" + op->key.str() + "\" */");
-  emitStmt(op->body);
+  CFamilyEmitter::visitAttrStmt(op);
 }
 
 void KernelEmitter::visitAssertStmt(const AssertStmtNode *op) {
@@ -214,10 +141,6 @@ void KernelEmitter::visitAssertStmt(const AssertStmtNode *op) {
 }
 
 void KernelEmitter::visitEvaluate(const EvaluateNode *op) {
-  if (op->value->kind() == ExprKind::IntImm || op->value->kind() == ExprKind::FloatImm)
-    return;
-  if (const auto *c = op->value.as<CallNode>(); c && c->intrinsic && c->intrinsic->id == IntrinsicId::Assume)
-    return; // a fact for the compiler, nothing to compute
   if (const auto *c = op->value.as<CallNode>(); c && c->op.view() == "tvm_thread_allreduce")
     fail(op->loc, "T.tvm_thread_allreduce must be lowered first (the lower-thread-allreduce pass, in the opencl "
                   "target's pipeline)");
@@ -227,7 +150,7 @@ void KernelEmitter::visitEvaluate(const EvaluateNode *op) {
     line(shared ? "barrier(CLK_LOCAL_MEM_FENCE);" : "barrier(CLK_GLOBAL_MEM_FENCE);");
     return;
   }
-  line("(void)(" + expr(op->value) + ");");
+  CFamilyEmitter::visitEvaluate(op);
 }
 
 void KernelEmitter::visitFor(const ForNode *op) {
@@ -235,16 +158,7 @@ void KernelEmitter::visitFor(const ForNode *op) {
     line("barrier(CLK_GLOBAL_MEM_FENCE); // after the work-items' earlier writes (kernel_census.cpp)");
   if (op->forKind == ForKind::ThreadBinding)
     return emitThreadIndex(op->loopVar.get(), op->threadTag.view(), op->min, op->extent, op->body, op->loc);
-  std::string t = typeName(op->loopVar->type, op->loc);
-  std::string min = expr(op->min);
-  bool zeroMin = asConstInt(op->min) && *asConstInt(op->min) == 0;
-  std::string end = zeroMin ? expr(op->extent) : "(" + min + ") + (" + expr(op->extent) + ")";
-  std::string name = bind(op->loopVar.get(), op->loopVar->name.view());
-  line("for (" + t + " " + name + " = " + min + "; " + name + " < " + end + "; ++" + name + ") {");
-  ranges_.setLoop(op->loopVar.get(), op->min, op->extent);
-  block(op->body);
-  ranges_.erase(op->loopVar.get());
-  line("}");
+  emitLoop(op);
 }
 
 void KernelEmitter::emitThreadIndex(const VarNode *var, std::string_view tag, const Expr &min, const Expr &extent,

@@ -136,7 +136,7 @@ std::vector<std::string> KernelEmitter::laneIndices(const Expr &index) {
   return lanes;
 }
 
-std::string KernelEmitter::visitBufferLoad(const BufferLoadNode *op) {
+std::string KernelEmitter::visitBufferLoad(const BufferLoadNode *op, int, bool) {
   const Pointer pointer = pointerOf(op->buffer, op->loc);
   if (pointer.image)
     return imageLoad(op, pointer);

@@ -1,0 +1,168 @@
+// Buffer accesses and storage of the C emitter. A buffer is reached through the pointer of its
+// data variable, cast where a view reinterprets the element type. Small constant allocations
+// are arrays on the stack; others are malloc'd and freed where their scope ends and on every
+// early return.
+#include "codegen/c_function_emitter.h"
+#include "ir/elem_offset.h"
+
+namespace tirlower {
+
+const std::string &CFunctionEmitter::pointerOf(const Buffer &buffer, SourceRange where) {
+  pointerCheck(buffer, where);
+  auto it = pointer_.find(buffer.get());
+  if (it != pointer_.end())
+    return it->second;
+  // A view over known data: reuse the data's pointer, or cast it when the element type differs
+  // (the alias in the IR states the reinterpretation).
+  const VarNode *data = buffer->data.get();
+  auto dataType = dataType_.find(data);
+  if (dataType == dataType_.end())
+    fail(where, "buffer '" + buffer->name.str() + "' views data that is not defined");
+  std::string base = nameOf(data, where);
+  DataType element = buffer->dtype.element();
+  if (dataType->second != element) {
+    std::string name = bind(buffer.get(), buffer->name.view());
+    bool readOnly = !access_.written.count(data) && isParamData(data);
+    std::string t = std::string(readOnly ? "const " : "") + support_.scalarTypeName(element);
+    line(t + " *" + name + " = (" + t + " *)" + base + ";");
+    base = name;
+  }
+  return pointer_.emplace(buffer.get(), base).first->second;
+}
+
+bool CFunctionEmitter::isParamData(const VarNode *data) const {
+  for (const Var &p : func_.params)
+    if (p.get() == data)
+      return true;
+  return false;
+}
+
+void CFunctionEmitter::pointerCheck(const Buffer &buffer, SourceRange where) {
+  if (buffer->shape.size() == 1 && buffer->axisSeparators.empty())
+    return;
+  std::string rank = std::to_string(buffer->shape.size());
+  if (!buffer->axisSeparators.empty() && buffer->axisSeparators.size() + 1 == buffer->shape.size())
+    throw CompileError(where, "buffer '" + buffer->name.str() + "' has physical rank " + rank +
+                                  " (from its axis separators); the C emitter takes 1-d buffers only" +
+                                  (buffer->scope.view().find("texture") != std::string_view::npos
+                                       ? " (a texture buffer needs --emit=opencl)"
+                                       : ""));
+  throw CompileError(where, "buffer '" + buffer->name.str() + "' has rank " + rank +
+                                "; the C emitter takes 1-d buffers only (run the flatten pass first)");
+}
+
+void CFunctionEmitter::checkDeclaredBuffer(const Buffer &buffer, SourceRange where) {
+  pointerCheck(buffer, buffer->loc.valid() ? buffer->loc : where);
+}
+
+void CFunctionEmitter::declareStorage(const VarNode *data, DataType type, const std::vector<Expr> &extents, Symbol,
+                                      SourceRange where) {
+  const DataType element = type.element();
+  const int lanes = type.lanes();
+  if (element.isHandle() || element.isVoid())
+    fail(where, "cannot allocate elements of type " + element.str());
+  std::string name = bind(data, data->name.view());
+  dataType_[data] = element;
+  std::string t = support_.scalarTypeName(element);
+  int64_t count = lanes;
+  bool constant = true;
+  std::string countText = std::to_string(lanes);
+  for (const Expr &e : extents) {
+    const int64_t *v = asConstInt(e);
+    if (v && count <= (int64_t(1) << 40) / std::max<int64_t>(*v, 1))
+      count *= *v;
+    else
+      constant = false;
+    countText += " * (size_t)(" + expr(e) + ")";
+  }
+  if (constant && count * element.laneBytes() <= 256 * 1024) {
+    line(t + " " + name + "[" + std::to_string(std::max<int64_t>(count, 1)) + "] __attribute__((aligned(64)));");
+    return;
+  }
+  line(t + " *" + name + " = (" + t + " *)malloc(sizeof(" + t + ") * " + countText + ");");
+  line("if (!" + name + ") {");
+  ++indent_;
+  freeHeap();
+  line("return 2;");
+  --indent_;
+  line("}");
+  heap_.push_back(name);
+}
+
+void CFunctionEmitter::freeHeap() {
+  for (auto it = heap_.rbegin(); it != heap_.rend(); ++it)
+    line("free(" + *it + ");");
+}
+
+// The body of an allocation ends: the heap storage declared since `mark` (the allocation's
+// own, when it is on the heap) is freed in the C block that declared it, so once per execution
+// of the allocation (every iteration of an enclosing loop). Early returns (asserts, a failed
+// malloc) free what is live at that point: heap_ holds exactly the storage whose scope encloses
+// the statement being emitted.
+void CFunctionEmitter::releaseStorage(size_t mark) {
+  while (heap_.size() > mark) {
+    line("free(" + heap_.back() + ");");
+    heap_.pop_back();
+  }
+}
+
+void CFunctionEmitter::visitBufferStore(const BufferStoreNode *op) {
+  const std::string &pointer = pointerOf(op->buffer, op->loc);
+  const Expr &index = op->indices.front();
+  DataType valueType = op->value->type;
+  std::string value = expr(op->value);
+  if (valueType.isScalar()) {
+    line(pointer + "[" + expr(flatElemOffset(*op->buffer, index)) + "] = " + value + ";");
+    return;
+  }
+  int elementLanes = op->buffer->dtype.lanes();
+  if (Expr start = contiguousElemOffset(*op->buffer, index)) {
+    line(support_.vectorStore(valueType) + "(" + pointer + " + " + expr(start) + ", " + value + ");");
+    return;
+  }
+  // Scatter lane by lane: index lane k covers elementLanes value lanes.
+  std::string it = support_.typeName(index->type);
+  line("{");
+  ++indent_;
+  line(it + " tl_index = " + expr(index) + ";");
+  line(support_.typeName(valueType) + " tl_value = " + value + ";");
+  line("for (int k = 0; k < " + std::to_string(index->type.lanes()) + "; ++k)");
+  line("  for (int m = 0; m < " + std::to_string(elementLanes) + "; ++m)");
+  line("    " + pointer + "[" + offsetText(*op->buffer, "tl_index[k]") + " * " + std::to_string(elementLanes) +
+       " + m] = tl_value[k * " + std::to_string(elementLanes) + " + m];");
+  --indent_;
+  line("}");
+}
+
+std::string CFunctionEmitter::offsetText(const BufferNode &buffer, const std::string &index) {
+  std::string e = "(" + index + ")";
+  if (!buffer.strides.empty())
+    e = "(" + e + " * " + expr(buffer.strides[0]) + ")";
+  if (buffer.elemOffset)
+    e = "(" + e + " + " + expr(buffer.elemOffset) + ")";
+  return e;
+}
+
+std::string CFunctionEmitter::visitBufferLoad(const BufferLoadNode *op, int, bool) {
+  const std::string &pointer = pointerOf(op->buffer, op->loc);
+  const Expr &index = op->indices.front();
+  if (op->type.isScalar())
+    return pointer + "[" + expr(flatElemOffset(*op->buffer, index)) + "]";
+  if (Expr start = contiguousElemOffset(*op->buffer, index))
+    return support_.vectorLoad(op->type) + "(" + pointer + " + " + expr(start) + ")";
+  // Gather lane by lane.
+  int elementLanes = op->buffer->dtype.lanes();
+  std::string vt = support_.typeName(op->type), it = support_.typeName(index->type);
+  const int lanes = op->type.lanes(), physical = cVectorLanes(lanes);
+  std::string padding = physical == lanes
+                            ? ""
+                            : "for (int k = " + std::to_string(lanes) + "; k < " + std::to_string(physical) +
+                                  "; ++k) tl_value[k] = tl_value[" + std::to_string(lanes - 1) + "]; ";
+  return "({ " + it + " tl_index = " + expr(index) + "; " + vt + " tl_value; for (int k = 0; k < " +
+         std::to_string(index->type.lanes()) + "; ++k) for (int m = 0; m < " + std::to_string(elementLanes) +
+         "; ++m) tl_value[k * " + std::to_string(elementLanes) + " + m] = " + pointer + "[" +
+         offsetText(*op->buffer, "tl_index[k]") + " * " + std::to_string(elementLanes) + " + m]; " + padding +
+         "tl_value; })";
+}
+
+} // namespace tirlower
