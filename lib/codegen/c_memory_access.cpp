@@ -3,6 +3,7 @@
 // are arrays on the stack; others are malloc'd and freed where their scope ends and on every
 // early return.
 #include "codegen/c_function_emitter.h"
+#include "codegen/source_names.h"
 #include "ir/elem_offset.h"
 
 namespace tirlower {
@@ -17,7 +18,7 @@ const std::string &CFunctionEmitter::pointerOf(const Buffer &buffer, SourceRange
   const VarNode *data = buffer->data.get();
   auto dataType = dataType_.find(data);
   if (dataType == dataType_.end())
-    fail(where, "buffer '" + buffer->name.str() + "' views data that is not defined");
+    fail(where, "buffer " + quotedBufferName(*buffer) + " views data that is not defined");
   std::string base = nameOf(data, where);
   DataType element = buffer->dtype.element();
   if (dataType->second != element) {
@@ -42,12 +43,12 @@ void CFunctionEmitter::pointerCheck(const Buffer &buffer, SourceRange where) {
     return;
   std::string rank = std::to_string(buffer->shape.size());
   if (!buffer->axisSeparators.empty() && buffer->axisSeparators.size() + 1 == buffer->shape.size())
-    throw CompileError(where, "buffer '" + buffer->name.str() + "' has physical rank " + rank +
+    throw CompileError(where, "buffer " + quotedBufferName(*buffer) + " has physical rank " + rank +
                                   " (from its axis separators); the C emitter takes 1-d buffers only" +
                                   (buffer->scope.view().find("texture") != std::string_view::npos
                                        ? " (a texture buffer needs --emit=opencl)"
                                        : ""));
-  throw CompileError(where, "buffer '" + buffer->name.str() + "' has rank " + rank +
+  throw CompileError(where, "buffer " + quotedBufferName(*buffer) + " has rank " + rank +
                                 "; the C emitter takes 1-d buffers only (run the flatten pass first)");
 }
 

@@ -284,7 +284,7 @@ void expectError(const PrimFunc &func, const std::vector<std::string> &parts) {
 }
 
 void testErrors() {
-  expectError(rank2GlobalBuffer(), {"buffer 'M_flat'", "physical rank 2"});
+  expectError(rank2GlobalBuffer(), {"buffer 'M' (flattened as 'M_flat')", "physical rank 2"});
   expectError(textureReadWrite(), {"texture buffer 'Y'", "both read and written"});
   expectError(fiveLaneVector(), {"float32x5"});
 }

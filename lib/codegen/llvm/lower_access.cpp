@@ -14,6 +14,7 @@
 
 #include <numeric>
 
+#include "codegen/source_names.h"
 #include "ir/elem_offset.h"
 
 namespace tirlower {
@@ -28,7 +29,7 @@ void FunctionLowering::checkRank(const BufferNode &buffer, SourceRange where) co
                        : buffer.scope.view().find("texture") != std::string_view::npos
                            ? " (from its axis separators; a texture buffer needs --emit=opencl)"
                            : " (from its axis separators)";
-  throw CompileError(where, "buffer '" + buffer.name.str() + "' has physical rank " + std::to_string(physical) +
+  throw CompileError(where, "buffer " + quotedBufferName(buffer) + " has physical rank " + std::to_string(physical) +
                                 "; the LLVM emitter takes 1-d buffers only" + advice);
 }
 
@@ -36,7 +37,7 @@ llvm::Value *FunctionLowering::basePointer(const BufferNode &buffer, SourceRange
   checkRank(buffer, where);
   auto it = values_.find(buffer.data.get());
   if (it == values_.end())
-    throw CompileError(where, "LLVM emitter: buffer '" + buffer.name.str() + "' views data that is not defined");
+    throw CompileError(where, "LLVM emitter: buffer " + quotedBufferName(buffer) + " views data that is not defined");
   return it->second;
 }
 

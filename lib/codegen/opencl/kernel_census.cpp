@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <unordered_map>
 
+#include "codegen/source_names.h"
 #include "ir/diagnostic.h"
 #include "ir/visitor.h"
 
@@ -128,8 +129,8 @@ private:
       it->second.kernel = count_;
     } else if (it != writers_.end() && it->second.kernel != count_) {
       Diagnostic d{Severity::Error, loc,
-                   "OpenCL emitter: buffer '" + buffer->name.str() +
-                       "' is written by one kernel of this function and " + (write ? "written" : "read") +
+                   "OpenCL emitter: buffer " + quotedBufferName(*buffer) +
+                       " is written by one kernel of this function and " + (write ? "written" : "read") +
                        " by a later one; OpenCL runs a function's kernels as one, and no barrier orders "
                        "work-groups: split the function in two",
                    {}};

@@ -4,6 +4,8 @@
 // Textures are float4 images: physical index [row, col] is texel (col / 4, row), lane col % 4.
 #include "codegen/opencl/kernel_emitter.h"
 
+#include "codegen/source_names.h"
+
 namespace tirlower {
 
 namespace {
@@ -55,7 +57,7 @@ void KernelEmitter::checkRank(const BufferNode &buffer, SourceRange where) {
                           "innermost extent that is a multiple of 4"
                         : "; the OpenCL emitter takes 1-d buffers, and 2-d ones only in scope \"global.texture\" "
                           "(run the flatten pass first)";
-  fail(where, "buffer '" + buffer.name.str() + "' has physical rank " + rank + " and logical rank " +
+  fail(where, "buffer " + quotedBufferName(buffer) + " has physical rank " + rank + " and logical rank " +
                   std::to_string(buffer.shape.size()) + why);
 }
 
@@ -65,14 +67,14 @@ const KernelEmitter::Pointer &KernelEmitter::pointerOf(const Buffer &buffer, Sou
     return it->second;
   auto data = data_.find(buffer->data.get());
   if (data == data_.end())
-    fail(where, "buffer '" + buffer->name.str() + "' views data that is not defined");
+    fail(where, "buffer " + quotedBufferName(*buffer) + " views data that is not defined");
   const Pointer &base = data->second;
   if (base.image != isTextureBuffer(*buffer))
-    fail(where, base.image ? "buffer '" + buffer->name.str() + "' views image data but is not a 2-d texture buffer"
-                           : "texture buffer '" + buffer->name.str() + "' must be a kernel parameter (an image)");
+    fail(where, base.image ? "buffer " + quotedBufferName(*buffer) + " views image data but is not a 2-d texture buffer"
+                           : "texture buffer " + quotedBufferName(*buffer) + " must be a kernel parameter (an image)");
   if (base.image) {
     if (!buffer->strides.empty() || (buffer->elemOffset && !isConst(buffer->elemOffset, 0)))
-      fail(where, "texture buffer '" + buffer->name.str() + "' cannot have strides or an element offset");
+      fail(where, "texture buffer " + quotedBufferName(*buffer) + " cannot have strides or an element offset");
     return buffers_.emplace(buffer.get(), base).first->second;
   }
   DataType element = buffer->dtype;
@@ -165,7 +167,7 @@ std::string KernelEmitter::visitBufferLoad(const BufferLoadNode *op, int, bool) 
     return "convert_int" + std::to_string(lanes) + "(" + text + " != (uchar" + std::to_string(lanes) + ")(0))";
   }
   if (element.isBool())
-    fail(op->loc, "a non-contiguous vector access of bool buffer '" + op->buffer->name.str() + "'");
+    fail(op->loc, "a non-contiguous vector access of bool buffer " + quotedBufferName(*op->buffer));
   std::string parts;
   for (const std::string &lane : laneIndices(index))
     parts += (parts.empty() ? "" : ", ") +
@@ -200,7 +202,7 @@ void KernelEmitter::visitBufferStore(const BufferStoreNode *op) {
     return line("vstore" + std::to_string(lanes) + "(" + value + ", 0, " + p + " + " + base + ");");
   }
   if (element.isBool())
-    fail(op->loc, "a non-contiguous vector access of bool buffer '" + op->buffer->name.str() + "'");
+    fail(op->loc, "a non-contiguous vector access of bool buffer " + quotedBufferName(*op->buffer));
   std::string v = temp(valueType, value, op->loc);
   std::vector<std::string> lanesText = laneIndices(index);
   int group = element.lanes();
@@ -280,8 +282,8 @@ void KernelEmitter::imageStore(const BufferStoreNode *op, const Pointer &image) 
       write("(int)(" + lanes[k] + ")", v + swizzle(static_cast<int>(k) * 4, 4));
     return;
   }
-  fail(op->loc, "store into texture buffer '" + op->buffer->name.str() +
-                    "' writes part of a texel; an image is written a whole texel at a time (a float32x4 "
+  fail(op->loc, "store into texture buffer " + quotedBufferName(*op->buffer) +
+                    " writes part of a texel; an image is written a whole texel at a time (a float32x4 "
                     "Ramp(base, 1, 4) index with base a multiple of 4)");
 }
 
