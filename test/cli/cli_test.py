@@ -25,6 +25,7 @@ INVALID = VALID.replace("B[i] = A[i]", "B[i] = C[i]")
 
 CASES = {}
 TIRLOWER = None
+PLUGIN = None
 
 
 def case(function):
@@ -645,6 +646,273 @@ def split_input_file_combines_outputs():
         check(r.out.count("# -----") == 1, r.out)
 
 
+PADDED = """from tvm.script import tir as T
+
+
+@T.prim_func
+def scale(A: T.Buffer((1, 5, 5, 6), "float32", layout="NHWC"), B: T.Buffer((1, 5, 5, 6), "float32", layout="NHWC"),
+          k: T.float32):
+    T.func_attr({"tir.noalias": True})
+    T.transform_layout(B, lambda n, h, w, c: [n, c // 4, h, w, c % 4], pad_value=T.float32(0))
+    for h, w, c in T.grid(5, 5, 6):
+        B[0, h, w, c] = A[0, h, w, c] * k
+"""
+
+# Calls scale() through the header: A is NHWC, B is NCHW4c padded to 8 channels.
+PADDED_CALLER = r"""#include <stdio.h>
+#include "k.h"
+
+int main(void) {
+  float a[150], b[COUNT_B];
+  for (int i = 0; i < 150; ++i)
+    a[i] = (float)i;
+  for (int i = 0; i < COUNT_B; ++i)
+    b[i] = -1.0f;
+  if (scale(a, b, 2.0f) != 0)
+    return 1;
+  for (int i = 0; i < COUNT_B; ++i)
+    printf("%g\n", b[i]);
+  return 0;
+}
+"""
+
+
+@case
+def emit_h_header_with_physical_shapes():
+    # --emit=h / -o x.h: the prototypes of --emit=c, each parameter's physical shape and size in
+    # a comment (also in the C); the header and the C compile together and the caller sized by
+    # the comment's count gets every element written.
+    with Workdir() as w:
+        src = w.write("pad.tir", PADDED)
+        expect(run([src, "--target=c", "-o", w.join("k.c")]), 0, "-o k.c")
+        expect(run([src, "--target=c", "-o", w.join("k.h")]), 0, "-o k.h")
+        with open(w.join("k.h")) as f:
+            header = f.read()
+        with open(w.join("k.c")) as f:
+            c = f.read()
+        check(expect(run([src, "--target=c", "--emit=h"]), 0, "--emit=h").out == header, "--emit=h differs from -o k.h")
+        check("#include" in header and "int32_t scale(" in header and "{" not in header.split("extern \"C\" {")[1],
+              "not a header of prototypes:\n" + header)
+        lines = {line.split(":")[0].strip("/ "): line for line in header.splitlines() if line.startswith("//   ")}
+        # B: 6 channels in blocks of 4 -> 2 blocks, 25 pixels: 2 * 5 * 5 * 4 floats.
+        grown = 2 * 5 * 5 * 4
+        check(f"shape (1, 2, 5, 5, 4), layout NCHW4c: {grown} elements ({grown * 4} bytes)" in lines.get("B", ""),
+              "B's comment does not give the padded count:\n" + header)
+        check("shape (1, 5, 5, 6), layout NHWC: 150 elements" in lines.get("A", "") and "read only" in lines["A"],
+              header)
+        check("k: float32 scalar" in lines.get("k", ""), header)
+        for line in lines.values():
+            check(line in c, "the C lacks the header's comment line " + line + ":\n" + c)
+        w.write("main.c", PADDED_CALLER)
+        flags = ["-std=c11", "-Wall", "-Wextra", "-Werror", "-I", w.path]
+        cc = subprocess.run(["cc"] + flags + ["-DCOUNT_B=%d" % grown, "-include", w.join("k.h"), w.join("k.c"),
+                                              w.join("main.c"), "-o", w.join("main")], capture_output=True, text=True)
+        check(cc.returncode == 0, "header and C do not compile together:\n" + cc.stderr)
+        out = subprocess.run([w.join("main")], capture_output=True, text=True)
+        check(out.returncode == 0, "the call failed")
+        values = [float(v) for v in out.stdout.split()]
+        check(-1.0 not in values, "an element of B's physical size was not written")
+        check(values.count(0.0) == 25 * 2 + 1, "padding lanes are not the pad value")  # 2 pad lanes per pixel, and a[0]*2
+        cxx = subprocess.run(["c++", "-x", "c++", "-fsyntax-only", "-Wall", "-Wextra", "-Werror", w.join("k.h")],
+                             capture_output=True, text=True)
+        check(cxx.returncode == 0, "the header is not valid C++:\n" + cxx.stderr)
+        r = expect(run([src, "--target=llvm", "-o", w.join("k2.h")]), 2, "-o .h with --target=llvm")
+        check("asks for h" in r.err, r.err)
+        r = run([src, "--emit=h"])  # not lowered: the C emitter rejects 4-d accesses, so no header either
+        check(r.returncode == 1 and r.out == "" and "pad.tir:" in r.err, "a module C rejects got a header:\n" + r.err)
+
+
+@case
+def load_pass_plugin():
+    # --load-pass-plugin=lib.so as opt has: the plugin's pass runs in a pipeline beside the
+    # product's, is listed, and reaches `run`; a missing library or one that is no plugin is misuse.
+    check(PLUGIN and os.path.exists(PLUGIN), "the test plugin was not built (--plugin)")
+    with Workdir() as w:
+        plugin = "--load-pass-plugin=" + PLUGIN
+        two = w.write("two.tir", VALID.replace("B[i] = A[i]", "B[i] = A[i] * T.float32(2)"))
+        plain = expect(run([two, "--pass=flatten"]), 0).out
+        scaled = expect(run([two, plugin, "--pass", "flatten,plugin-scale-constants{factor=3}"]), 0, "plugin pass").out
+        check("T.float32(2.0)" in plain and scaled == plain.replace("T.float32(2.0)", "T.float32(6.0)"),
+              "the plugin's pass did not scale the constant:\n" + scaled)
+        src = two
+        listed = expect(run(["--list-passes", plugin]), 0).out
+        check("plugin-scale-constants" in listed and "flatten" in listed, listed)
+        inputs = w.write("in.json", json.dumps({"buffers": {"A": list(range(16))}}))
+        r = expect(run(["run", two, "--inputs", inputs, plugin, "--pass=plugin-scale-constants{factor=3}"]), 0, "run")
+        check(json.loads(r.out)["buffers"]["B"]["data"] == [6 * i for i in range(16)], r.out)
+        r = expect(run([two, plugin, "--pass=plugin-scale-constants{factor=x}"]), 2, "bad plugin pass option")
+        check("tirlower: error:" in r.err and "factor" in r.err, r.err)
+        r = expect(run([two, "--pass=plugin-scale-constants"]), 2, "plugin pass without the plugin")
+        check("unknown pass 'plugin-scale-constants'" in r.err, r.err)
+        r = expect(run([two, "--load-pass-plugin=" + w.join("nope.so")]), 2, "missing library")
+        check(r.err.startswith("tirlower: error: --load-pass-plugin=") and "nope.so" in r.err, r.err)
+        r = expect(run([two, "--load-pass-plugin=" + src]), 2, "not a shared library")
+        check("tirlower: error:" in r.err and "cannot load" in r.err, r.err)
+        libm = subprocess.run(["cc", "-print-file-name=libm.so.6"], capture_output=True, text=True).stdout.strip()
+        r = expect(run([two, "--load-pass-plugin=" + libm]), 2, "a library without the entry point")
+        check("tirlower: error:" in r.err and "tirlower_plugin_api_version" in r.err, r.err)
+        r = expect(run([two, "--load-pass-plugin=" + PLUGIN, "--load-pass-plugin=" + PLUGIN]), 2, "loaded twice")
+        check("plugin-scale-constants" in r.err and "registered twice" in r.err, r.err)
+
+
+NPY_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "npy")
+
+NPY_KERNEL = """from tvm.script import tir as T
+
+
+@T.prim_func
+def transpose(A: T.Buffer((2, 3), "float32"), B: T.Buffer((3, 2), "float32"), M: T.Buffer((2,), "int32"),
+              C: T.Buffer((2,), "int32"), mask: T.Buffer((2,), "bool"), D: T.Buffer((2,), "float64")):
+    for i, j in T.grid(2, 3):
+        B[j, i] = A[i, j]
+    for k in range(2):
+        C[k] = T.Select(mask[k], M[k] * 2, M[k])
+"""
+
+
+def read_npy(path):
+    """A .npy file as (descr, shape, values), parsed here independently of tirlower."""
+    import ast
+    import struct
+    with open(path, "rb") as f:
+        data = f.read()
+    check(data[:8] == b"\x93NUMPY\x01\x00", "not a version 1.0 .npy file: %r" % data[:10])
+    (length,) = struct.unpack("<H", data[8:10])
+    check((10 + length) % 64 == 0 and data[10 + length - 1:10 + length] == b"\n", "header not padded as numpy pads it")
+    header = ast.literal_eval(data[10:10 + length].decode("latin1"))
+    check(header["fortran_order"] is False, str(header))
+    count = 1
+    for extent in header["shape"]:
+        count *= extent
+    code = {"<f4": "f", "<f8": "d", "<i4": "i", "|b1": "?"}[header["descr"]]
+    return header["descr"], header["shape"], list(struct.unpack("<%d%s" % (count, code), data[10 + length:]))
+
+
+@case
+def run_npy_files():
+    # run reads .npy inputs per buffer (numpy's bytes, committed in test/cli/npy, made by
+    # make_npy.py) and writes .npy outputs per buffer, or for the one buffer a function writes.
+    npy = lambda name: os.path.join(NPY_DIR, name)
+    with Workdir() as w:
+        src = w.write("t.tir", NPY_KERNEL)
+        r = expect(run(["run", src, "--inputs", "A=" + npy("a.npy"), "--inputs", "M=" + npy("m_big_endian.npy"),
+                        "--inputs", "mask=" + npy("mask.npy"), "--inputs", "D=" + npy("f64.npy"),
+                        "--outputs", "B=" + w.join("b.npy"), "--outputs", "C=" + w.join("c.npy"),
+                        "--outputs", w.join("all.json")]), 0, "run with .npy files")
+        check(r.out == "", "only named outputs were asked for, but stdout has:\n" + r.out)
+        _, _, a = read_npy(npy("a.npy"))
+        descr, shape, b = read_npy(w.join("b.npy"))
+        check(descr == "<f4" and shape == (3, 2), "b.npy is %s %s" % (descr, shape))
+        check(b == [a[i * 3 + j] for j in range(3) for i in range(2)], "B is not A transposed: %s" % b)
+        _, _, m = read_npy(npy("m.npy"))
+        _, _, mask = read_npy(npy("mask.npy"))
+        descr, shape, c = read_npy(w.join("c.npy"))
+        check(descr == "<i4" and c == [v * 2 if keep else v for v, keep in zip(m, mask)], "C: %s" % c)
+        with open(w.join("all.json")) as f:
+            document = json.load(f)
+        check(document["buffers"]["D"]["data"] == read_npy(npy("f64.npy"))[2], "D did not come from f64.npy")
+        # The JSON file and .npy files combine; the arrays win for the buffers they name.
+        w.write("in.json", json.dumps({"buffers": {"A": [[1, 2, 3], [4, 5, 6]], "M": [1, 1]}}))
+        r = expect(run(["run", src, "--inputs", w.join("in.json"), "--inputs", "M=" + npy("m.npy"),
+                        "--outputs-format=json"]), 0, "JSON and .npy inputs")
+        out = json.loads(r.out)
+        check(out["buffers"]["A"]["data"] == [1, 2, 3, 4, 5, 6] and out["buffers"]["M"]["data"] == m, r.out)
+        # FILE.npy alone: the one buffer the function writes.
+        copy = w.write("copy.tir", VALID)
+        expect(run(["run", copy, "-o", w.join("only.npy")]), 0, "-o FILE.npy")
+        check(read_npy(w.join("only.npy"))[1] == (16,), "")
+        r = expect(run(["run", src, "-o", w.join("which.npy")]), 2, "FILE.npy for a function writing two buffers")
+        check("writes buffers B, C" in r.err and "NAME=" in r.err, r.err)
+        r = expect(run(["run", src, "--inputs", npy("a.npy")]), 2, "an array without a buffer name")
+        check("--inputs NAME=" in r.err, r.err)
+        r = expect(run(["run", src, "--inputs", "A=" + npy("m.npy")]), 1, "an int32 array for a float32 buffer")
+        check("holds int32" in r.err and "'A' is float32" in r.err, r.err)
+        r = expect(run(["run", src, "--inputs", "A=" + npy("f64.npy")]), 1, "wrong dtype")
+        r = expect(run(["run", src, "--inputs", "M=" + npy("mask.npy")]), 1, "bool for int32")
+        bad = w.write("bad.npy", "not numpy")
+        r = expect(run(["run", src, "--inputs", "A=" + bad]), 1, "not a .npy file")
+        check("bad.npy" in r.err and "not a .npy file" in r.err, r.err)
+        r = expect(run(["run", src, "--inputs", "Q=" + npy("m.npy")]), 1, "unknown buffer")
+        check("'Q'" in r.err, r.err)
+        r = expect(run(["run", src, "--outputs", "Z=" + w.join("z.npy")]), 2, "unknown output buffer")
+        check("no buffer 'Z'" in r.err and "B" in r.err, r.err)
+
+
+@case
+def run_outputs_table():
+    # --outputs-format=table (the default when the JSON would go to a terminal): rows as numpy
+    # prints them; large buffers are summarised with "...".
+    with Workdir() as w:
+        src = w.write("t.tir", NPY_KERNEL)
+        w.write("in.json", json.dumps({"buffers": {"A": [[0.5, -0.25, 0.125], [0.75, -1, 0.3125]], "M": [7, -3],
+                                                   "mask": [1, 0], "D": [1.5, 2.5]}}))
+        args = ["run", src, "--inputs", w.join("in.json")]
+        table = expect(run(args + ["--outputs-format=table"]), 0, "table").out
+        check("transpose: ok, return code 0" in table, table)
+        check("A: float32, shape (2, 3)\n[[   0.5,  -0.25,  0.125],\n [  0.75,     -1, 0.3125]]" in table,
+              "A's rows:\n" + table)
+        check("B: float32, shape (3, 2)\n" in table and "C: int32, shape (2,)\n[14, -3]" in table, table)
+        # On a terminal the table is the default; piped it is JSON.
+        import pty
+        controller, terminal = pty.openpty()
+        p = subprocess.run([TIRLOWER] + args, stdout=terminal, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL,
+                           timeout=60)
+        os.close(terminal)
+        chunks = []
+        while True:
+            try:
+                chunk = os.read(controller, 65536)
+            except OSError:
+                break
+            if not chunk:
+                break
+            chunks.append(chunk)
+        os.close(controller)
+        shown = b"".join(chunks).decode().replace("\r\n", "\n")
+        check(p.returncode == 0 and shown == table, "the terminal did not get the table:\n" + shown)
+        json.loads(expect(run(args), 0).out)
+        big = w.write("big.tir", VALID.replace("16", "4096"))
+        big_table = expect(run(["run", big, "--outputs-format=table"]), 0).out
+        check("..." in big_table and len(big_table) < 2000, "a large buffer is not summarised:\n" + big_table[:3000])
+
+
+GPU_SCALE = """from tvm.script import tir as T
+
+
+@T.prim_func
+def scale(A: T.Buffer((256,), "float32"), B: T.Buffer((256,), "float32"), n: T.int32):
+    for bx in T.thread_binding(4, thread="blockIdx.x"):
+        for tx in T.thread_binding(64, thread="threadIdx.x"):
+            B[bx * 64 + tx] = A[bx * 64 + tx] * T.Cast("float32", n)
+"""
+
+
+@case
+def emit_launch_json():
+    # --emit=launch / -o k.launch.json: the OpenCL launch geometry and arguments beside the kernel
+    # (the longest matching extension wins over .json); the numbers are the kernel comment's.
+    with Workdir() as w:
+        src = w.write("k.tir", GPU_SCALE)
+        expect(run([src, "--target=opencl", "-o", w.join("k.launch.json")]), 0, "-o k.launch.json")
+        with open(w.join("k.launch.json")) as f:
+            launch = json.load(f)
+        kernel = expect(run([src, "--target=opencl"]), 0).out
+        k = launch["kernels"][0]
+        check(k["kernel"] == "scale" and k["local"] == [64, 1, 1] and k["groups"] == [4, 1, 1] and
+              k["global"] == [256, 1, 1], str(k))
+        check("// launch scale: global {256, 1, 1}, local {64, 1, 1} (groups {4, 1, 1})" in kernel, kernel)
+        check([a["name"] for a in k["args"]] == ["A", "B", "n"] and k["args"][0]["elements"] == 256 and
+              k["args"][2] == {"name": "n", "kind": "scalar", "dtype": "int32"}, str(k["args"]))
+        expect(run([src, "--target=opencl", "-o", w.join("k.json")]), 0, "-o k.json")
+        with open(w.join("k.json")) as f:
+            check("module" in json.load(f), "-o k.json did not write --emit=json")
+        r = expect(run([src, "--target=c", "-o", w.join("c.launch.json")]), 2, "--target=c with .launch.json")
+        check("asks for launch" in r.err, r.err)
+        bad = w.write("pad.tir", PADDED)  # 4-d accesses, not lowered: OpenCL rejects them, so no launch JSON
+        r = expect(run([bad, "--emit=launch"]), 1, "not lowered for OpenCL")
+        check(r.out == "" and "pad.tir:" in r.err, r.err)
+
+
 @case
 def target_and_output_name_agree():
     with Workdir() as w:
@@ -920,9 +1188,10 @@ def help_flags_are_documented():
 
 
 def main():
-    global TIRLOWER
+    global TIRLOWER, PLUGIN
     parser = argparse.ArgumentParser()
     parser.add_argument("--tirlower", required=True)
+    parser.add_argument("--plugin", help="the pass plugin test/cli/plugin/scale_plugin.cpp builds")
     parser.add_argument("--list", action="store_true")
     parser.add_argument("cases", nargs="*")
     args = parser.parse_args()
@@ -930,6 +1199,7 @@ def main():
         print("\n".join(CASES))
         return 0
     TIRLOWER = os.path.abspath(args.tirlower)
+    PLUGIN = os.path.abspath(args.plugin) if args.plugin else None
     failed = 0
     for name in args.cases or list(CASES):
         try:

@@ -12,6 +12,8 @@
 #include "output_file.h"
 #include "parse/diagnostic_verifier.h"
 #include "parse/parser.h"
+#include "pass_plugins.h"
+#include "run_files.h"
 #include "timing_report.h"
 #include "transform/pass_manager.h"
 
@@ -24,7 +26,7 @@ constexpr int kUsageError = 2;
 
 std::string listPasses() {
   std::string out;
-  for (const PassInfo &info : PassRegistry::builtin().passes()) {
+  for (const PassInfo &info : toolPassRegistry().passes()) {
     out += info.name;
     if (!info.aliases.empty()) {
       out += " (aliases:";
@@ -50,7 +52,7 @@ bool buildPipeline(const ToolOptions &options, PassManager &manager) {
     texts.emplace_back("--pass", text);
   for (const auto &[flag, text] : texts) {
     try {
-      for (const PipelineEntry &entry : parsePipeline(text, PassRegistry::builtin())) {
+      for (const PipelineEntry &entry : parsePipeline(text, toolPassRegistry())) {
         try {
           manager.add(entry);
         } catch (const std::invalid_argument &e) {
@@ -442,12 +444,12 @@ private:
       if (options_.runInputs.empty()) {
         args = makeRandomArgs(func, options_.seed, randomOptions());
       } else {
-        std::string text, error;
-        if (!readInput(options_.runInputs, text, error)) {
+        std::string json;
+        if (std::string error = runInputsJson(func, options_.runInputs, json); !error.empty()) {
           engine_.error({}, error);
           return kInputError;
         }
-        args = makeArgsFromJson(func, text, options_.seed, randomOptions());
+        args = makeArgsFromJson(func, json, options_.seed, randomOptions());
       }
     } catch (CompileError &e) {
       engine_.report(std::move(e.diagnostic()));
@@ -460,13 +462,17 @@ private:
       reportTiming();
       return kInputError;
     }
-    std::string message = writeOutput(options_.runOutputs, runResultToJson(func, options_.seed, args, result));
+    std::vector<std::string> warnings;
+    auto [status, message] = writeRunOutputs(func, options_.runOutputs, options_.runTable,
+                                             runResultToJson(func, options_.seed, args, result), warnings);
     reportTiming();
-    if (!message.empty()) {
+    for (const std::string &warning : warnings)
+      engine_.warning({}, warning);
+    if (status == kUsageError)
+      printToolError(message);
+    else if (status != 0)
       engine_.error({}, message);
-      return kInputError;
-    }
-    return 0;
+    return status;
   }
 
   RunOptions runOptions() const {

@@ -1,8 +1,10 @@
 #include "emitters.h"
 
 #include "codegen/c_emitter.h"
+#include "codegen/c_header.h"
 #include "codegen/json_emitter.h"
 #include "codegen/llvm/llvm_emitter.h"
+#include "codegen/opencl/launch_json.h"
 #include "codegen/opencl/opencl_emitter.h"
 #include "codegen/tir_printer.h"
 
@@ -44,6 +46,11 @@ const std::vector<Emitter> &emitters() {
          options.openmp = s.openmp;
          return emitC(m, options, d);
        }},
+      {"h",
+       {".h"},
+       "c",
+       false,
+       [](const Module &m, const SourceInfo *, const EmitSettings &, DiagnosticSink &d) { return emitCHeader(m, d); }},
       {"llvm",
        {".ll"},
        "llvm",
@@ -70,6 +77,13 @@ const std::vector<Emitter> &emitters() {
        "opencl",
        false,
        [](const Module &m, const SourceInfo *, const EmitSettings &, DiagnosticSink &d) { return emitOpenCL(m, d); }},
+      {"launch",
+       {".launch.json"},
+       "opencl",
+       false,
+       [](const Module &m, const SourceInfo *, const EmitSettings &, DiagnosticSink &d) {
+         return emitLaunchJson(m, d);
+       }},
   };
   return all;
 }
@@ -81,13 +95,18 @@ const Emitter *findEmitter(const std::string &name) {
   return nullptr;
 }
 
+// The longest extension wins: "k.launch.json" is launch, "k.json" json.
 const Emitter *emitterForPath(const std::string &path) {
+  const Emitter *found = nullptr;
+  size_t foundLength = 0;
   for (const Emitter &emitter : emitters())
     for (const std::string &extension : emitter.extensions)
-      if (path.size() > extension.size() &&
-          path.compare(path.size() - extension.size(), extension.size(), extension) == 0)
-        return &emitter;
-  return nullptr;
+      if (path.size() > extension.size() && extension.size() > foundLength &&
+          path.compare(path.size() - extension.size(), extension.size(), extension) == 0) {
+        found = &emitter;
+        foundLength = extension.size();
+      }
+  return found;
 }
 
 bool emitterServesTarget(const Emitter &emitter, const std::string &target) {

@@ -12,6 +12,8 @@
 #include "emitters.h"
 #include "ir/edit_distance.h"
 #include "parse/source_manager.h"
+#include "pass_plugins.h"
+#include "run_files.h"
 #include "transform/pass.h"
 #include "transform/pipeline.h"
 #include "transform/target_pipelines.h"
@@ -50,8 +52,9 @@ DiagnosticFormat scanDiagnosticFormat(int argc, char **argv) {
 // CLI11 2.1 splits the value of `--opt=VALUE` at commas inside braces ("--pass=a{k=v,x=y}"
 // becomes "ak=v" and "ax=y"), while `--opt VALUE` is kept verbatim: give it the second form.
 std::vector<std::string> normalizeArguments(int argc, char **argv) {
-  static const char *const vectorOptions[] = {"--pass", "--print-ir-after", "--transform-layout", "--layout",
-                                              "--require-layout"};
+  static const char *const vectorOptions[] = {"--pass",   "--print-ir-after", "--transform-layout",
+                                              "--layout", "--require-layout", "--load-pass-plugin",
+                                              "--inputs", "--outputs"};
   std::vector<std::string> args{argv[0]};
   for (int k = 1; k < argc; ++k) {
     std::string arg = argv[k];
@@ -151,7 +154,7 @@ public:
 
 struct FlagValues {
   std::string input, runFile, emit, timing, diagnosticsFormat = "text", pipeline, layoutVerify = "error";
-  std::string optLevel, seed, maxSteps, maxBufferBytes;
+  std::string optLevel, seed, maxSteps, maxBufferBytes, outputsFormat;
 };
 
 const char *const kInputOutput = "Input and output";
@@ -185,6 +188,11 @@ void addToolFlags(CLI::App &app, ToolOptions &options, FlagValues &values) {
       ->group(kPipeline);
   app.add_option("--pass-pipeline", values.pipeline, "the whole pipeline as text: 'a,b{key=value},c'")
       ->option_text("=PIPELINE")
+      ->group(kPipeline);
+  app.add_option("--load-pass-plugin", options.passPlugins,
+                 "load a shared library that adds passes (transform/pass_plugin.h, docs/cli.md); repeatable")
+      ->allow_extra_args(false)
+      ->option_text("=LIB.so")
       ->group(kPipeline);
   app.add_flag("--list-passes", options.listPasses, "list the registered passes with their options and exit")
       ->group(kPipeline);
@@ -312,11 +320,21 @@ CLI::App *addRunCommand(CLI::App &app, ToolOptions &options, FlagValues &values)
       ->option_text("=NAME")
       ->group(kInputOutput);
   run->add_option("--inputs", options.runInputs,
-                  "JSON file with input values (docs/run-json.md; nested lists as numpy's tolist() writes accepted)")
-      ->option_text("=FILE")
+                  "input values: a JSON file (docs/run-json.md; nested lists as numpy's tolist() writes accepted) "
+                  "and/or NAME=FILE.npy per buffer; repeatable")
+      ->allow_extra_args(false)
+      ->option_text("=FILE|NAME=FILE.npy")
       ->group(kInputOutput);
-  run->add_option("-o,--outputs", options.runOutputs, "JSON output file ('-' for stdout, the default)")
-      ->option_text("FILE")
+  run->add_option("-o,--outputs", options.runOutputs,
+                  "where the outputs go: a JSON file or '-' (stdout, the default), NAME=FILE.npy per buffer, or "
+                  "FILE.npy for the one buffer the function writes; repeatable")
+      ->allow_extra_args(false)
+      ->option_text("FILE|NAME=FILE.npy")
+      ->group(kInputOutput);
+  run->add_option("--outputs-format", values.outputsFormat,
+                  "json, or table: readable rows per buffer (default: table when the JSON would go to a terminal)")
+      ->option_text("=json|table")
+      ->check(oneOf({"json", "table"}, "outputs format"))
       ->group(kInputOutput);
   return run;
 }
@@ -448,7 +466,7 @@ std::optional<int> checkEmitterFlags(const CLI::App &app, ToolOptions &options) 
 }
 
 std::optional<int> resolvePrintAfter(ToolOptions &options) {
-  const PassRegistry &registry = PassRegistry::builtin();
+  const PassRegistry &registry = toolPassRegistry();
   for (std::string &name : options.printIrAfter) {
     const PassInfo *info = registry.find(name);
     if (!info) {
@@ -479,13 +497,16 @@ std::optional<int> resolveRunMode(const CLI::App &app, ToolOptions &options, con
     return kUsageError;
   }
   options.input = values.runFile;
-  if (options.outputGiven) { // `tirlower -o out.json run f.tir`
-    if (options.runOutputs != "-") {
-      printToolError("run: give the output file once (-o or --outputs)");
-      return kUsageError;
-    }
-    options.runOutputs = options.output;
+  if (options.outputGiven) // `tirlower -o out.json run f.tir`
+    options.runOutputs.insert(options.runOutputs.begin(), options.output);
+  if (std::string message = checkRunFileFlags(options.runInputs, options.runOutputs); !message.empty()) {
+    printToolError(message);
+    return kUsageError;
   }
+  bool jsonToStdout = options.runOutputs.empty() ||
+                      std::find(options.runOutputs.begin(), options.runOutputs.end(), "-") != options.runOutputs.end();
+  options.runTable =
+      values.outputsFormat.empty() ? jsonToStdout && ::isatty(STDOUT_FILENO) : values.outputsFormat == "table";
   return std::nullopt;
 }
 
@@ -546,6 +567,10 @@ std::optional<int> parseCommandLine(int argc, char **argv, ToolOptions &options)
       return code;
   } else {
     options.input = values.input;
+  }
+  if (std::string message = loadPassPlugins(options.passPlugins); !message.empty()) {
+    printToolError(message);
+    return kUsageError;
   }
   options.layoutVerifyWarn = values.layoutVerify == "warn";
   options.diagnosticsFormat = values.diagnosticsFormat == "json" ? DiagnosticFormat::Json : DiagnosticFormat::Text;

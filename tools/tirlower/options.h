@@ -21,6 +21,7 @@ struct ToolOptions {
   std::string emit;                    // resolved emitter name ("tir", "json")
   std::vector<std::string> passFlags;  // each --pass value: pipeline text
   std::optional<std::string> pipeline; // --pass-pipeline
+  std::vector<std::string> passPlugins; // --load-pass-plugin: shared libraries adding passes
   bool listPasses = false;
   bool splitInputFile = false;
   bool verifyDiagnostics = false;
@@ -45,8 +46,9 @@ struct ToolOptions {
   // `tirlower run FILE`: run a function (after the pipeline, if any) and write its outputs.
   bool runMode = false;
   std::string runFunction;      // --func; empty: the only function
-  std::string runInputs;        // --inputs JSON file; empty: random inputs
-  std::string runOutputs = "-"; // --outputs / -o JSON file ("-": stdout)
+  std::vector<std::string> runInputs;  // --inputs: a JSON file and/or NAME=FILE.npy; none: random inputs
+  std::vector<std::string> runOutputs; // --outputs / -o: JSON file or "-", NAME=FILE.npy, FILE.npy; none: "-"
+  bool runTable = false;               // --outputs-format=table (default when the JSON goes to a terminal)
 };
 
 // Parses argv. Returns the exit code when the tool should stop now (--help, --version: 0;
