@@ -84,6 +84,11 @@ std::vector<std::optional<int64_t>> elementStrides(const BufferNode &buffer) {
   return strides;
 }
 
+PassOptionInfo requireOptionInfo() {
+  return textOption("require", "", "more requirements: 'B=NCHW4c;A=NCHW4c:texture'",
+                    [](const std::string &value) { parseRequireOption(value); });
+}
+
 std::vector<LayoutRequirement> parseRequireOption(const std::string &value) {
   std::vector<LayoutRequirement> result;
   std::string text = value;

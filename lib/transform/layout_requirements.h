@@ -26,6 +26,9 @@ struct BufferRequirement {
 // Parses the pass option require='B=NCHW4c;A=NCHW4c:texture' (entries separated by ';').
 // Throws std::invalid_argument with a message for a malformed value.
 std::vector<LayoutRequirement> parseRequireOption(const std::string &value);
+// The declaration of that option, shared by legalize-layouts and verify-layouts: text checked
+// by parseRequireOption.
+PassOptionInfo requireOptionInfo();
 
 // The function's buffer named `name`: a parameter buffer (or the buffer of the parameter of
 // that name), else the first declaration in the body.

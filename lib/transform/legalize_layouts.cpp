@@ -298,16 +298,11 @@ PassInfo legalizeLayoutsPassInfo() {
   info.name = "legalize-layouts";
   info.summary = "add the layout transforms that make buffers satisfy their layout requirements (composed, "
                  "cancelled when they undo each other)";
-  info.options = {{"require", "more requirements: 'B=NCHW4c;A=NCHW4c:texture'", ""}};
+  info.options = {requireOptionInfo()};
   info.create = [](const PassOptions &options) {
-    std::vector<LayoutRequirement> required;
-    for (const auto &[key, value] : options) {
-      if (key != "require")
-        throw std::invalid_argument("unknown option '" + key + "'");
-      std::vector<LayoutRequirement> more = parseRequireOption(value);
-      required.insert(required.end(), more.begin(), more.end());
-    }
-    return std::make_unique<LegalizeLayoutsPass>(std::move(required));
+    const std::string *require = passOptionText(options, "require");
+    return std::make_unique<LegalizeLayoutsPass>(require ? parseRequireOption(*require)
+                                                         : std::vector<LayoutRequirement>{});
   };
   return info;
 }

@@ -9,17 +9,9 @@
 
 #include "ir/diagnostic.h"
 #include "ir/function.h"
+#include "transform/pass_options.h"
 
 namespace tirlower {
-
-// Options given as name{key=value,...} in a pipeline, in the order written.
-using PassOptions = std::vector<std::pair<std::string, std::string>>;
-
-struct PassOptionInfo {
-  std::string name;
-  std::string description;
-  std::string defaultValue;
-};
 
 // Properties of the IR that passes establish and later passes require (PassInfo).
 enum class IRProperty {
@@ -58,7 +50,7 @@ struct PassInfo {
   std::string name;
   std::vector<std::string> aliases;
   std::string summary; // one line, shown by --list-passes
-  std::vector<PassOptionInfo> options;
+  std::vector<PassOptionInfo> options; // declared once: name, type, default, description
   std::vector<IRProperty> establishes;
   // Properties the pass needs from the passes before it. The pass manager rejects a pipeline
   // that runs the pass before a pass establishing one of them (PassManager::orderError); input
@@ -69,7 +61,8 @@ struct PassInfo {
   // reassociationTolerance (interp/semantic_check.h) instead of bit for bit, for this pass and
   // every later one.
   bool reassociates = false;
-  // Builds the pass; throws std::invalid_argument with a message for bad option values.
+  // Builds the pass from its options as passOptionsWithDefaults gives them: checked against
+  // `options`, with the defaults filled in (PassManager::add does this).
   std::function<std::unique_ptr<Pass>(const PassOptions &)> create;
 };
 

@@ -54,7 +54,7 @@ bool sameFunctions(const Module &a, const Module &b) {
 }
 
 void PassManager::add(const PassInfo &info, PassOptions options) {
-  std::unique_ptr<Pass> pass = info.create(options);
+  std::unique_ptr<Pass> pass = info.create(passOptionsWithDefaults(info, options));
   passes_.push_back({&info, std::move(options), std::move(pass)});
   timings_.push_back({describePass(info, passes_.back().options), 0, 0});
 }

@@ -40,7 +40,9 @@ class PassManager {
 public:
   bool verifyEach = true;
 
-  // Creates the pass; throws std::invalid_argument with a message for bad option values.
+  // Creates the pass with its declared defaults filled in; throws std::invalid_argument for an
+  // unknown option or a bad value (passOptionsWithDefaults). The instance keeps the options as
+  // given.
   void add(const PassInfo &info, PassOptions options);
   void add(const PipelineEntry &entry) { add(*entry.info, entry.options); }
   bool empty() const { return passes_.empty(); }

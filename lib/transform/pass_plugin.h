@@ -16,8 +16,8 @@
 #include "transform/pass.h"
 
 // Raised when the PassInfo, Pass or IR classes change incompatibly; the tool refuses a plugin
-// built for another version.
-#define TIRLOWER_PLUGIN_API_VERSION 1
+// built for another version. 2: options are typed (PassOptionInfo, transform/pass_options.h).
+#define TIRLOWER_PLUGIN_API_VERSION 2
 
 extern "C" {
 // TIRLOWER_PLUGIN_API_VERSION as the plugin saw it when it was built.

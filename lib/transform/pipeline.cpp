@@ -97,7 +97,16 @@ private:
       if (atEnd() || text_[pos_] != '=')
         fail("expected '=' after option '" + key + "'", pos_, 1);
       ++pos_;
+      skipSpace();
+      size_t valueStart = pos_;
       std::string value = scanValue(entry.info->name);
+      if (std::string error = passOptionValueError(*entry.info, *findPassOption(*entry.info, key), value);
+          !error.empty()) {
+        size_t valueEnd = pos_;
+        while (valueEnd > valueStart && std::isspace(static_cast<unsigned char>(text_[valueEnd - 1])))
+          --valueEnd;
+        fail(error, valueStart, valueEnd - valueStart);
+      }
       entry.options.emplace_back(key, value);
       if (atEnd())
         fail("unterminated option list of pass '" + entry.info->name + "': missing '}'", open, 1);
@@ -107,18 +116,8 @@ private:
   }
 
   void checkOption(const PassInfo &info, const std::string &key, size_t offset) {
-    for (const PassOptionInfo &option : info.options)
-      if (option.name == key)
-        return;
-    std::string message = "unknown option '" + key + "' for pass '" + info.name + "'";
-    if (info.options.empty()) {
-      message += "; it takes no options";
-    } else {
-      message += "; valid options:";
-      for (const PassOptionInfo &option : info.options)
-        message += " " + option.name;
-    }
-    fail(message, offset, key.size());
+    if (!findPassOption(info, key))
+      fail(unknownPassOptionMessage(info, key), offset, key.size());
   }
 
   // A value runs to the next ',' or '}' outside quotes and brackets; surrounding blanks are

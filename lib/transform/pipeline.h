@@ -27,7 +27,8 @@ public:
 };
 
 // Parses pipeline text. Throws PipelineError for bad syntax, unknown passes (suggesting the
-// closest registered name) and unknown options (listing the valid ones). Whitespace around
+// closest registered name), unknown options (suggesting the closest declared one, or listing
+// them) and values of the wrong type (pass_options.h), located at the name or value. Whitespace around
 // names, keys and values is ignored; a value may contain commas and braces inside quotes or
 // balanced brackets ("m=lambda i, j: [j, i]").
 std::vector<PipelineEntry> parsePipeline(std::string_view text, const PassRegistry &registry);

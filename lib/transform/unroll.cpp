@@ -116,24 +116,9 @@ PassInfo unrollPassInfo() {
   PassInfo info;
   info.name = "unroll";
   info.summary = "unroll T.unroll loops with constant bounds, then make the copies' definitions unique";
-  info.options = {{"limit", "most statements one unrolled loop may produce (at most 1048576)", "1024"}};
+  info.options = {integerOption("limit", "1024", "most statements one unrolled loop may produce", 1, kMaxLimit)};
   info.create = [](const PassOptions &options) {
-    int64_t limit = 1024;
-    for (const auto &[key, value] : options) {
-      if (key != "limit")
-        throw std::invalid_argument("unknown option '" + key + "'");
-      size_t used = 0;
-      try {
-        limit = std::stoll(value, &used);
-      } catch (const std::exception &) {
-        used = 0;
-      }
-      if (used != value.size() || value.empty() || limit < 1)
-        throw std::invalid_argument("option 'limit' needs a positive integer, not '" + value + "'");
-      if (limit > kMaxLimit)
-        throw std::invalid_argument("option 'limit' is at most " + std::to_string(kMaxLimit) + ", not " + value);
-    }
-    return std::make_unique<UnrollPass>(limit);
+    return std::make_unique<UnrollPass>(passOptionInteger(options, "limit").value());
   };
   return info;
 }

@@ -70,24 +70,15 @@ PassInfo verifyLayoutsPassInfo() {
   PassInfo info;
   info.name = "verify-layouts";
   info.summary = "report every buffer whose layout does not satisfy a layout requirement; change nothing";
-  info.options = {{"require", "more requirements: 'B=NCHW4c;A=NCHW4c:texture'", ""},
-                  {"mode", "error or warn (default: --layout-verify, else error)", ""}};
+  info.options = {requireOptionInfo(),
+                  choiceOption("mode", {"error", "warn"}, "",
+                               "unmet requirements are errors or warnings (default: --layout-verify, else error)")};
   info.create = [](const PassOptions &options) {
-    std::vector<LayoutRequirement> required;
-    std::optional<bool> warn;
-    for (const auto &[key, value] : options) {
-      if (key == "require") {
-        std::vector<LayoutRequirement> more = parseRequireOption(value);
-        required.insert(required.end(), more.begin(), more.end());
-      } else if (key == "mode") {
-        if (value != "error" && value != "warn")
-          throw std::invalid_argument("option 'mode' is 'error' or 'warn', not '" + value + "'");
-        warn = value == "warn";
-      } else {
-        throw std::invalid_argument("unknown option '" + key + "'");
-      }
-    }
-    return std::make_unique<VerifyLayoutsPass>(std::move(required), warn);
+    const std::string *require = passOptionText(options, "require");
+    const std::string *mode = passOptionText(options, "mode");
+    return std::make_unique<VerifyLayoutsPass>(
+        require ? parseRequireOption(*require) : std::vector<LayoutRequirement>{},
+        mode ? std::optional<bool>(*mode == "warn") : std::nullopt);
   };
   return info;
 }

@@ -220,8 +220,17 @@ def pass_flags():
         # A limit bounds the work only if the limit itself is bounded (issue 17): 10^9 unrolled
         # statements would run for minutes before any check.
         r = expect(run([ok, "--pass=unroll{limit=2000000000}"]), 2, "unroll limit too large")
-        check("at most 1048576" in r.err, r.err)
+        check("option 'limit' of pass 'unroll' takes an integer from 1 to 1048576, not '2000000000'" in r.err, r.err)
         expect(run([ok, "--pass=unroll{limit=1048576}"]), 0, "the largest unroll limit")
+        # Typed options (PassInfo::options): a misspelt name and a value of the wrong type.
+        r = expect(run([ok, "--pass=unroll{limt=2}"]), 2, "misspelt option")
+        check("unknown option 'limt' for pass 'unroll'; did you mean 'limit'?" in r.err, r.err)
+        r = expect(run([ok, "--pass=simplify,unroll{limit=0}"]), 2, "bad option value")
+        check("option 'limit' of pass 'unroll' takes an integer from 1 to 1048576, not '0' (column 23)" in r.err, r.err)
+        check(r.out == "", "output despite the error")
+        r = expect(run([ok, "--pass=verify-layouts{mode=loud}"]), 2, "bad choice")
+        check("option 'mode' of pass 'verify-layouts' is error|warn, not 'loud'" in r.err, r.err)
+        expect(run([ok, "--pass=unroll{limit=8},verify-layouts{mode=warn}"]), 0, "valid options")
         # Pass contracts: a pass before the one establishing what it requires, across flags too.
         r = expect(run([ok, "--pass=flatten", "--pass=apply-layout-transforms"]), 2, "flatten before its layouts")
         check("pass 'flatten' requires layouts applied, which the later pass 'apply-layout-transforms'" in r.err, r.err)

@@ -53,15 +53,10 @@ PassInfo scaleConstantsPassInfo() {
   PassInfo info;
   info.name = "scale-float-constants";
   info.summary = "multiply every floating-point constant by a factor (an out-of-tree example)";
-  info.options = {{"factor", "the factor", "1"}};
+  info.options = {numberOption("factor", "1", "the factor")};
+  // The pass manager checks the value against the declaration and fills in the default.
   info.create = [](const PassOptions &options) -> std::unique_ptr<Pass> {
-    double factor = 1;
-    for (const auto &[key, value] : options) {
-      if (key != "factor")
-        throw std::invalid_argument("unknown option '" + key + "'");
-      factor = std::stod(value);
-    }
-    return std::make_unique<ScaleConstantsPass>(factor);
+    return std::make_unique<ScaleConstantsPass>(passOptionNumber(options, "factor").value());
   };
   return info;
 }

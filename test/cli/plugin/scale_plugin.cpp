@@ -47,18 +47,10 @@ extern "C" void tirlower_register_passes(tirlower::PassRegistry *registry) {
   PassInfo info;
   info.name = "plugin-scale-constants";
   info.summary = "multiply every floating-point constant by a factor (a pass plugin)";
-  info.options = {{"factor", "the factor", "1"}};
+  info.options = {numberOption("factor", "1", "the factor")};
+  // The tool checks the value against the declaration and fills in the default.
   info.create = [](const PassOptions &options) -> std::unique_ptr<Pass> {
-    double factor = 1;
-    for (const auto &[key, value] : options) {
-      if (key != "factor")
-        throw std::invalid_argument("unknown option '" + key + "'");
-      size_t used = 0;
-      factor = std::stod(value, &used);
-      if (used != value.size())
-        throw std::invalid_argument("factor: not a number: '" + value + "'");
-    }
-    return std::make_unique<ScaleConstantsPass>(factor);
+    return std::make_unique<ScaleConstantsPass>(passOptionNumber(options, "factor").value());
   };
   registry->add(std::move(info));
 }

@@ -81,9 +81,9 @@ TEST_CASE("the pass option require", "[layout]") {
                     "malformed layout requirement \"NCHWc\" for 'B': split axis 'c' needs a factor (e.g. 4c) (at "
                     "character 5)");
   // The passes turn a bad value into a usage error.
-  CHECK_THROWS_AS(legalizeLayoutsPassInfo().create({{"require", "B"}}), std::invalid_argument);
-  CHECK_THROWS_AS(verifyLayoutsPassInfo().create({{"mode", "loud"}}), std::invalid_argument);
-  CHECK_THROWS_AS(verifyLayoutsPassInfo().create({{"limit", "1"}}), std::invalid_argument);
+  CHECK_THROWS_AS(passOptionsWithDefaults(legalizeLayoutsPassInfo(), {{"require", "B"}}), std::invalid_argument);
+  CHECK_THROWS_AS(passOptionsWithDefaults(verifyLayoutsPassInfo(), {{"mode", "loud"}}), std::invalid_argument);
+  CHECK_THROWS_AS(passOptionsWithDefaults(verifyLayoutsPassInfo(), {{"limit", "1"}}), std::invalid_argument);
 }
 
 TEST_CASE("requirements of a function and the buffers they name", "[layout]") {

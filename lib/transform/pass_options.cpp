@@ -1,0 +1,161 @@
+#include "transform/pass_options.h"
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <stdexcept>
+
+#include "ir/edit_distance.h"
+#include "transform/pass.h"
+
+namespace tirlower {
+
+namespace {
+
+std::optional<int64_t> parseInteger(std::string_view text) {
+  int64_t value = 0;
+  auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (text.empty() || error != std::errc() || end != text.data() + text.size())
+    return std::nullopt;
+  return value;
+}
+
+std::optional<double> parseNumber(std::string_view text) {
+  double value = 0;
+  auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (text.empty() || error != std::errc() || end != text.data() + text.size() || !std::isfinite(value))
+    return std::nullopt;
+  return value;
+}
+
+const std::string *find(const PassOptions &options, std::string_view name) {
+  for (const auto &[key, value] : options)
+    if (key == name)
+      return &value;
+  return nullptr;
+}
+
+} // namespace
+
+PassOptionInfo integerOption(std::string name, std::string defaultValue, std::string description, int64_t minimum,
+                             int64_t maximum) {
+  return {std::move(name), PassOptionType::Integer, std::move(defaultValue), std::move(description), {}, minimum,
+          maximum, {}};
+}
+
+PassOptionInfo numberOption(std::string name, std::string defaultValue, std::string description) {
+  return {std::move(name), PassOptionType::Number, std::move(defaultValue), std::move(description), {}, INT64_MIN,
+          INT64_MAX, {}};
+}
+
+PassOptionInfo choiceOption(std::string name, std::vector<std::string> choices, std::string defaultValue,
+                            std::string description) {
+  return {std::move(name), PassOptionType::Choice, std::move(defaultValue), std::move(description),
+          std::move(choices), INT64_MIN, INT64_MAX, {}};
+}
+
+PassOptionInfo textOption(std::string name, std::string defaultValue, std::string description,
+                          std::function<void(const std::string &)> check) {
+  return {std::move(name), PassOptionType::Text, std::move(defaultValue), std::move(description), {}, INT64_MIN,
+          INT64_MAX, std::move(check)};
+}
+
+std::string passOptionTypeText(const PassOptionInfo &option) {
+  switch (option.type) {
+  case PassOptionType::Integer:
+    if (option.maximum != INT64_MAX)
+      return "integer from " + std::to_string(option.minimum) + " to " + std::to_string(option.maximum);
+    return option.minimum == INT64_MIN ? "integer" : "integer >= " + std::to_string(option.minimum);
+  case PassOptionType::Number: return "number";
+  case PassOptionType::Choice: {
+    std::string out;
+    for (const std::string &choice : option.choices)
+      out += (out.empty() ? "" : "|") + choice;
+    return out;
+  }
+  case PassOptionType::Text: break;
+  }
+  return "text";
+}
+
+const PassOptionInfo *findPassOption(const PassInfo &info, std::string_view name) {
+  for (const PassOptionInfo &option : info.options)
+    if (option.name == name)
+      return &option;
+  return nullptr;
+}
+
+std::string unknownPassOptionMessage(const PassInfo &info, std::string_view name) {
+  std::string message = "unknown option '" + std::string(name) + "' for pass '" + info.name + "'";
+  if (info.options.empty())
+    return message + "; it takes no options";
+  ClosestName closest(name, 3);
+  for (const PassOptionInfo &option : info.options)
+    closest.consider(option.name);
+  if (!closest.best().empty())
+    return message + "; did you mean '" + std::string(closest.best()) + "'?";
+  message += "; valid options:";
+  for (const PassOptionInfo &option : info.options)
+    message += " " + option.name;
+  return message;
+}
+
+std::string passOptionValueError(const PassInfo &info, const PassOptionInfo &option, const std::string &value) {
+  std::string where = "option '" + option.name + "' of pass '" + info.name + "'";
+  switch (option.type) {
+  case PassOptionType::Integer: {
+    std::optional<int64_t> v = parseInteger(value);
+    if (!v || *v < option.minimum || *v > option.maximum)
+      return where + " takes an " + passOptionTypeText(option) + ", not '" + value + "'";
+    return "";
+  }
+  case PassOptionType::Number:
+    return parseNumber(value) ? "" : where + " takes a number, not '" + value + "'";
+  case PassOptionType::Choice:
+    if (std::find(option.choices.begin(), option.choices.end(), value) != option.choices.end())
+      return "";
+    return where + " is " + passOptionTypeText(option) + ", not '" + value + "'";
+  case PassOptionType::Text: break;
+  }
+  if (option.check) {
+    try {
+      option.check(value);
+    } catch (const std::invalid_argument &e) {
+      return where + ": " + e.what();
+    }
+  }
+  return "";
+}
+
+PassOptions passOptionsWithDefaults(const PassInfo &info, const PassOptions &given) {
+  for (size_t k = 0; k < given.size(); ++k) {
+    const auto &[key, value] = given[k];
+    const PassOptionInfo *option = findPassOption(info, key);
+    if (!option)
+      throw std::invalid_argument(unknownPassOptionMessage(info, key));
+    auto earlier = given.begin() + static_cast<std::ptrdiff_t>(k);
+    if (std::any_of(given.begin(), earlier, [&](const auto &kv) { return kv.first == key; }))
+      throw std::invalid_argument("option '" + key + "' of pass '" + info.name + "' is given twice");
+    if (std::string error = passOptionValueError(info, *option, value); !error.empty())
+      throw std::invalid_argument(error);
+  }
+  PassOptions out = given;
+  for (const PassOptionInfo &option : info.options)
+    if (!option.defaultValue.empty() && !find(given, option.name))
+      out.emplace_back(option.name, option.defaultValue);
+  return out;
+}
+
+std::optional<int64_t> passOptionInteger(const PassOptions &options, std::string_view name) {
+  const std::string *value = find(options, name);
+  return value ? parseInteger(*value) : std::nullopt;
+}
+
+std::optional<double> passOptionNumber(const PassOptions &options, std::string_view name) {
+  const std::string *value = find(options, name);
+  return value ? parseNumber(*value) : std::nullopt;
+}
+
+const std::string *passOptionText(const PassOptions &options, std::string_view name) { return find(options, name); }
+
+} // namespace tirlower

@@ -1,0 +1,75 @@
+// Typed pass options. Each option is declared once, in its pass's PassInfo: name, type,
+// default and description. The pipeline parser checks what a pipeline gives against the
+// declarations (an unknown name is a located error with a did-you-mean, a value of the wrong
+// type a located error naming the type); the pass manager hands the pass its options with the
+// declared defaults filled in, and the pass reads them typed (passOptionInteger, ...), so that
+// no pass parses or defaults an option of its own.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace tirlower {
+
+// Options given as name{key=value,...} in a pipeline, in the order written.
+using PassOptions = std::vector<std::pair<std::string, std::string>>;
+
+enum class PassOptionType {
+  Integer, // a decimal integer from PassOptionInfo::minimum to maximum
+  Number,  // a decimal floating-point number
+  Choice,  // one of PassOptionInfo::choices
+  Text,    // any text, checked by PassOptionInfo::check when there is one
+};
+
+struct PassOptionInfo {
+  std::string name;
+  PassOptionType type = PassOptionType::Text;
+  // The value when the pipeline gives none, as a pipeline would write it; empty: no default
+  // (the option is absent unless given).
+  std::string defaultValue;
+  std::string description;
+  std::vector<std::string> choices;  // Choice
+  int64_t minimum = INT64_MIN;       // Integer
+  int64_t maximum = INT64_MAX;       // Integer
+  // Text: throws std::invalid_argument saying what is wrong with a value.
+  std::function<void(const std::string &)> check;
+};
+
+// Declarations, one a type (an empty default: absent unless given).
+PassOptionInfo integerOption(std::string name, std::string defaultValue, std::string description,
+                             int64_t minimum = INT64_MIN, int64_t maximum = INT64_MAX);
+PassOptionInfo numberOption(std::string name, std::string defaultValue, std::string description);
+PassOptionInfo choiceOption(std::string name, std::vector<std::string> choices, std::string defaultValue,
+                            std::string description);
+PassOptionInfo textOption(std::string name, std::string defaultValue, std::string description,
+                          std::function<void(const std::string &)> check = {});
+
+struct PassInfo;
+
+// "integer >= 1", "integer from 1 to 1048576", "number", "error|warn", "text": how messages and
+// references name the type.
+std::string passOptionTypeText(const PassOptionInfo &option);
+const PassOptionInfo *findPassOption(const PassInfo &info, std::string_view name);
+// "unknown option 'limt' for pass 'unroll'; did you mean 'limit'?" (listing the valid options
+// when none is close, or saying that the pass takes none).
+std::string unknownPassOptionMessage(const PassInfo &info, std::string_view name);
+// Empty when `value` is a valid value of `option`, else what is wrong: "option 'limit' of pass
+// 'unroll' takes an integer >= 1, not 'x'".
+std::string passOptionValueError(const PassInfo &info, const PassOptionInfo &option, const std::string &value);
+// The options a pass is created with: `given` checked (throws std::invalid_argument for an
+// unknown option, one given twice or a bad value), then every declared option with a default
+// that is not given, in declaration order.
+PassOptions passOptionsWithDefaults(const PassInfo &info, const PassOptions &given);
+
+// Typed reads of checked options (passOptionsWithDefaults): the value of `name`, or nullopt when
+// it is absent (no default and not given).
+std::optional<int64_t> passOptionInteger(const PassOptions &options, std::string_view name);
+std::optional<double> passOptionNumber(const PassOptions &options, std::string_view name);
+const std::string *passOptionText(const PassOptions &options, std::string_view name);
+
+} // namespace tirlower

@@ -1,0 +1,81 @@
+#include <catch2/catch.hpp>
+
+#include <stdexcept>
+
+#include "transform/pass_manager.h"
+#include "transform/passes.h"
+
+using namespace tirlower;
+
+namespace {
+PipelineError pipelineError(const std::string &text) {
+  try {
+    parsePipeline(text, PassRegistry::builtin());
+  } catch (const PipelineError &e) {
+    return e;
+  }
+  FAIL("no error for " << text);
+  return PipelineError("", 0, 0);
+}
+} // namespace
+
+TEST_CASE("declared defaults are filled in and given values kept", "[transform][options]") {
+  const PassInfo unroll = unrollPassInfo();
+  PassOptions filled = passOptionsWithDefaults(unroll, {});
+  REQUIRE(filled.size() == 1);
+  CHECK(filled[0] == std::pair<std::string, std::string>("limit", unroll.options[0].defaultValue));
+  CHECK(passOptionInteger(filled, "limit") == std::stoll(unroll.options[0].defaultValue));
+  CHECK(passOptionInteger(passOptionsWithDefaults(unroll, {{"limit", "7"}}), "limit") == 7);
+  // No default: absent unless given.
+  const PassInfo verify = verifyLayoutsPassInfo();
+  CHECK(passOptionsWithDefaults(verify, {}).empty());
+  CHECK(*passOptionText(passOptionsWithDefaults(verify, {{"mode", "warn"}}), "mode") == "warn");
+}
+
+TEST_CASE("values are checked against their declared type", "[transform][options]") {
+  const PassInfo unroll = unrollPassInfo();
+  const PassOptionInfo &limit = unroll.options[0];
+  CHECK(passOptionTypeText(limit) == "integer from 1 to 1048576");
+  CHECK(passOptionValueError(unroll, limit, "64").empty());
+  CHECK(passOptionValueError(unroll, limit, "0") ==
+        "option 'limit' of pass 'unroll' takes an integer from 1 to 1048576, not '0'");
+  CHECK(passOptionValueError(unroll, limit, "1048576").empty());
+  CHECK_FALSE(passOptionValueError(unroll, limit, "1048577").empty());
+  CHECK_FALSE(passOptionValueError(unroll, limit, "12x").empty());
+  CHECK_FALSE(passOptionValueError(unroll, limit, "").empty());
+  CHECK_FALSE(passOptionValueError(unroll, limit, "99999999999999999999").empty());
+  const PassInfo verify = verifyLayoutsPassInfo();
+  const PassOptionInfo &mode = *findPassOption(verify, "mode");
+  CHECK(passOptionTypeText(mode) == "error|warn");
+  CHECK(passOptionValueError(verify, mode, "loud") == "option 'mode' of pass 'verify-layouts' is error|warn, not 'loud'");
+  // Text options run their own check.
+  const PassOptionInfo &require = *findPassOption(verify, "require");
+  CHECK(passOptionValueError(verify, require, "B=NCHW4c").empty());
+  CHECK(passOptionValueError(verify, require, "B").rfind("option 'require' of pass 'verify-layouts': ", 0) == 0);
+  CHECK_THROWS_WITH(passOptionsWithDefaults(unroll, {{"limit", "2"}, {"limit", "3"}}),
+                    "option 'limit' of pass 'unroll' is given twice");
+}
+
+TEST_CASE("unknown options suggest the closest declared one", "[transform][options]") {
+  CHECK(unknownPassOptionMessage(unrollPassInfo(), "limt") ==
+        "unknown option 'limt' for pass 'unroll'; did you mean 'limit'?");
+  CHECK(unknownPassOptionMessage(verifyLayoutsPassInfo(), "xyzzy") ==
+        "unknown option 'xyzzy' for pass 'verify-layouts'; valid options: require mode");
+  CHECK(unknownPassOptionMessage(*PassRegistry::builtin().find("flatten"), "x") ==
+        "unknown option 'x' for pass 'flatten'; it takes no options");
+  CHECK_THROWS_AS(PassManager().add(unrollPassInfo(), {{"limt", "3"}}), std::invalid_argument);
+}
+
+TEST_CASE("the pipeline parser locates option errors", "[transform][options]") {
+  PipelineError name = pipelineError("simplify,unroll{limt=3}");
+  CHECK(std::string(name.what()) == "unknown option 'limt' for pass 'unroll'; did you mean 'limit'?");
+  CHECK(name.offset == 16);
+  CHECK(name.length == 4);
+  PipelineError value = pipelineError("unroll{limit= many }");
+  CHECK(std::string(value.what()) == "option 'limit' of pass 'unroll' takes an integer from 1 to 1048576, not 'many'");
+  CHECK(value.offset == 14);
+  CHECK(value.length == 4);
+  std::vector<PipelineEntry> entries = parsePipeline("unroll{limit=64}", PassRegistry::builtin());
+  REQUIRE(entries.size() == 1);
+  CHECK(entries[0].options == PassOptions{{"limit", "64"}});
+}
