@@ -72,6 +72,12 @@ public:
   static const PassRegistry &builtin();
   void add(PassInfo info);
   const PassInfo *find(const std::string &nameOrAlias) const;
+  // The first registered pass establishing `property`, or null.
+  const PassInfo *establishing(IRProperty property) const;
+  // The passes that establish `property` from IR that has none of the properties: the passes
+  // establishing what it requires first (recursively, in the order each pass lists its
+  // requirements), then the pass establishing it; a pipeline in this order keeps every contract.
+  std::vector<const PassInfo *> pipelineEstablishing(IRProperty property) const;
   const std::vector<PassInfo> &passes() const { return passes_; }
 
 private:

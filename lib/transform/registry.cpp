@@ -2,6 +2,7 @@
 // nothing refers to, so self-registering static initializers would silently lose passes.
 // Adding a pass = declaring its PassInfo in passes.h and one line below.
 #include <algorithm>
+#include <functional>
 #include <stdexcept>
 
 #include "transform/passes.h"
@@ -64,6 +65,33 @@ const PassInfo *PassRegistry::find(const std::string &nameOrAlias) const {
       return &info;
   }
   return nullptr;
+}
+
+const PassInfo *PassRegistry::establishing(IRProperty property) const {
+  for (const PassInfo &info : passes_)
+    if (std::find(info.establishes.begin(), info.establishes.end(), property) != info.establishes.end())
+      return &info;
+  return nullptr;
+}
+
+std::vector<const PassInfo *> PassRegistry::pipelineEstablishing(IRProperty property) const {
+  std::vector<const PassInfo *> out;
+  std::vector<IRProperty> visiting; // the properties whose passes are being placed: a cycle is a bug
+  std::function<void(IRProperty)> place = [&](IRProperty wanted) {
+    const PassInfo *info = establishing(wanted);
+    if (!info || std::find(out.begin(), out.end(), info) != out.end())
+      return;
+    if (std::find(visiting.begin(), visiting.end(), wanted) != visiting.end())
+      throw std::logic_error(std::string("the pass contracts require '") + irPropertyName(wanted) +
+                             "' to establish itself");
+    visiting.push_back(wanted);
+    for (IRProperty required : info->requirements)
+      place(required);
+    visiting.pop_back();
+    out.push_back(info);
+  };
+  place(property);
+  return out;
 }
 
 } // namespace tirlower

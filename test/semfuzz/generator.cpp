@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "expressions.h"
+#include "transform/pass.h"
 
 namespace tirlower::semfuzz {
 namespace {
@@ -382,9 +383,21 @@ private:
 
   // ---- pipeline ----
 
+  // The order of the lowering passes comes from the registry's pass contracts (PassInfo
+  // requirements and establishes): the passes lowering blocks, then the one applying layouts,
+  // then the one flattening, each after what it requires. The random passes between them are
+  // the generator's choice; its two rules about them (no vectorize while layout transforms are
+  // pending, the vector-access rewrites only on flat buffers) are about the programs it makes,
+  // not pass contracts.
   std::string pipeline() {
     static const std::vector<std::string> anywhere = {"simplify", "remove-no-op", "convert-ssa", "unroll", "vectorize"};
+    const PassRegistry &registry = PassRegistry::builtin();
     std::vector<std::string> passes;
+    auto lowerTo = [&](IRProperty property) {
+      for (const PassInfo *info : registry.pipelineEstablishing(property))
+        if (std::find(passes.begin(), passes.end(), info->name) == passes.end())
+          passes.push_back(info->name);
+    };
     bool layoutsApplied = !transformed_;
     auto some = [&](int most, bool flat) {
       for (int n = static_cast<int>(rng_.range(0, most)); n > 0; --n) {
@@ -401,17 +414,16 @@ private:
     if (hasBlocks_) { // blocks first, as every target's pipeline lowers them
       if (rng_.chance(0.3))
         passes.push_back(rng_.chance(0.5) ? "simplify" : "remove-no-op");
-      for (const char *p : {"lower-init-block", "convert-blocks-to-opaque", "lower-match-buffer", "lower-opaque-block"})
-        passes.push_back(p);
+      lowerTo(IRProperty::BlocksLowered);
     }
     some(2, false);
     flattened_ = rng_.chance(0.92);
     if (transformed_ || flattened_ || rng_.chance(0.5))
-      passes.push_back("apply-layout-transforms");
+      lowerTo(IRProperty::LayoutsApplied);
     layoutsApplied = true;
     some(2, false);
     if (flattened_) {
-      passes.push_back("flatten");
+      lowerTo(IRProperty::Flat);
       some(3, true);
     }
     std::string out;

@@ -43,3 +43,30 @@ TEST_CASE("a pass before the pass establishing what it requires is an order erro
   CHECK(managerFor("thread-sync,lower-thread-binding").orderError().find("requires thread launches") !=
         std::string::npos);
 }
+
+TEST_CASE("the registry orders the passes that establish a property by their contracts", "[transform]") {
+  const PassRegistry &registry = PassRegistry::builtin();
+  for (IRProperty property :
+       {IRProperty::LayoutsApplied, IRProperty::Flat, IRProperty::InitBlocksLowered, IRProperty::BlocksOpaque,
+        IRProperty::MatchBuffersLowered, IRProperty::BlocksLowered, IRProperty::ThreadsLaunched}) {
+    INFO(irPropertyName(property));
+    std::vector<const PassInfo *> passes = registry.pipelineEstablishing(property);
+    REQUIRE(!passes.empty());
+    CHECK(passes.back() == registry.establishing(property));
+    PassManager manager;
+    for (const PassInfo *info : passes)
+      manager.add(*info, {});
+    CHECK(manager.orderError().empty());
+    // Every requirement of every pass is established by an earlier one.
+    for (size_t k = 0; k < passes.size(); ++k)
+      for (IRProperty required : passes[k]->requirements)
+        CHECK(std::any_of(passes.begin(), passes.begin() + static_cast<std::ptrdiff_t>(k), [&](const PassInfo *p) {
+          return std::find(p->establishes.begin(), p->establishes.end(), required) != p->establishes.end();
+        }));
+  }
+  std::vector<std::string> blocks;
+  for (const PassInfo *info : registry.pipelineEstablishing(IRProperty::BlocksLowered))
+    blocks.push_back(info->name);
+  CHECK(blocks ==
+        std::vector<std::string>{"lower-init-block", "convert-blocks-to-opaque", "lower-match-buffer", "lower-opaque-block"});
+}
