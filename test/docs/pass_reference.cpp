@@ -1,0 +1,10 @@
+// Prints the generated part of docs/passes.md (transform/pass_reference.h); check_passes_doc.py
+// compares it with the committed page.
+#include <iostream>
+
+#include "transform/pass_reference.h"
+
+int main() {
+  std::cout << tirlower::passReferenceMarkdown(tirlower::PassRegistry::builtin(), tirlower::targetPipelines());
+  return 0;
+}
