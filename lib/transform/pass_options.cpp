@@ -39,25 +39,43 @@ const std::string *find(const PassOptions &options, std::string_view name) {
 
 PassOptionInfo integerOption(std::string name, std::string defaultValue, std::string description, int64_t minimum,
                              int64_t maximum) {
-  return {std::move(name), PassOptionType::Integer, std::move(defaultValue), std::move(description), {}, minimum,
-          maximum, {}};
+  return {std::move(name),
+          PassOptionType::Integer,
+          std::move(defaultValue),
+          std::move(description),
+          {},
+          minimum,
+          maximum,
+          {}};
 }
 
 PassOptionInfo numberOption(std::string name, std::string defaultValue, std::string description) {
-  return {std::move(name), PassOptionType::Number, std::move(defaultValue), std::move(description), {}, INT64_MIN,
-          INT64_MAX, {}};
+  return {std::move(name),
+          PassOptionType::Number,
+          std::move(defaultValue),
+          std::move(description),
+          {},
+          INT64_MIN,
+          INT64_MAX,
+          {}};
 }
 
 PassOptionInfo choiceOption(std::string name, std::vector<std::string> choices, std::string defaultValue,
                             std::string description) {
-  return {std::move(name), PassOptionType::Choice, std::move(defaultValue), std::move(description),
-          std::move(choices), INT64_MIN, INT64_MAX, {}};
+  return {std::move(name),
+          PassOptionType::Choice,
+          std::move(defaultValue),
+          std::move(description),
+          std::move(choices),
+          INT64_MIN,
+          INT64_MAX,
+          {}};
 }
 
 PassOptionInfo textOption(std::string name, std::string defaultValue, std::string description,
                           std::function<void(const std::string &)> check) {
   return {std::move(name), PassOptionType::Text, std::move(defaultValue), std::move(description), {}, INT64_MIN,
-          INT64_MAX, std::move(check)};
+          INT64_MAX,       std::move(check)};
 }
 
 std::string passOptionTypeText(const PassOptionInfo &option) {
@@ -109,8 +127,7 @@ std::string passOptionValueError(const PassInfo &info, const PassOptionInfo &opt
       return where + " takes an " + passOptionTypeText(option) + ", not '" + value + "'";
     return "";
   }
-  case PassOptionType::Number:
-    return parseNumber(value) ? "" : where + " takes a number, not '" + value + "'";
+  case PassOptionType::Number: return parseNumber(value) ? "" : where + " takes a number, not '" + value + "'";
   case PassOptionType::Choice:
     if (std::find(option.choices.begin(), option.choices.end(), value) != option.choices.end())
       return "";
@@ -156,6 +173,8 @@ std::optional<double> passOptionNumber(const PassOptions &options, std::string_v
   return value ? parseNumber(*value) : std::nullopt;
 }
 
-const std::string *passOptionText(const PassOptions &options, std::string_view name) { return find(options, name); }
+const std::string *passOptionText(const PassOptions &options, std::string_view name) {
+  return find(options, name);
+}
 
 } // namespace tirlower

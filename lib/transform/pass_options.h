@@ -33,9 +33,9 @@ struct PassOptionInfo {
   // (the option is absent unless given).
   std::string defaultValue;
   std::string description;
-  std::vector<std::string> choices;  // Choice
-  int64_t minimum = INT64_MIN;       // Integer
-  int64_t maximum = INT64_MAX;       // Integer
+  std::vector<std::string> choices; // Choice
+  int64_t minimum = INT64_MIN;      // Integer
+  int64_t maximum = INT64_MAX;      // Integer
   // Text: throws std::invalid_argument saying what is wrong with a value.
   std::function<void(const std::string &)> check;
 };

@@ -76,9 +76,9 @@ PassInfo verifyLayoutsPassInfo() {
   info.create = [](const PassOptions &options) {
     const std::string *require = passOptionText(options, "require");
     const std::string *mode = passOptionText(options, "mode");
-    return std::make_unique<VerifyLayoutsPass>(
-        require ? parseRequireOption(*require) : std::vector<LayoutRequirement>{},
-        mode ? std::optional<bool>(*mode == "warn") : std::nullopt);
+    return std::make_unique<VerifyLayoutsPass>(require ? parseRequireOption(*require)
+                                                       : std::vector<LayoutRequirement>{},
+                                               mode ? std::optional<bool>(*mode == "warn") : std::nullopt);
   };
   return info;
 }

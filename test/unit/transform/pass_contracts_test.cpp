@@ -67,6 +67,6 @@ TEST_CASE("the registry orders the passes that establish a property by their con
   std::vector<std::string> blocks;
   for (const PassInfo *info : registry.pipelineEstablishing(IRProperty::BlocksLowered))
     blocks.push_back(info->name);
-  CHECK(blocks ==
-        std::vector<std::string>{"lower-init-block", "convert-blocks-to-opaque", "lower-match-buffer", "lower-opaque-block"});
+  CHECK(blocks == std::vector<std::string>{"lower-init-block", "convert-blocks-to-opaque", "lower-match-buffer",
+                                           "lower-opaque-block"});
 }

@@ -47,7 +47,8 @@ TEST_CASE("values are checked against their declared type", "[transform][options
   const PassInfo verify = verifyLayoutsPassInfo();
   const PassOptionInfo &mode = *findPassOption(verify, "mode");
   CHECK(passOptionTypeText(mode) == "error|warn");
-  CHECK(passOptionValueError(verify, mode, "loud") == "option 'mode' of pass 'verify-layouts' is error|warn, not 'loud'");
+  CHECK(passOptionValueError(verify, mode, "loud") ==
+        "option 'mode' of pass 'verify-layouts' is error|warn, not 'loud'");
   // Text options run their own check.
   const PassOptionInfo &require = *findPassOption(verify, "require");
   CHECK(passOptionValueError(verify, require, "B=NCHW4c").empty());
