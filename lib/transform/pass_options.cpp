@@ -35,47 +35,44 @@ const std::string *find(const PassOptions &options, std::string_view name) {
   return nullptr;
 }
 
+PassOptionInfo declared(std::string name, PassOptionType type, std::string defaultValue, std::string description) {
+  PassOptionInfo option;
+  option.name = std::move(name);
+  option.type = type;
+  option.defaultValue = std::move(defaultValue);
+  option.description = std::move(description);
+  return option;
+}
+
 } // namespace
 
 PassOptionInfo integerOption(std::string name, std::string defaultValue, std::string description, int64_t minimum,
                              int64_t maximum) {
-  return {std::move(name),
-          PassOptionType::Integer,
-          std::move(defaultValue),
-          std::move(description),
-          {},
-          minimum,
-          maximum,
-          {}};
+  PassOptionInfo option =
+      declared(std::move(name), PassOptionType::Integer, std::move(defaultValue), std::move(description));
+  option.minimum = minimum;
+  option.maximum = maximum;
+  return option;
 }
 
 PassOptionInfo numberOption(std::string name, std::string defaultValue, std::string description) {
-  return {std::move(name),
-          PassOptionType::Number,
-          std::move(defaultValue),
-          std::move(description),
-          {},
-          INT64_MIN,
-          INT64_MAX,
-          {}};
+  return declared(std::move(name), PassOptionType::Number, std::move(defaultValue), std::move(description));
 }
 
 PassOptionInfo choiceOption(std::string name, std::vector<std::string> choices, std::string defaultValue,
                             std::string description) {
-  return {std::move(name),
-          PassOptionType::Choice,
-          std::move(defaultValue),
-          std::move(description),
-          std::move(choices),
-          INT64_MIN,
-          INT64_MAX,
-          {}};
+  PassOptionInfo option =
+      declared(std::move(name), PassOptionType::Choice, std::move(defaultValue), std::move(description));
+  option.choices = std::move(choices);
+  return option;
 }
 
 PassOptionInfo textOption(std::string name, std::string defaultValue, std::string description,
                           std::function<void(const std::string &)> check) {
-  return {std::move(name), PassOptionType::Text, std::move(defaultValue), std::move(description), {}, INT64_MIN,
-          INT64_MAX,       std::move(check)};
+  PassOptionInfo option =
+      declared(std::move(name), PassOptionType::Text, std::move(defaultValue), std::move(description));
+  option.check = std::move(check);
+  return option;
 }
 
 std::string passOptionTypeText(const PassOptionInfo &option) {
