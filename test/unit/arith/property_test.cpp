@@ -3,7 +3,6 @@
 // their value and never grow.
 #include <catch2/catch.hpp>
 
-#include <chrono>
 #include <random>
 #include <string>
 
@@ -116,7 +115,6 @@ Expr randomWrappingExpr(std::mt19937 &rng, const std::vector<Var> &vars, int dep
 
 TEST_CASE("random index maps: inverse, bounds, injectivity, padding", "[property]") {
   std::mt19937 rng(20240611);
-  auto start = std::chrono::steady_clock::now();
   int checked = 0, padded = 0;
   for (int n = 0; n < 600; ++n) {
     RandomMap m = randomMap(rng);
@@ -125,17 +123,14 @@ TEST_CASE("random index maps: inverse, bounds, injectivity, padding", "[property
     padded += mapShape(m.map, shapeOf(m.dims)).padded;
     ++checked;
   }
-  double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   CHECK(checked == 600);
   CHECK(padded > 50);
-  CHECK(seconds < 10);
 }
 
 TEST_CASE("random expressions: simplify keeps the value and never grows", "[property]") {
   std::mt19937 rng(7);
   std::vector<Var> vars = {var("x"), var("y"), var("z")};
   std::vector<int64_t> extents = {7, 16, 5};
-  auto start = std::chrono::steady_clock::now();
   int cases = 0;
   for (int n = 0; n < 1500; ++n) {
     Expr e = randomExpr(rng, vars, 5);
@@ -164,9 +159,7 @@ TEST_CASE("random expressions: simplify keeps the value and never grows", "[prop
     }
     ++cases;
   }
-  double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   CHECK(cases == 1500);
-  CHECK(seconds < 10);
 }
 
 TEST_CASE("random expressions that wrap around: simplify keeps the int32 value", "[property]") {
