@@ -139,7 +139,7 @@ Expr AnalyzerImpl::simplifyIntArith(const Expr &e) {
   mergeSplits(*sum);
   sum->compact();
   Expr canonical = sum->toExpr();
-  if (canonical && exprSize(canonical) <= exprSize(rebuilt))
+  if (canonical && exprCost(canonical) <= exprCost(rebuilt))
     return canonical;
   return rebuilt;
 }
@@ -151,6 +151,17 @@ Expr AnalyzerImpl::rebuildArith(const Expr &e) {
   Expr a = rebuildArith(op->a), b = rebuildArith(op->b);
   if (Expr folded = foldConstants(op->op, a, b, e->loc, e))
     return folded;
+  // Identities, so that the form as written loses its `0 + n` (what index arithmetic with a
+  // zero region start leaves) even where the canonical form is not chosen.
+  const int64_t *x = asConstInt(a), *y = asConstInt(b);
+  if (op->op == BinaryOp::Add && x && *x == 0)
+    return b;
+  if ((op->op == BinaryOp::Add || op->op == BinaryOp::Sub) && y && *y == 0)
+    return a;
+  if (op->op == BinaryOp::Mul && x && *x == 1)
+    return b;
+  if (op->op == BinaryOp::Mul && y && *y == 1)
+    return a;
   if (a.same(op->a) && b.same(op->b))
     return e;
   return BinaryNode::make(op->op, a, b, e->loc);

@@ -32,6 +32,19 @@ protected:
   void visit(const BufferLoadNode *op) override { ++count, IRVisitor::visit(op); }
 };
 
+class CostCounter : public SizeCounter {
+public:
+  using SizeCounter::visit;
+
+protected:
+  void visit(const IntImmNode *) override {}
+  void visit(const BinaryNode *op) override {
+    if (op->op == BinaryOp::Mul && (op->a.as<IntImmNode>() || op->b.as<IntImmNode>()))
+      return IRVisitor::visit(op); // the operands only
+    SizeCounter::visit(op);
+  }
+};
+
 class VarFinder : public IRVisitor {
 public:
   explicit VarFinder(const std::vector<Var> &vars) : vars_(vars) {}
@@ -69,6 +82,12 @@ size_t mix(size_t seed, size_t value) {
 
 size_t exprSize(const Expr &e) {
   SizeCounter counter;
+  counter.visit(e);
+  return counter.count;
+}
+
+size_t exprCost(const Expr &e) {
+  CostCounter counter;
   counter.visit(e);
   return counter.count;
 }

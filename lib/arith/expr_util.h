@@ -15,6 +15,12 @@ namespace tirlower {
 
 // Number of expression nodes in `e` (shared subtrees counted at every use).
 size_t exprSize(const Expr &e);
+// What simplify minimises: the node count, except that integer constants and multiplications
+// by one are free. So `n * 2048 + h * 128 + rh * 128` (TVM's canonical form, one term per
+// variable) costs what `(n * 16 + (h + rh)) * 128` costs and wins as the canonical form,
+// while expanding a product of variables, `(i * n + j) * m` into `i * n * m + j * m`, costs
+// more (m appears twice) and is not made.
+size_t exprCost(const Expr &e);
 
 // A hash consistent with structurallyEqual (ir/equality.h).
 size_t structuralHash(const Expr &e);

@@ -165,6 +165,18 @@ void LinearSum::compact() {
 Expr LinearSum::toExpr() const {
   auto imm = [&](int64_t v) -> Expr { return fitsType(type_, v) ? IntImmNode::make(type_, v) : Expr(); };
   Expr acc;
+  // `31 - ty`, not `ty * -1 + 31`: a sum whose first term is negative starts from its constant.
+  bool constantFirst = false;
+  for (const Term &t : terms_)
+    if (t.coef != 0) {
+      constantFirst = t.coef < 0 && constant_ > 0;
+      break;
+    }
+  if (constantFirst) {
+    acc = imm(constant_);
+    if (!acc)
+      return Expr();
+  }
   for (const Term &t : terms_) {
     if (t.coef == 0)
       continue;
@@ -183,6 +195,8 @@ Expr LinearSum::toExpr() const {
   }
   if (!acc)
     return imm(constant_);
+  if (constantFirst)
+    return acc;
   if (constant_ > 0 || (constant_ < 0 && (constant_ == INT64_MIN || !fitsType(type_, -constant_)))) {
     Expr c = imm(constant_);
     return c ? acc + c : Expr();

@@ -35,7 +35,7 @@ Expr Analyzer::simplify(const Expr &e) {
   if (!e || e->kind() == ExprKind::IntImm || e->kind() == ExprKind::FloatImm || e->kind() == ExprKind::StringImm)
     return e; // constants are simplest already
   Expr result = AnalyzerImpl(*this).simplify(e);
-  return exprSize(result) <= exprSize(e) ? result : e;
+  return exprCost(result) <= exprCost(e) ? result : e;
 }
 
 IntBounds Analyzer::bounds(const Expr &e) {
@@ -100,7 +100,7 @@ bool sameList(const std::vector<Expr> &a, const std::vector<Expr> &b) {
 Expr smaller(const Expr &candidate, const Expr &fallback) {
   if (!candidate)
     return fallback;
-  return exprSize(candidate) <= exprSize(fallback) ? candidate : fallback;
+  return exprCost(candidate) <= exprCost(fallback) ? candidate : fallback;
 }
 } // namespace
 
