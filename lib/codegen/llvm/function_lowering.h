@@ -61,6 +61,7 @@ private:
   llvm::Value *lowerArithmetic(BinaryOp op, DataType type, llvm::Value *a, llvm::Value *b);
   llvm::Value *signedDivide(bool isRem, DataType type, llvm::Value *a, llvm::Value *b);
   llvm::Value *lowerFloorDivMod(bool isMod, DataType type, llvm::Value *a, llvm::Value *b);
+  llvm::Value *floorDivModByPositiveConstant(bool isMod, llvm::Value *a, llvm::Value *b);
   llvm::Value *lowerCompare(BinaryOp op, DataType operandType, llvm::Value *a, llvm::Value *b);
   llvm::Value *lowerShortCircuit(const BinaryNode *op);
   llvm::Value *lowerCast(DataType to, DataType from, llvm::Value *value);
