@@ -37,6 +37,10 @@ public:
   // Layout requirements on its buffers: T.func_attr({"layout_requirements": {"B": "NCHW4c"}})
   // (also kept in attrs, so printing round-trips) and --require-layout, with their locations.
   std::vector<LayoutRequirement> layoutRequirements;
+  // A cache, not part of the function: set by verifyModule once verifyFunction found the
+  // function well formed. A node never changes, so neither does that answer, and a function a
+  // pass returns unchanged (the same node) is not verified again after every pass.
+  mutable bool knownWellFormed = false;
 
   struct Fields {
     Symbol name;

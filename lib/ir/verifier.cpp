@@ -408,7 +408,10 @@ std::vector<Diagnostic> verifyFunction(const PrimFunc &function) {
 std::vector<Diagnostic> verifyModule(const Module &module) {
   std::vector<Diagnostic> all;
   for (const PrimFunc &function : module.functions) {
+    if (function->knownWellFormed)
+      continue;
     std::vector<Diagnostic> errors = verifyFunction(function);
+    function->knownWellFormed = errors.empty();
     all.insert(all.end(), std::make_move_iterator(errors.begin()), std::make_move_iterator(errors.end()));
   }
   return all;

@@ -18,6 +18,8 @@ namespace tirlower {
 
 // Returns one error per violation (empty when the function is well formed).
 std::vector<Diagnostic> verifyFunction(const PrimFunc &function);
+// Every function of the module; a function verified well formed before (the same node) is not
+// checked again (PrimFuncNode::knownWellFormed).
 std::vector<Diagnostic> verifyModule(const Module &module);
 
 } // namespace tirlower

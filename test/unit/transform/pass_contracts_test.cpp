@@ -2,6 +2,9 @@
 
 #include <algorithm>
 
+#include "ir/verifier.h"
+#include "parse/diagnostic_engine.h"
+#include "parse/parser.h"
 #include "transform/pass_manager.h"
 #include "transform/target_pipelines.h"
 
@@ -69,4 +72,36 @@ TEST_CASE("the registry orders the passes that establish a property by their con
     blocks.push_back(info->name);
   CHECK(blocks == std::vector<std::string>{"lower-init-block", "convert-blocks-to-opaque", "lower-match-buffer",
                                            "lower-opaque-block"});
+}
+
+TEST_CASE("verifyModule checks a function node once; a new node is checked again", "[transform]") {
+  SourceManager sources;
+  DiagnosticCollector diagnostics;
+  uint32_t id = sources.addFile("in.tir", R"(from tvm.script import tir as T
+
+
+@T.prim_func
+def f(A: T.Buffer((4,), "int32")):
+    for i in range(4):
+        A[i] = i
+)");
+  std::optional<Module> parsed = parseModule(sources, id, diagnostics);
+  REQUIRE(parsed);
+  const PrimFunc &f = parsed->functions.at(0);
+  CHECK(verifyModule(*parsed).empty());
+  CHECK(f->knownWellFormed);
+  CHECK(verifyModule(*parsed).empty());
+
+  // The same function with a use of an undefined variable: a new node, checked and rejected
+  // every time (a failed check is not remembered as success).
+  Var undefined = VarNode::make(Symbol("j"), DataType::int32());
+  const Buffer &a = f->bufferMap.at(0).buffer;
+  PrimFuncNode::Fields fields = f->fields();
+  fields.body = BufferStoreNode::make(a, undefined, {IntImmNode::make(DataType::int32(), 0)});
+  Module broken;
+  broken.functions.push_back(PrimFuncNode::make(std::move(fields)));
+  CHECK_FALSE(broken.functions[0]->knownWellFormed);
+  CHECK_FALSE(verifyModule(broken).empty());
+  CHECK_FALSE(broken.functions[0]->knownWellFormed);
+  CHECK_FALSE(verifyModule(broken).empty());
 }
