@@ -152,12 +152,26 @@ std::string CFamilyEmitter::ternary(const Expr &condition, const Expr &trueValue
   return "(" + c + " ? " + t + " : " + f + ")";
 }
 
+namespace {
+bool positiveConstant(const Expr &e) {
+  const int64_t *v = asConstInt(e);
+  return v && *v > 0;
+}
+} // namespace
+
+bool CFamilyEmitter::provablyNonNegative(const Expr &e) const {
+  std::optional<IntRanges::Range> range = ranges_.of(e);
+  return range && range->first >= 0;
+}
+
 BinaryPlan CFamilyEmitter::binaryForm(const BinaryNode *op) const {
   const DataType t = op->a->type;
   switch (op->op) {
   case BinaryOp::FloorDiv:
   case BinaryOp::FloorMod:
-    if (t.isUInt()) // floor and truncation agree on unsigned values
+    // Floor and truncation agree on unsigned values, and on a non-negative dividend with a
+    // positive divisor: `c / 4` for a loop variable c in [0, 64), not tl_floordiv_int32(c, 4).
+    if (t.isUInt() || (t.isScalar() && provablyNonNegative(op->a) && positiveConstant(op->b)))
       return {BinaryForm::Infix, op->op == BinaryOp::FloorDiv ? BinaryOp::Div : BinaryOp::Mod};
     return {BinaryForm::Floor, op->op};
   case BinaryOp::Min:

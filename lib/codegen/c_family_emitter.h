@@ -105,6 +105,8 @@ protected:
   // The form of a binary operation on `op->a->type`: what both languages leave undefined or
   // spell as calls (floor division, min/max, float modulo, division by -1, signed overflow).
   BinaryPlan binaryForm(const BinaryNode *op) const;
+  // Whether the value of a scalar integer expression is provably >= 0 from the bounds in scope.
+  bool provablyNonNegative(const Expr &e) const;
 
   const PrimFuncNode &func_;
   AccessCensus access_;

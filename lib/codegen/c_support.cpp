@@ -47,11 +47,13 @@ std::string CSupport::typeName(DataType type) {
   std::string name = "tl_" + suffix(type);
   if (!typedefs_.count(name)) {
     // Bool lanes are stored as 0/1 bytes; the others as their scalar type. GCC and Clang take
-    // power-of-two lane counts only: other counts are padded (see cVectorLanes).
+    // power-of-two lane counts only: other counts are padded (see cVectorLanes). The element's
+    // alignment and may_alias let the load and store helpers read and write a buffer's
+    // elements through the vector type (one vector move, not a memcpy the compiler may keep).
     std::string lane = type.isBool() ? "int8_t" : scalarTypeName(type.element());
     int bytes = cVectorLanes(type.lanes()) * type.laneBytes();
     typedefs_.emplace(name, "typedef " + lane + " " + name + " __attribute__((vector_size(" + std::to_string(bytes) +
-                                "), aligned(" + std::to_string(type.laneBytes()) + ")));\n");
+                                "), aligned(" + std::to_string(type.laneBytes()) + "), may_alias));\n");
   }
   return name;
 }
@@ -139,15 +141,17 @@ std::string CSupport::vectorLoad(DataType type) {
                             ";\n  memcpy(&v, p, " + std::to_string(lanes) + " * sizeof(" + s +
                             "));\n  for (int k = " + std::to_string(lanes) + "; k < " + std::to_string(physical) +
                             "; ++k)\n    v[k] = v[" + std::to_string(lanes - 1) + "];\n  return v;\n}\n");
-  return define(name, "static inline " + t + " " + name + "(const " + s + " *p) {\n  " + t +
-                          " v;\n  memcpy(&v, p, sizeof v);\n  return v;\n}\n");
+  return define(name, "static inline " + t + " " + name + "(const " + s + " *p) { return *(const " + t + " *)p; }\n");
 }
 
 std::string CSupport::vectorStore(DataType type) {
   std::string t = typeName(type), s = scalarTypeName(type.element()), name = "tl_store_" + suffix(type);
   const int lanes = type.lanes();
-  std::string size = cVectorLanes(lanes) == lanes ? "sizeof v" : std::to_string(lanes) + " * sizeof(" + s + ")";
-  return define(name, "static inline void " + name + "(" + s + " *p, " + t + " v) { memcpy(p, &v, " + size + "); }\n");
+  if (cVectorLanes(lanes) == lanes)
+    return define(name, "static inline void " + name + "(" + s + " *p, " + t + " v) { *(" + t + " *)p = v; }\n");
+  // Padded: write the lanes only.
+  return define(name, "static inline void " + name + "(" + s + " *p, " + t + " v) { memcpy(p, &v, " +
+                          std::to_string(lanes) + " * sizeof(" + s + ")); }\n");
 }
 
 std::string CSupport::ramp(DataType type) {
@@ -169,9 +173,11 @@ std::string CSupport::ramp(DataType type) {
 std::string CSupport::broadcast(DataType type) {
   std::string t = typeName(type), s = scalarTypeName(type.element()), name = "tl_broadcast_" + suffix(type);
   std::string lane = type.isBool() ? "(int8_t)x" : "x";
-  return define(name, "static inline " + t + " " + name + "(" + s + " x) {\n  " + t + " v" + paddedInit(type) +
-                          ";\n  for (int k = 0; k < " + std::to_string(cVectorLanes(type.lanes())) +
-                          "; ++k)\n    v[k] = " + lane + ";\n  return v;\n}\n");
+  // A vector literal (every lane, padding lanes included): one splat for the compiler.
+  std::string lanes;
+  for (int k = 0; k < cVectorLanes(type.lanes()); ++k)
+    lanes += (k ? ", " : "") + lane;
+  return define(name, "static inline " + t + " " + name + "(" + s + " x) { return (" + t + "){" + lanes + "}; }\n");
 }
 
 std::string CSupport::select(DataType type) {
