@@ -145,7 +145,7 @@ public:
   // where they are constants, their exact values must fit int64, else a located error.
   void checkConstantExtents(const BufferNode &b) {
     std::optional<int64_t> total = 0;
-    std::string written;
+    std::string shape, strides;
     auto add = [&](std::optional<int64_t> v) { total = total && v ? checkedAdd(*total, *v) : std::nullopt; };
     for (auto [begin, end] : axisGroups(b)) {
       std::optional<int64_t> extent = 1;
@@ -154,8 +154,9 @@ public:
         const int64_t *stride = b.strides.empty() ? nullptr : asConstInt(b.strides[k]);
         if (!axis || (!b.strides.empty() && !stride))
           return; // symbolic: its values are the caller's to keep in range
-        written += (written.empty() ? "" : " * ") + std::to_string(*axis);
+        shape += (shape.empty() ? "" : ", ") + std::to_string(*axis);
         if (stride) {
+          strides += (strides.empty() ? "" : ", ") + std::to_string(*stride);
           add(checkedMul(*axis, *stride));
           continue;
         }
@@ -164,11 +165,18 @@ public:
       if (b.strides.empty())
         add(extent);
     }
-    if (const int64_t *offset = b.elemOffset ? asConstInt(b.elemOffset) : nullptr)
+    const int64_t *offset = b.elemOffset ? asConstInt(b.elemOffset) : nullptr;
+    if (offset)
       add(*offset);
-    if (!total)
-      throw CompileError(b.loc, "integer overflow: the flat extent of buffer '" + b.name.str() + "' (" + written +
-                                    (b.strides.empty() ? "" : " with its strides") + ") does not fit in int64");
+    if (total)
+      return;
+    std::string what = "shape (" + shape + ")";
+    if (!strides.empty())
+      what += ", strides (" + strides + ")";
+    if (offset && *offset != 0)
+      what += ", elem_offset " + std::to_string(*offset);
+    throw CompileError(b.loc, "integer overflow: the flat extent of buffer '" + b.name.str() + "' (" + what +
+                                  ") does not fit in int64");
   }
 
   // The type of `b`'s flat indices: int32 when every physical extent, the element offset and
