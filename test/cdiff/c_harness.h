@@ -60,7 +60,8 @@ void preloadSanitizerRuntime(char **argv);
 
 // Leak detection for the emitted code under the preloaded ASan runtime: LeakSanitizer counts
 // only heap blocks allocated inside trackLeaks (the emitted function's call), not the test
-// program's own. All three do nothing when the runtime is not loaded.
+// program's own. All three do nothing when the runtime is not loaded; trackLeaks and
+// noTrackedLeaks also do nothing unless ignoreLeaksOutsideTracking ran (the --sanitize variant).
 void ignoreLeaksOutsideTracking(); // once, before the test allocates anything it keeps
 // Runs LeakSanitizer now: false (and its report on stderr) when a tracked block leaked.
 bool noTrackedLeaks();
