@@ -9,6 +9,21 @@
 
 #include "interp/compile_kernel.h"
 
+// AddressSanitizer knows one stack per thread: each swapcontext between the scheduler and a
+// fiber is announced to it (start before, finish after), or it takes the other stack's frames
+// for out-of-scope ones (a false stack-use-after-scope). Only in ASan builds.
+#if defined(__SANITIZE_ADDRESS__)
+#define TIRLOWER_ASAN_FIBERS 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define TIRLOWER_ASAN_FIBERS 1
+#endif
+#endif
+#ifdef TIRLOWER_ASAN_FIBERS
+#include <sanitizer/asan_interface.h>
+#include <sanitizer/common_interface_defs.h>
+#endif
+
 namespace tirlower {
 
 std::string ThreadState::describe() const {
@@ -19,6 +34,20 @@ std::string ThreadState::describe() const {
 }
 
 namespace {
+
+#ifdef TIRLOWER_ASAN_FIBERS
+void startSwitch(void **fakeStackSave, const void *bottom, size_t size) {
+  __sanitizer_start_switch_fiber(fakeStackSave, bottom, size);
+}
+void finishSwitch(void *fakeStackSave, const void **bottomOld, size_t *sizeOld) {
+  __sanitizer_finish_switch_fiber(fakeStackSave, bottomOld, sizeOld);
+}
+void unpoisonStack(void *bottom, size_t size) { ASAN_UNPOISON_MEMORY_REGION(bottom, size); }
+#else
+void startSwitch(void **, const void *, size_t) {}
+void finishSwitch(void *, const void **, size_t *) {}
+void unpoisonStack(void *, size_t) {}
+#endif
 
 // Thrown inside a suspended fiber to unwind it when its kernel stops with an error.
 struct KernelAbort {};
@@ -58,6 +87,8 @@ public:
     std::exception_ptr error;
     bool abort = false;
     const StmtCode *body = nullptr;
+    KernelRun *run = nullptr;
+    void *fakeStack = nullptr; // ASan's fake stack of the fiber while it is suspended
   };
 
   KernelRun(const StmtCode &body, const Frame &parent) : body_(body), parent_(parent) {}
@@ -106,7 +137,9 @@ public:
     f.state = Fiber::State::Waiting;
     f.site = site;
     f.siteLoc = loc;
+    startSwitch(&f.fakeStack, schedulerBottom_, schedulerSize_);
     swapcontext(&f.context, &scheduler_);
+    finishSwitch(f.fakeStack, nullptr, nullptr);
     if (f.abort)
       throw KernelAbort{};
   }
@@ -114,6 +147,7 @@ public:
 private:
   static void entry(unsigned hi, unsigned lo) {
     auto *f = reinterpret_cast<Fiber *>((static_cast<uintptr_t>(hi) << 32) | static_cast<uintptr_t>(lo));
+    finishSwitch(nullptr, &f->run->schedulerBottom_, &f->run->schedulerSize_);
     try {
       f->body->exec(*f->frame);
     } catch (const KernelAbort &) {
@@ -121,7 +155,8 @@ private:
       f->error = std::current_exception();
     }
     f->state = Fiber::State::Done;
-    // Returning follows uc_link back to the scheduler.
+    // Returning follows uc_link back to the scheduler; this stack's frames are gone.
+    startSwitch(nullptr, f->run->schedulerBottom_, f->run->schedulerSize_);
   }
 
   void resume(Fiber &f) {
@@ -130,12 +165,20 @@ private:
       f.context.uc_stack.ss_sp = static_cast<char *>(f.stack->base()) + 4096;
       f.context.uc_stack.ss_size = kStackBytes - 4096;
       f.context.uc_link = &scheduler_;
+      f.run = this;
+      unpoisonStack(f.context.uc_stack.ss_sp, f.context.uc_stack.ss_size); // an earlier block's fiber ran here
       auto bits = reinterpret_cast<uintptr_t>(&f);
       makecontext(&f.context, reinterpret_cast<void (*)()>(&KernelRun::entry), 2, static_cast<unsigned>(bits >> 32),
                   static_cast<unsigned>(bits & 0xffffffffu));
     }
     f.state = Fiber::State::Ready;
+    switchTo(f);
+  }
+
+  void switchTo(Fiber &f) {
+    startSwitch(&schedulerFakeStack_, static_cast<char *>(f.stack->base()) + 4096, kStackBytes - 4096);
     swapcontext(&scheduler_, &f.context);
+    finishSwitch(schedulerFakeStack_, nullptr, nullptr);
   }
 
   // Every thread waits or has ended: they must all wait at one site, which they then pass.
@@ -175,7 +218,7 @@ private:
       if (f.state == Fiber::State::Done || f.state == Fiber::State::NotStarted)
         continue;
       f.abort = true;
-      swapcontext(&scheduler_, &f.context);
+      switchTo(f);
     }
     std::rethrow_exception(error);
   }
@@ -185,6 +228,9 @@ private:
   std::vector<Fiber> fibers_;
   BlockState *block_ = nullptr;
   ucontext_t scheduler_;
+  void *schedulerFakeStack_ = nullptr;
+  const void *schedulerBottom_ = nullptr; // the scheduler's stack, as the first fiber learns it
+  size_t schedulerSize_ = 0;
 };
 
 void waitAtBarrier(Frame &frame, const void *site, SourceRange loc) {
