@@ -2,6 +2,9 @@
 // buffer declared a second time (typically after unrolling copied a body) gets a fresh variable
 // (and a fresh buffer over it), and the uses in its scope follow.
 //
+// Preconditions: none; any well-formed function (the verifier's scoping). Running it again
+// changes nothing.
+//
 //   for i in range(2):                 for i in range(2):
 //       ...                      ->        ...
 //   for i in range(2):                 for i_1 in range(2):      (printed name of the copy)

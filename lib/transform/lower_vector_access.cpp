@@ -3,6 +3,9 @@
 // a scalar-index access of a vector-typed alias over the same data (the alias states the cast
 // in the IR, so emitters never add one); other accesses of the same buffer stay as they are.
 //
+// Preconditions: none checked; it finds work after vectorize, where vector indices stand in the
+// last dimension (after flatten, every index does).
+//
 //   B[T.Ramp(i * 4, 1, 4)] = A[T.Ramp(i * 4, 1, 4)]     B_x4 = T.decl_buffer((4,), "float32x4", data=B.data)
 //   B[0] = A[0]                                    ->   ...
 //                                                       B_x4[i] = A_x4[i]

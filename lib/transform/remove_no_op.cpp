@@ -2,6 +2,9 @@
 // loaded from, evaluations of constants, loops and branches whose bodies do nothing, and
 // allocations and lets whose bodies do nothing. While loops are kept: an empty one may never end.
 //
+// Preconditions: none; any well-formed function. Stores with side effects in their value
+// (calls) are kept.
+//
 //   for i in range(16):                  T.evaluate(0)
 //       A[i] = A[i]               ->
 #include "transform/body_pass.h"

@@ -4,6 +4,8 @@
 // Each maximal expression is simplified once as a whole (buffer indices start new ones), so the
 // pass is linear in the size of the function. The simplifier never makes an expression larger.
 //
+// Preconditions: none; any well-formed function, at any point of a pipeline.
+//
 //   for c in range(32):                         for c in range(32):
 //       B[c // 4 * 4 + c % 4] = A[c]      ->        B[c] = A[c]
 //   if 0 < 1:                                   T.evaluate(0)

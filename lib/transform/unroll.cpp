@@ -4,6 +4,8 @@
 // 1024) bounds extent x body size, so a mistaken T.unroll cannot blow up the program; a loop
 // over the limit, or with a non-constant extent, is an error that says which.
 //
+// Preconditions: none; T.unroll loops must have constant extents (an error otherwise).
+//
 //   for k in T.unroll(2):          A[0] = B[0]
 //       A[k] = B[k]          ->    A[1] = B[1]
 #include "transform/passes.h"

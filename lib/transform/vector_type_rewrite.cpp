@@ -3,6 +3,9 @@
 // provably a multiple of N is accessed through an N-lane alias over the same data instead;
 // any other buffer is left unchanged, and --remarks says why.
 //
+// Preconditions: none checked; it finds work after vectorize, where vector indices stand in the
+// last dimension (after flatten, every index does).
+//
 //   for i in range(16):                                   A_x4 = T.decl_buffer((16,), "float32x4", data=A.data)
 //       A[T.Ramp(i * 4, 1, 4)] = T.Broadcast(x, 4)   ->   for i in range(16):
 //                                                             A_x4[i] = T.Broadcast(x, 4)

@@ -1,6 +1,8 @@
-// Pass `verify`: runs the IR verifier (lib/ir/verifier.h) and fails on the first invalid
+// verify: runs the IR verifier (lib/ir/verifier.h) and fails on the first invalid
 // function; the module comes back unchanged. Useful at any point of a pipeline, and when
 // --verify-each is off.
+//
+// Preconditions: none; it checks the invariants every IR must keep.
 //
 //   before: for i in range(4): B[i] = A[j]     (j undefined)
 //   after:  error: invalid IR: variable 'j' is used but not defined in this scope
