@@ -28,6 +28,7 @@ Json floatValue(double value) {
 }
 
 Json attrJson(const AttrValue &value) {
+  // kind-switch: exhaustive over attribute value kinds (literals), not an IR walk.
   switch (value.kind()) {
   case AttrValue::Kind::None: return nullptr;
   case AttrValue::Kind::Bool: return value.asBool();

@@ -246,6 +246,7 @@ void appendQuoted(std::string &out, std::string_view text) {
 }
 
 void appendAttrValue(std::string &out, const AttrValue &value) {
+  // kind-switch: exhaustive over attribute value kinds (literals), not an IR walk.
   switch (value.kind()) {
   case AttrValue::Kind::None: out += "None"; break;
   case AttrValue::Kind::Bool: out += value.asBool() ? "True" : "False"; break;

@@ -79,8 +79,8 @@ int callPrecedence(const CallNode *call) {
   return kPrecAtom;
 }
 
-// exprPrecedence, inlined into the printer's recursion (a classification of four kinds, not a
-// walk: hence a switch rather than a functor).
+// exprPrecedence, inlined into the printer's recursion.
+// kind-switch: a classification of four kinds, not a walk, hence a switch rather than a functor.
 inline int precedenceOf(const ExprNode *expr) {
   switch (expr->kind()) {
   case ExprKind::Call: return callPrecedence(static_cast<const CallNode *>(expr));

@@ -20,8 +20,8 @@ bool isConstZero(const Expr &e) {
 // Declarations are statements, so the walk never looks into expressions.
 void collectDeclarations(const StmtNode *s, std::vector<const BufferNode *> &buffers) {
   while (s) {
-    // A switch, not a functor: it follows declaration chains by iteration, looking at four
-    // kinds and the scoped body (scopedBody) of the others.
+    // kind-switch: not a functor, as it follows declaration chains by iteration, looking at
+    // four kinds and the scoped body (scopedBody) of the others.
     switch (s->kind()) {
     case StmtKind::SeqStmt:
       for (const Stmt &child : static_cast<const SeqStmtNode *>(s)->stmts)

@@ -286,8 +286,8 @@ StmtCodePtr Compiler::stmt(const Stmt &s) {
   if (!kernel || !kernel->implicitBarriers || !kernel->uniform)
     return compileStmt(s);
   bool compound = false;
-  // Which kinds contain statements that the implied barriers go around (a classification, not
-  // a walk: the statement itself is compiled by compileStmt).
+  // kind-switch: which kinds contain statements that the implied barriers go around (a
+  // classification, not a walk: the statement itself is compiled by compileStmt).
   switch (s->kind()) {
   case StmtKind::SeqStmt:
   case StmtKind::LetStmt:

@@ -2,12 +2,14 @@
 
 #include <cstring>
 
+#include "ir/functor.h"
+
 namespace tirlower {
 
 namespace {
 
 // Appends one expression of an index map to a key; false on what alphaKey does not cover.
-class AlphaKeyWriter {
+class AlphaKeyWriter : private ExprFunctor<bool(const Expr &)> {
 public:
   explicit AlphaKeyWriter(const std::vector<Var> &indices, std::string &key) : indices_(indices), key_(key) {}
 
@@ -15,52 +17,50 @@ public:
     key_ += static_cast<char>('A' + static_cast<int>(e->kind()));
     key_ += e->type.str();
     key_ += ' ';
-    switch (e->kind()) {
-    case ExprKind::Var: {
-      for (size_t k = 0; k < indices_.size(); ++k)
-        if (indices_[k].get() == e.get()) {
-          key_ += '#' + std::to_string(k);
-          return true;
-        }
-      return false;
-    }
-    case ExprKind::IntImm:
-      key_ += '=' + std::to_string(e.as<IntImmNode>()->value);
-      return true;
-    case ExprKind::FloatImm: {
-      double v = e.as<FloatImmNode>()->value;
-      char bits[sizeof v];
-      std::memcpy(bits, &v, sizeof v);
-      key_ += '=';
-      key_.append(bits, sizeof v);
-      return true;
-    }
-    case ExprKind::Binary: {
-      const auto *op = e.as<BinaryNode>();
-      key_ += static_cast<char>('a' + static_cast<int>(op->op));
-      return write(op->a) && write(op->b);
-    }
-    case ExprKind::Not: return write(e.as<NotNode>()->a);
-    case ExprKind::Select: {
-      const auto *op = e.as<SelectNode>();
-      return write(op->condition) && write(op->trueValue) && write(op->falseValue);
-    }
-    case ExprKind::Cast: return write(e.as<CastNode>()->value);
-    case ExprKind::Call: {
-      const auto *op = e.as<CallNode>();
-      key_ += op->op.str();
-      key_ += '(' + std::to_string(op->args.size());
-      for (const Expr &arg : op->args)
-        if (!write(arg))
-          return false;
-      key_ += ')';
-      return true;
-    }
-    default: return false;
-    }
+    return visitExpr(e);
   }
 
 private:
+  bool visitVar(const VarNode *op) override {
+    for (size_t k = 0; k < indices_.size(); ++k)
+      if (indices_[k].get() == op) {
+        key_ += '#' + std::to_string(k);
+        return true;
+      }
+    return false;
+  }
+  bool visitIntImm(const IntImmNode *op) override {
+    key_ += '=' + std::to_string(op->value);
+    return true;
+  }
+  bool visitFloatImm(const FloatImmNode *op) override {
+    double v = op->value;
+    char bits[sizeof v];
+    std::memcpy(bits, &v, sizeof v);
+    key_ += '=';
+    key_.append(bits, sizeof v);
+    return true;
+  }
+  bool visitBinary(const BinaryNode *op) override {
+    key_ += static_cast<char>('a' + static_cast<int>(op->op));
+    return write(op->a) && write(op->b);
+  }
+  bool visitNot(const NotNode *op) override { return write(op->a); }
+  bool visitSelect(const SelectNode *op) override {
+    return write(op->condition) && write(op->trueValue) && write(op->falseValue);
+  }
+  bool visitCast(const CastNode *op) override { return write(op->value); }
+  bool visitCall(const CallNode *op) override {
+    key_ += op->op.str();
+    key_ += '(' + std::to_string(op->args.size());
+    for (const Expr &arg : op->args)
+      if (!write(arg))
+        return false;
+    key_ += ')';
+    return true;
+  }
+  bool visitExprDefault(const ExprNode *) override { return false; }
+
   const std::vector<Var> &indices_;
   std::string &key_;
 };

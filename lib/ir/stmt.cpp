@@ -382,6 +382,7 @@ bool isNoOp(const Stmt &stmt) {
   return false;
 }
 
+// kind-switch: a classification (which kinds scope one body), not a walk.
 const StmtNode *scopedBody(const StmtNode &stmt) {
   switch (stmt.kind()) {
   case StmtKind::For: return static_cast<const ForNode &>(stmt).body.get();

@@ -9,6 +9,7 @@ namespace tirlower {
 void IRVisitor::visit(const Expr &e) {
   if (!e)
     return;
+  // kind-switch: the visitor's own dispatch, beside the functors' in functor.h.
   switch (e->kind()) {
   case ExprKind::Var: return visit(static_cast<const VarNode *>(e.get()));
   case ExprKind::IntImm: return visit(static_cast<const IntImmNode *>(e.get()));
@@ -29,6 +30,7 @@ void IRVisitor::visit(const Expr &e) {
 void IRVisitor::visit(const Stmt &s) {
   if (!s)
     return;
+  // kind-switch: the visitor's own dispatch, beside the functors' in functor.h.
   switch (s->kind()) {
   case StmtKind::BufferStore: return visit(static_cast<const BufferStoreNode *>(s.get()));
   case StmtKind::For: return visit(static_cast<const ForNode *>(s.get()));
@@ -156,6 +158,7 @@ void IRVisitor::visit(const BlockNode *op) {
 Expr IRMutator::mutate(const Expr &e) {
   if (!e)
     return e;
+  // kind-switch: the mutator's own dispatch, beside the functors' in functor.h.
   switch (e->kind()) {
   case ExprKind::Var: return visit(static_cast<const VarNode *>(e.get()));
   case ExprKind::IntImm: return visit(static_cast<const IntImmNode *>(e.get()));
@@ -177,6 +180,7 @@ Expr IRMutator::mutate(const Expr &e) {
 Stmt IRMutator::mutate(const Stmt &s) {
   if (!s)
     return s;
+  // kind-switch: the mutator's own dispatch, beside the functors' in functor.h.
   switch (s->kind()) {
   case StmtKind::BufferStore: return visit(static_cast<const BufferStoreNode *>(s.get()));
   case StmtKind::For: return visit(static_cast<const ForNode *>(s.get()));

@@ -89,7 +89,8 @@ private:
   // A scoping statement whose body does nothing does nothing, unless its value has effects.
   static Stmt dropIfEmpty(Stmt s, const Expr &value) {
     const Stmt *body = nullptr;
-    // The body of the scoping kinds (a classification, not a walk; loops are handled elsewhere).
+    // kind-switch: the body of the scoping kinds, a classification, not a walk (loops are handled
+    // elsewhere, so ir's scopedBody, which includes them, does not fit).
     switch (s->kind()) {
     case StmtKind::LetStmt: body = &s.as<LetStmtNode>()->body; break;
     case StmtKind::Allocate: body = &s.as<AllocateNode>()->body; break;

@@ -81,61 +81,60 @@ void FunctionLowering::returnWith(int32_t code) {
 }
 
 void FunctionLowering::lowerStmt(const Stmt &stmt) {
-  switch (stmt->kind()) {
-  case StmtKind::Block: throw CompileError(stmt->loc, "LLVM emitter: " + blockMessage(*stmt.as<BlockNode>()));
-  case StmtKind::SeqStmt:
-    for (const Stmt &child : stmt.as<SeqStmtNode>()->stmts)
-      lowerStmt(child);
-    return;
-  case StmtKind::BufferStore: return lowerStore(stmt.as<BufferStoreNode>());
-  case StmtKind::For: return lowerFor(stmt.as<ForNode>());
-  case StmtKind::While: return lowerWhile(stmt.as<WhileNode>());
-  case StmtKind::IfThenElse: return lowerIf(stmt.as<IfThenElseNode>());
-  case StmtKind::AssertStmt: return lowerAssert(stmt.as<AssertStmtNode>());
-  case StmtKind::LetStmt: {
-    const auto *op = stmt.as<LetStmtNode>();
-    llvm::Value *value = lowerExpr(op->value);
-    value->setName(op->var->name.str());
-    if (op->value->type.isIndex())
-      letSets_[op->var.get()] = modularSet(op->value);
-    bind(op->var.get(), value);
-    lowerStmt(op->body);
-    unbind(op->var.get());
-    return;
-  }
-  case StmtKind::Allocate: {
-    const auto *op = stmt.as<AllocateNode>();
-    const size_t heapBefore = heap_.size();
-    allocate(op->bufferVar.get(), op->dtype, op->extents, op->loc);
-    return scoped(heapBefore, op->body);
-  }
-  case StmtKind::AllocBuffer: {
-    const auto *op = stmt.as<AllocBufferNode>();
-    checkRank(*op->buffer, op->loc);
-    const size_t heapBefore = heap_.size();
-    allocate(op->buffer->data.get(), op->buffer->dtype, op->buffer->shape, op->loc);
-    return scoped(heapBefore, op->body);
-  }
-  case StmtKind::DeclBuffer: {
-    const auto *op = stmt.as<DeclBufferNode>();
-    checkRank(*op->buffer, op->loc);
-    if (!op->allocates)
-      return lowerStmt(op->body);
-    const size_t heapBefore = heap_.size();
-    allocate(op->buffer->data.get(), op->buffer->dtype, op->buffer->shape, op->loc);
-    return scoped(heapBefore, op->body);
-  }
-  case StmtKind::AttrStmt: return lowerStmt(stmt.as<AttrStmtNode>()->body);
-  case StmtKind::Evaluate: {
-    const Expr &value = stmt.as<EvaluateNode>()->value;
-    if (value->kind() != ExprKind::IntImm && value->kind() != ExprKind::FloatImm)
-      lowerExpr(value);
-    return;
-  }
-  }
+  visitStmt(stmt);
 }
 
-void FunctionLowering::lowerFor(const ForNode *op) {
+void FunctionLowering::visitBlock(const BlockNode *op) {
+  throw CompileError(op->loc, "LLVM emitter: " + blockMessage(*op));
+}
+
+void FunctionLowering::visitSeqStmt(const SeqStmtNode *op) {
+  for (const Stmt &child : op->stmts)
+    lowerStmt(child);
+}
+
+void FunctionLowering::visitLetStmt(const LetStmtNode *op) {
+  llvm::Value *value = lowerExpr(op->value);
+  value->setName(op->var->name.str());
+  if (op->value->type.isIndex())
+    letSets_[op->var.get()] = modularSet(op->value);
+  bind(op->var.get(), value);
+  lowerStmt(op->body);
+  unbind(op->var.get());
+}
+
+void FunctionLowering::visitAllocate(const AllocateNode *op) {
+  const size_t heapBefore = heap_.size();
+  allocate(op->bufferVar.get(), op->dtype, op->extents, op->loc);
+  scoped(heapBefore, op->body);
+}
+
+void FunctionLowering::visitAllocBuffer(const AllocBufferNode *op) {
+  checkRank(*op->buffer, op->loc);
+  const size_t heapBefore = heap_.size();
+  allocate(op->buffer->data.get(), op->buffer->dtype, op->buffer->shape, op->loc);
+  scoped(heapBefore, op->body);
+}
+
+void FunctionLowering::visitDeclBuffer(const DeclBufferNode *op) {
+  checkRank(*op->buffer, op->loc);
+  if (!op->allocates)
+    return lowerStmt(op->body);
+  const size_t heapBefore = heap_.size();
+  allocate(op->buffer->data.get(), op->buffer->dtype, op->buffer->shape, op->loc);
+  scoped(heapBefore, op->body);
+}
+
+void FunctionLowering::visitAttrStmt(const AttrStmtNode *op) {
+  lowerStmt(op->body);
+}
+
+void FunctionLowering::visitEvaluate(const EvaluateNode *op) {
+  if (op->value->kind() != ExprKind::IntImm && op->value->kind() != ExprKind::FloatImm)
+    lowerExpr(op->value);
+}
+
+void FunctionLowering::visitFor(const ForNode *op) {
   DataType type = op->loopVar->type;
   llvm::Value *begin = lowerExpr(op->min);
   const int64_t *constantMin = asConstInt(op->min);
@@ -166,7 +165,7 @@ void FunctionLowering::lowerFor(const ForNode *op) {
   builder_.SetInsertPoint(exit);
 }
 
-void FunctionLowering::lowerWhile(const WhileNode *op) {
+void FunctionLowering::visitWhile(const WhileNode *op) {
   llvm::BasicBlock *header = newBlock("while.header");
   llvm::BasicBlock *body = newBlock("while.body");
   llvm::BasicBlock *exit = newBlock("while.exit");
@@ -179,7 +178,7 @@ void FunctionLowering::lowerWhile(const WhileNode *op) {
   builder_.SetInsertPoint(exit);
 }
 
-void FunctionLowering::lowerIf(const IfThenElseNode *op) {
+void FunctionLowering::visitIfThenElse(const IfThenElseNode *op) {
   llvm::Value *condition = lowerExpr(op->condition);
   llvm::BasicBlock *thenBlock = newBlock("if.then");
   llvm::BasicBlock *elseBlock = op->elseCase ? newBlock("if.else") : nullptr;
@@ -196,7 +195,7 @@ void FunctionLowering::lowerIf(const IfThenElseNode *op) {
   builder_.SetInsertPoint(join);
 }
 
-void FunctionLowering::lowerAssert(const AssertStmtNode *op) {
+void FunctionLowering::visitAssertStmt(const AssertStmtNode *op) {
   llvm::Value *condition = lowerExpr(op->condition);
   if (op->condition->type.isVector())
     condition = builder_.CreateAndReduce(condition);

@@ -26,8 +26,9 @@ struct ModularSet {
   int64_t base = 0;
 };
 
-// Expressions lower through ExprFunctor (one method per node kind, returning the value).
-class FunctionLowering : private ExprFunctor<llvm::Value *(const Expr &)> {
+// Expressions lower through ExprFunctor (one method per node kind, returning the value),
+// statements through StmtFunctor (one method per node kind, emitting at the insert point).
+class FunctionLowering : private ExprFunctor<llvm::Value *(const Expr &)>, private StmtFunctor<void(const Stmt &)> {
 public:
   FunctionLowering(const PrimFuncNode &func, llvm::Module &module, const LLVMEmitOptions &options);
   // Defines `symbol` in the module.
@@ -37,10 +38,18 @@ private:
   // ---- function_lowering.cpp: signature and statements -----------------------------------
   void declareSignature(const std::string &symbol);
   void lowerStmt(const Stmt &stmt);
-  void lowerFor(const ForNode *op);
-  void lowerWhile(const WhileNode *op);
-  void lowerIf(const IfThenElseNode *op);
-  void lowerAssert(const AssertStmtNode *op);
+  void visitBlock(const BlockNode *op) override;
+  void visitSeqStmt(const SeqStmtNode *op) override;
+  void visitFor(const ForNode *op) override;
+  void visitWhile(const WhileNode *op) override;
+  void visitIfThenElse(const IfThenElseNode *op) override;
+  void visitAssertStmt(const AssertStmtNode *op) override;
+  void visitLetStmt(const LetStmtNode *op) override;
+  void visitAllocate(const AllocateNode *op) override;
+  void visitAllocBuffer(const AllocBufferNode *op) override;
+  void visitDeclBuffer(const DeclBufferNode *op) override;
+  void visitAttrStmt(const AttrStmtNode *op) override;
+  void visitEvaluate(const EvaluateNode *op) override;
   void allocate(const VarNode *data, DataType dtype, const std::vector<Expr> &extents, SourceRange where);
   void scoped(size_t heapBefore, const Stmt &body);
   void returnWith(int32_t code); // frees the live heap storage, then returns
@@ -72,7 +81,7 @@ private:
 
   // ---- lower_access.cpp ------------------------------------------------------------------
   llvm::Value *visitBufferLoad(const BufferLoadNode *op) override;
-  void lowerStore(const BufferStoreNode *op);
+  void visitBufferStore(const BufferStoreNode *op) override;
   void checkRank(const BufferNode &buffer, SourceRange where) const;
   llvm::Value *basePointer(const BufferNode &buffer, SourceRange where);
   llvm::Value *elementPointer(const BufferNode &buffer, llvm::Value *base, const Expr &scalarIndex);

@@ -138,7 +138,7 @@ llvm::Value *FunctionLowering::visitBufferLoad(const BufferLoadNode *op) {
   return fromMemory(type, result);
 }
 
-void FunctionLowering::lowerStore(const BufferStoreNode *op) {
+void FunctionLowering::visitBufferStore(const BufferStoreNode *op) {
   const BufferNode &buffer = *op->buffer;
   llvm::Value *base = basePointer(buffer, op->loc);
   const Expr &index = op->indices.front();
