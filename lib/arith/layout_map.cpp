@@ -103,6 +103,130 @@ IndexMap indexMapFromLayouts(const Layout &fromLayout, const Layout &toLayout, S
   return IndexMapNode::make(inputs, results, {}, where);
 }
 
+namespace {
+
+char upperOf(char letter) {
+  return static_cast<char>(std::toupper(static_cast<unsigned char>(letter)));
+}
+
+// Finds the layout string whose own map computes the same indices as a given map (see
+// layoutAfterMap). Each final index must use the axes of one primal letter, and a letter at
+// most two final indices: its primal axis and its split, whose factor is that index's extent.
+// Which of the two is the split ("NCHW4c" or "N4cHWC") is tried first-is-primal, then swapped
+// for the letters whose indices that does not compute (the indices of a letter depend on its
+// axes only, so letters are decided independently).
+class LayoutMatcher {
+public:
+  LayoutMatcher(const Layout &from, const IndexMap &map, const std::vector<Expr> &shape, MappedShape mapped)
+      : from_(from), map_(map), mapped_(std::move(mapped)) {
+    analyzer_.assumeNoOverflow(); // index maps over the extents of buffers that exist
+    const std::vector<Var> &inputs = map->initialIndices;
+    for (size_t k = 0; k < inputs.size(); ++k)
+      analyzer_.bindRange(inputs[k], IntImmNode::make(shape[k]->type, 0), shape[k]);
+    indices_.assign(inputs.begin(), inputs.end());
+  }
+
+  std::optional<Layout> match() {
+    if (!assignLetters())
+      return std::nullopt;
+    std::optional<Layout> target;
+    std::optional<std::vector<size_t>> wrong = check(target);
+    if (wrong && !wrong->empty())
+      wrong = swapSplits(*wrong) ? check(target) : std::nullopt;
+    if (!wrong || !wrong->empty())
+      return std::nullopt;
+    return target;
+  }
+
+private:
+  // The letter of each final index, and which index of a letter used twice is its split.
+  bool assignLetters() {
+    const std::vector<Var> &inputs = map_->initialIndices;
+    for (size_t k = 0; k < map_->finalIndices.size(); ++k) {
+      char letter = 0;
+      for (size_t j = 0; j < inputs.size(); ++j) {
+        if (!usesAnyVar(map_->finalIndices[k], {inputs[j]}))
+          continue;
+        char upper = upperOf(from_.dims()[j].name);
+        if (letter && letter != upper)
+          return false;
+        letter = upper;
+      }
+      if (!letter)
+        return false;
+      letters_.push_back(letter);
+      uses_[letter].push_back(k);
+    }
+    isSplit_.assign(letters_.size(), false);
+    for (const auto &[letter, positions] : uses_) {
+      if (positions.size() > 2)
+        return false;
+      if (positions.size() == 2)
+        isSplit_[positions[1]] = true;
+    }
+    return true;
+  }
+
+  // The candidate layout, and the final indices its own map does not compute (empty: all do).
+  std::optional<std::vector<size_t>> check(std::optional<Layout> &target) {
+    std::string candidate;
+    for (size_t k = 0; k < letters_.size(); ++k) {
+      if (!isSplit_[k]) {
+        candidate += letters_[k];
+        continue;
+      }
+      const int64_t *factor = asConstInt(mapped_.shape[k]);
+      if (!factor || *factor <= 0)
+        return std::nullopt;
+      candidate += std::to_string(*factor) + static_cast<char>(std::tolower(static_cast<unsigned char>(letters_[k])));
+    }
+    target = Layout::parse(candidate);
+    if (!target)
+      return std::nullopt;
+    IndexMap expected;
+    try {
+      expected = indexMapFromLayouts(from_, *target, {}, map_->initialIndices.front()->type);
+    } catch (const CompileError &) {
+      return std::nullopt;
+    }
+    if (expected->finalIndices.size() != map_->finalIndices.size())
+      return std::nullopt;
+    std::vector<Expr> computed = mapIndices(expected, indices_, analyzer_);
+    std::vector<size_t> wrong;
+    for (size_t k = 0; k < computed.size(); ++k)
+      if (!analyzer_.canProveEqual(computed[k], map_->finalIndices[k]))
+        wrong.push_back(k);
+    return wrong;
+  }
+
+  // Swaps primal and split of the letters with a wrong index; false when there is none to swap.
+  bool swapSplits(const std::vector<size_t> &wrong) {
+    bool swapped = false;
+    for (const auto &[letter, positions] : uses_) {
+      bool letterWrong = false;
+      for (size_t k : wrong)
+        letterWrong = letterWrong || letters_[k] == letter;
+      if (letterWrong && positions.size() == 2) {
+        isSplit_[positions[0]] = true;
+        isSplit_[positions[1]] = false;
+        swapped = true;
+      }
+    }
+    return swapped;
+  }
+
+  const Layout &from_;
+  const IndexMap &map_;
+  MappedShape mapped_;
+  Analyzer analyzer_;
+  std::vector<Expr> indices_;
+  std::vector<char> letters_; // per final index, uppercase
+  std::map<char, std::vector<size_t>> uses_;
+  std::vector<bool> isSplit_;
+};
+
+} // namespace
+
 std::optional<Layout> layoutAfterMap(const Layout &from, const IndexMap &map, const std::vector<Expr> &shape) {
   const std::vector<Var> &inputs = map->initialIndices;
   if (from.isAnyRank() || from.numDims() != inputs.size() || shape.size() != inputs.size())
@@ -116,90 +240,7 @@ std::optional<Layout> layoutAfterMap(const Layout &from, const IndexMap &map, co
   } catch (const CompileError &) {
     return std::nullopt;
   }
-  // Each final index must use the axes of one primal letter, and a letter at most two final
-  // indices: its primal axis and its split, whose factor is that index's extent. Which of the
-  // two is the split ("NCHW4c" or "N4cHWC") is tried first-is-primal, then swapped for the
-  // letters whose indices that does not compute (the indices of a letter depend on its axes
-  // only, so letters are decided independently).
-  std::vector<char> letters; // per final index, uppercase
-  std::map<char, std::vector<size_t>> uses;
-  for (size_t k = 0; k < map->finalIndices.size(); ++k) {
-    char letter = 0;
-    for (size_t j = 0; j < inputs.size(); ++j) {
-      if (!usesAnyVar(map->finalIndices[k], {inputs[j]}))
-        continue;
-      char upper = static_cast<char>(std::toupper(static_cast<unsigned char>(from.dims()[j].name)));
-      if (letter && letter != upper)
-        return std::nullopt;
-      letter = upper;
-    }
-    if (!letter)
-      return std::nullopt;
-    letters.push_back(letter);
-    uses[letter].push_back(k);
-  }
-  std::vector<bool> isSplit(letters.size(), false);
-  for (const auto &[letter, positions] : uses) {
-    if (positions.size() > 2)
-      return std::nullopt;
-    if (positions.size() == 2)
-      isSplit[positions[1]] = true;
-  }
-  Analyzer analyzer;
-  analyzer.assumeNoOverflow(); // index maps over the extents of buffers that exist
-  for (size_t k = 0; k < inputs.size(); ++k)
-    analyzer.bindRange(inputs[k], IntImmNode::make(shape[k]->type, 0), shape[k]);
-  std::vector<Expr> indices(inputs.begin(), inputs.end());
-  // The candidate layout, and the final indices its own map does not compute (empty: all do).
-  auto check = [&](std::optional<Layout> &target) -> std::optional<std::vector<size_t>> {
-    std::string candidate;
-    for (size_t k = 0; k < letters.size(); ++k) {
-      if (!isSplit[k]) {
-        candidate += letters[k];
-        continue;
-      }
-      const int64_t *factor = asConstInt(mapped.shape[k]);
-      if (!factor || *factor <= 0)
-        return std::nullopt;
-      candidate += std::to_string(*factor) + static_cast<char>(std::tolower(static_cast<unsigned char>(letters[k])));
-    }
-    target = Layout::parse(candidate);
-    if (!target)
-      return std::nullopt;
-    IndexMap expected;
-    try {
-      expected = indexMapFromLayouts(from, *target, {}, inputs.front()->type);
-    } catch (const CompileError &) {
-      return std::nullopt;
-    }
-    if (expected->finalIndices.size() != map->finalIndices.size())
-      return std::nullopt;
-    std::vector<Expr> computed = mapIndices(expected, indices, analyzer);
-    std::vector<size_t> wrong;
-    for (size_t k = 0; k < computed.size(); ++k)
-      if (!analyzer.canProveEqual(computed[k], map->finalIndices[k]))
-        wrong.push_back(k);
-    return wrong;
-  };
-  std::optional<Layout> target;
-  std::optional<std::vector<size_t>> wrong = check(target);
-  if (wrong && !wrong->empty()) {
-    bool swapped = false;
-    for (const auto &[letter, positions] : uses) {
-      bool letterWrong = false;
-      for (size_t k : *wrong)
-        letterWrong = letterWrong || letters[k] == letter;
-      if (letterWrong && positions.size() == 2) {
-        isSplit[positions[0]] = true;
-        isSplit[positions[1]] = false;
-        swapped = true;
-      }
-    }
-    wrong = swapped ? check(target) : std::nullopt;
-  }
-  if (!wrong || !wrong->empty())
-    return std::nullopt;
-  return target;
+  return LayoutMatcher(from, map, shape, std::move(mapped)).match();
 }
 
 } // namespace tirlower

@@ -723,27 +723,42 @@ bool isSimpleBufferParam(const PrimFuncNode &function, size_t bindingIndex) {
 void ScriptPrinter::printFunction(const PrimFuncNode &function) {
   if (!plain_)
     resetNames();
-  // simple[k]: the buffer of bufferMap[k] when it is a simple parameter, else null.
-  std::vector<const BufferNode *> &simple = simpleBuffers_;
-  simple.assign(function.bufferMap.size(), nullptr);
-  for (size_t k = 0; k < simple.size(); ++k)
+  simpleBuffers_.assign(function.bufferMap.size(), nullptr);
+  for (size_t k = 0; k < simpleBuffers_.size(); ++k)
     if (isSimpleBufferParam(function, k))
-      simple[k] = function.bufferMap[k].buffer.get();
-  auto simpleBufferOf = [&](const Var &param) -> const BufferNode * {
-    for (size_t k = 0; k < simple.size(); ++k)
-      if (simple[k] && function.bufferMap[k].param == param)
-        return simple[k];
-    return nullptr;
-  };
-
+      simpleBuffers_[k] = function.bufferMap[k].buffer.get();
   // Parameters are named before anything prints: shapes may use later scalar parameters.
   for (const Var &param : function.params) {
-    if (const BufferNode *buffer = simpleBufferOf(param))
+    if (const BufferNode *buffer = simpleBufferOf(function, param))
       defineDataVar(buffer, defineBuffer(buffer));
     else
       defineVar(param.get());
   }
+  printSignature(function);
+  ++indent_;
+  if (!function.attrs.empty()) {
+    indent();
+    out_ += "T.func_attr(";
+    appendAttrValue(out_, function.attrs);
+    out_ += ")\n";
+  }
+  printMatchBuffers(function);
+  printParamTransforms(function);
+  printStmt(function.body);
+  --indent_;
+}
 
+// The buffer of a parameter that prints inline in the signature (simpleBuffers_), else null.
+const BufferNode *ScriptPrinter::simpleBufferOf(const PrimFuncNode &function, const Var &param) const {
+  for (size_t k = 0; k < simpleBuffers_.size(); ++k)
+    if (simpleBuffers_[k] && function.bufferMap[k].param == param)
+      return simpleBuffers_[k];
+  return nullptr;
+}
+
+// The decorator and the def line: simple buffer parameters as T.Buffer(shape, dtype), the
+// others with their type annotation.
+void ScriptPrinter::printSignature(const PrimFuncNode &function) {
   indent();
   if (tirx_)
     out_ += function.isPrivate ? "@T.prim_func(private=True, s_tir=True)\n" : "@T.prim_func(s_tir=True)\n";
@@ -757,7 +772,7 @@ void ScriptPrinter::printFunction(const PrimFuncNode &function) {
     const Var &param = function.params[k];
     if (k)
       out_ += ", ";
-    if (const BufferNode *buffer = simpleBufferOf(param)) {
+    if (const BufferNode *buffer = simpleBufferOf(function, param)) {
       out_ += bufferName(buffer);
       out_ += ": T.Buffer(";
       printShape(buffer->shape);
@@ -771,16 +786,12 @@ void ScriptPrinter::printFunction(const PrimFuncNode &function) {
     }
   }
   out_ += "):\n";
+}
 
-  ++indent_;
-  if (!function.attrs.empty()) {
-    indent();
-    out_ += "T.func_attr(";
-    appendAttrValue(out_, function.attrs);
-    out_ += ")\n";
-  }
+// `B = T.match_buffer(b, ...)` for the buffer parameters that do not print inline.
+void ScriptPrinter::printMatchBuffers(const PrimFuncNode &function) {
   for (size_t k = 0; k < function.bufferMap.size(); ++k) {
-    if (simple[k])
+    if (simpleBuffers_[k])
       continue;
     const BufferBinding &binding = function.bufferMap[k];
     std::string_view name = defineBuffer(binding.buffer.get());
@@ -793,8 +804,11 @@ void ScriptPrinter::printFunction(const PrimFuncNode &function) {
     printBufferArgs(*binding.buffer, std::nullopt);
     out_ += ")\n";
   }
-  // Transforms of parameter buffers print here; those of buffers the body declares print after
-  // the declaration, so the text never names a buffer before it exists.
+}
+
+// Transforms of parameter buffers print here; those of buffers the body declares print after
+// the declaration, so the text never names a buffer before it exists.
+void ScriptPrinter::printParamTransforms(const PrimFuncNode &function) {
   pendingTransforms_.clear();
   std::vector<const BufferNode *> declaredInBody;
   if (!function.layoutTransforms.empty()) {
@@ -807,8 +821,6 @@ void ScriptPrinter::printFunction(const PrimFuncNode &function) {
     else
       printLayoutTransform(transform);
   }
-  printStmt(function.body);
-  --indent_;
 }
 
 void ScriptPrinter::printModule(const Module &module) {

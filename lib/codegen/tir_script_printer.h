@@ -34,6 +34,12 @@ public:
   void printIndexMap(const IndexMapNode &map);
 
 private:
+  // ---- a function's head (tir_script_printer.cpp) ----
+  const BufferNode *simpleBufferOf(const PrimFuncNode &function, const Var &param) const;
+  void printSignature(const PrimFuncNode &function);
+  void printMatchBuffers(const PrimFuncNode &function);
+  void printParamTransforms(const PrimFuncNode &function);
+
   // ---- names (tir_script_printer.cpp) ----
   void resetNames();
   std::string_view defineVar(const VarNode *var);

@@ -255,6 +255,102 @@ Diagnostic skip(const PrimFunc &func, const std::string &why) {
           {}};
 }
 
+// Whether the function still carries a layout transform of its k-th parameter (not yet applied).
+bool transformsParam(const PrimFunc &func, size_t k) {
+  for (const LayoutTransform &t : func->layoutTransforms)
+    if (t.buffer->data == func->params[k])
+      return true;
+  return false;
+}
+
+// A layout transform that a pass added (legalize-layouts) counts as if the input had stated it:
+// the parameter's data is converted through it once it is applied. The message says why one
+// cannot be followed.
+std::optional<std::string> followAddedLayouts(std::vector<ParamLayout> &params, const PrimFunc &func,
+                                              const Bindings &bindings) {
+  for (size_t k = 0; k < func->params.size(); ++k) {
+    ParamLayout &layout = params[k];
+    if (!layout.buffer || layout.mapped || !transformsParam(func, k))
+      continue;
+    try {
+      bool written = layout.written;
+      layout = describeParam(func, layout.buffer, bindings);
+      layout.written = written;
+    } catch (const CompileError &e) {
+      return "the layout transform it added to '" + std::string(layout.buffer->name.str()) +
+             "' cannot be followed: " + e.diagnostic().message;
+    }
+  }
+  return std::nullopt;
+}
+
+// The inputs, converted to the layouts the transformed function declares (converted[k] says
+// which were).
+std::vector<ArgValue> convertInputs(const std::vector<ParamLayout> &params, const std::vector<ArgValue> &inputs,
+                                    const PrimFunc &func, std::vector<bool> &converted) {
+  std::vector<ArgValue> args;
+  for (size_t k = 0; k < func->params.size(); ++k) {
+    const ParamLayout &layout = params[k];
+    const ArgValue &input = inputs[k];
+    if (!input.isBuffer() || !layout.mapped || transformsParam(func, k)) {
+      args.push_back(input.deepCopy());
+      continue;
+    }
+    converted[k] = true;
+    // The padding of an input holds pad_value; that of a buffer the function writes starts
+    // uninitialised: the transformed function must fill it with pad_value itself.
+    auto data = std::make_shared<BufferData>(layout.element, layout.physicalCount * layout.lanes);
+    if (!layout.written)
+      for (size_t s = 0; s < data->size(); ++s)
+        setConstant(*data, s, layout.padValue);
+    for (size_t e = 0; e < layout.offsets.size(); ++e)
+      for (size_t l = 0; l < layout.lanes; ++l)
+        copyScalar(*input.buffer, layout.offsets[e] * layout.lanes + l, *data,
+                   layout.physicalOffsets[e] * layout.lanes + l);
+    args.push_back(ArgValue::ofBuffer(std::move(data)));
+  }
+  return args;
+}
+
+// The first logical element where the transformed function's buffer differs from the
+// reference's output (within the reassociation tolerance when `tolerant`).
+std::optional<std::string> firstDifference(const ParamLayout &layout, const BufferData &expected,
+                                           const BufferData &actual, bool converted, bool tolerant) {
+  const FloatTolerance tolerance = reassociationTolerance(layout.element);
+  for (size_t e = 0; e < layout.offsets.size(); ++e) {
+    size_t actualOffset = converted ? layout.physicalOffsets[e] : layout.offsets[e];
+    for (size_t l = 0; l < layout.lanes; ++l) {
+      size_t se = layout.offsets[e] * layout.lanes + l, sa = actualOffset * layout.lanes + l;
+      if (sameScalar(expected, se, actual, sa) || (tolerant && closeScalar(expected, se, actual, sa, tolerance)))
+        continue;
+      std::string lane = layout.lanes > 1 ? " lane " + std::to_string(l) : "";
+      return "buffer '" + std::string(layout.buffer->name.str()) + "' differs at logical index " +
+             formatIndex(unravel(e, layout.shape)) + lane + ": expected " + formatScalar(expected, se) + ", actual " +
+             formatScalar(actual, sa);
+    }
+  }
+  return std::nullopt;
+}
+
+// The first padding element of a converted buffer that does not hold pad_value.
+std::optional<std::string> paddingDifference(const ParamLayout &layout, const BufferData &actual) {
+  BufferData pad(layout.element, 1);
+  setConstant(pad, 0, layout.padValue);
+  for (size_t p = 0; p < layout.physicalCount; ++p) {
+    if (layout.covered[p])
+      continue;
+    for (size_t l = 0; l < layout.lanes; ++l) {
+      size_t sa = p * layout.lanes + l;
+      if (sameScalar(pad, 0, actual, sa))
+        continue;
+      return "padding of buffer '" + std::string(layout.buffer->name.str()) + "' at physical index " +
+             formatIndex(unravel(p, layout.physicalShape)) + " is " + formatScalar(actual, sa) +
+             ", expected pad_value " + formatScalar(pad, 0);
+    }
+  }
+  return std::nullopt;
+}
+
 } // namespace
 
 SemanticChecker::SemanticChecker(const Module &original, SemanticCheckOptions options) : options_(std::move(options)) {
@@ -316,57 +412,11 @@ std::optional<Diagnostic> SemanticChecker::check(const Module &after, const std:
     if (func->params.size() != ref.func->params.size())
       return fail("it now takes " + std::to_string(func->params.size()) + " parameters instead of " +
                   std::to_string(ref.func->params.size()));
+    if (std::optional<std::string> problem = followAddedLayouts(ref.params, func, ref.bindings))
+      return fail(*problem);
 
-    // A layout transform that a pass added (legalize-layouts) counts as if the input had stated
-    // it: the parameter's data is converted through it once it is applied.
-    for (size_t k = 0; k < func->params.size(); ++k) {
-      ParamLayout &layout = ref.params[k];
-      bool added = false;
-      for (const LayoutTransform &t : func->layoutTransforms)
-        added = added || t.buffer->data == func->params[k];
-      if (!layout.buffer || layout.mapped || !added)
-        continue;
-      try {
-        bool written = layout.written;
-        layout = describeParam(func, layout.buffer, ref.bindings);
-        layout.written = written;
-      } catch (const CompileError &e) {
-        return fail("the layout transform it added to '" + std::string(layout.buffer->name.str()) +
-                    "' cannot be followed: " + e.diagnostic().message);
-      }
-    }
-
-    // The inputs, converted to the layouts the transformed function declares.
     std::vector<bool> converted(func->params.size(), false);
-    std::vector<ArgValue> args;
-    for (size_t k = 0; k < func->params.size(); ++k) {
-      const ParamLayout &layout = ref.params[k];
-      const ArgValue &input = ref.inputs[k];
-      if (!input.isBuffer() || !layout.mapped) {
-        args.push_back(input.deepCopy());
-        continue;
-      }
-      bool pending = false;
-      for (const LayoutTransform &t : func->layoutTransforms)
-        pending = pending || t.buffer->data == func->params[k];
-      if (pending) {
-        args.push_back(input.deepCopy());
-        continue;
-      }
-      converted[k] = true;
-      // The padding of an input holds pad_value; that of a buffer the function writes starts
-      // uninitialised: the transformed function must fill it with pad_value itself.
-      auto data = std::make_shared<BufferData>(layout.element, layout.physicalCount * layout.lanes);
-      if (!layout.written)
-        for (size_t s = 0; s < data->size(); ++s)
-          setConstant(*data, s, layout.padValue);
-      for (size_t e = 0; e < layout.offsets.size(); ++e)
-        for (size_t l = 0; l < layout.lanes; ++l)
-          copyScalar(*input.buffer, layout.offsets[e] * layout.lanes + l, *data,
-                     layout.physicalOffsets[e] * layout.lanes + l);
-      args.push_back(ArgValue::ofBuffer(std::move(data)));
-    }
-
+    std::vector<ArgValue> args = convertInputs(ref.params, ref.inputs, func, converted);
     RunResult result = run(func, args, options_.run);
     if (result.status == RunStatus::Error) {
       Diagnostic d = fail("its run now fails");
@@ -382,38 +432,14 @@ std::optional<Diagnostic> SemanticChecker::check(const Module &after, const std:
       const ParamLayout &layout = ref.params[k];
       if (!layout.buffer)
         continue;
-      const BufferData &expected = *ref.outputs[k].buffer;
-      const BufferData &actual = *args[k].buffer;
-      const std::string bufferName(layout.buffer->name.str());
-      const FloatTolerance tolerance = reassociationTolerance(layout.element);
+      const BufferData &expected = *ref.outputs[k].buffer, &actual = *args[k].buffer;
       const bool tolerant = reassociated && layout.element.isFloat();
-      for (size_t e = 0; e < layout.offsets.size(); ++e) {
-        size_t actualOffset = converted[k] ? layout.physicalOffsets[e] : layout.offsets[e];
-        for (size_t l = 0; l < layout.lanes; ++l) {
-          size_t se = layout.offsets[e] * layout.lanes + l, sa = actualOffset * layout.lanes + l;
-          if (sameScalar(expected, se, actual, sa) || (tolerant && closeScalar(expected, se, actual, sa, tolerance)))
-            continue;
-          std::string lane = layout.lanes > 1 ? " lane " + std::to_string(l) : "";
-          return fail("buffer '" + bufferName + "' differs at logical index " + formatIndex(unravel(e, layout.shape)) +
-                      lane + ": expected " + formatScalar(expected, se) + ", actual " + formatScalar(actual, sa));
-        }
-      }
+      if (std::optional<std::string> problem = firstDifference(layout, expected, actual, converted[k], tolerant))
+        return fail(*problem);
       if (!converted[k] || !layout.padValue)
         continue;
-      BufferData pad(layout.element, 1);
-      setConstant(pad, 0, layout.padValue);
-      for (size_t p = 0; p < layout.physicalCount; ++p) {
-        if (layout.covered[p])
-          continue;
-        for (size_t l = 0; l < layout.lanes; ++l) {
-          size_t sa = p * layout.lanes + l;
-          if (sameScalar(pad, 0, actual, sa))
-            continue;
-          return fail("padding of buffer '" + bufferName + "' at physical index " +
-                      formatIndex(unravel(p, layout.physicalShape)) + " is " + formatScalar(actual, sa) +
-                      ", expected pad_value " + formatScalar(pad, 0));
-        }
-      }
+      if (std::optional<std::string> problem = paddingDifference(layout, actual))
+        return fail(*problem);
     }
   }
   return std::nullopt;

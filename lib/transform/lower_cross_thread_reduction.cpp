@@ -140,64 +140,90 @@ private:
     return !uses(block.predicate, outer);
   }
 
-  Stmt lower(const BlockNode &block, const std::vector<const ForNode *> &chain) {
-    const std::string name = block.name.str();
-    auto fail = [&](SourceRange where, const std::string &why) -> Stmt {
-      throw CompileError(where.valid() ? where : block.loc,
-                         "block \"" + name + "\" reduces across threads, which lower-cross-thread-reduction cannot "
-                                             "lower here: " + why);
-    };
-    if (!block.allocBuffers.empty() || !block.matchBuffers.empty())
-      return fail(block.loc, "it allocates or matches buffers");
-    const auto *update = block.body.as<BufferStoreNode>();
-    const auto *init = block.init ? block.init.as<BufferStoreNode>() : nullptr;
-    if (!update || !init)
-      return fail(block.body->loc, "its body must be one store W[i] = f(W[i], v) with an init W[i] = identity");
-    std::vector<std::pair<Var, Expr>> bindings;
-    for (const BlockIterVar &iv : block.iterVars)
-      bindings.emplace_back(iv.var, iv.value);
-    auto bind = [&](const Expr &e) { return e ? substitute(e, bindings) : e; };
-    std::vector<Expr> index;
-    for (const Expr &i : update->indices)
-      index.push_back(bind(i));
-    std::vector<Expr> initIndex;
-    for (const Expr &i : init->indices)
-      initIndex.push_back(bind(i));
-    if (init->buffer != update->buffer || !structurallyEqual(initIndex, index))
-      return fail(init->loc, "its init stores another element than its body");
-    // The combiner: f(W[i], v) or f(v, W[i]).
-    const auto *combine = update->value.as<BinaryNode>();
-    auto isTarget = [&](const Expr &e) {
-      const auto *load = e.as<BufferLoadNode>();
-      return load && load->buffer == update->buffer && structurallyEqual(load->indices, update->indices);
-    };
-    if (!combine || (combine->op != BinaryOp::Add && combine->op != BinaryOp::Mul && combine->op != BinaryOp::Min &&
-                     combine->op != BinaryOp::Max) ||
-        (!isTarget(combine->a) && !isTarget(combine->b)))
-      return fail(update->loc, "its body is not W[i] = W[i] + v (or *, T.min, T.max)");
-    Expr value = bind(isTarget(combine->a) ? combine->b : combine->a);
-    if (!isIdentity(combine->op, init->value))
-      return fail(init->loc, "its init value is not the identity of its combiner, which every thread starts from");
-    DataType type = update->value->type;
-    Var x = VarNode::make(Symbol("x0"), type, block.loc), y = VarNode::make(Symbol("y0"), type, block.loc);
-    CommReducer reducer = CommReducerNode::make({x}, {y}, {BinaryNode::make(combine->op, x, y, block.loc)},
-                                                {init->value}, block.loc);
-    Expr predicate = bind(block.predicate);
+  // What a cross-thread reduction block computes: W[index] = W[index] op value, every thread
+  // starting from init's identity.
+  struct Reduction {
+    const BufferStoreNode *update = nullptr;
+    const BufferStoreNode *init = nullptr;
+    std::vector<Expr> index; // the element, with the block's bindings substituted
+    BinaryOp op = BinaryOp::Add;
+    Expr value;     // the combined value, with the bindings substituted
+    Expr predicate; // the block's predicate, likewise; null when none
+    DataType type;
+  };
 
+  [[noreturn]] static void fail(const BlockNode &block, SourceRange where, const std::string &why) {
+    throw CompileError(where.valid() ? where : block.loc,
+                       "block \"" + block.name.str() + "\" reduces across threads, which lower-cross-thread-reduction "
+                                                        "cannot lower here: " + why);
+  }
+
+  Stmt lower(const BlockNode &block, const std::vector<const ForNode *> &chain) {
+    Reduction reduction = reductionOf(block);
     std::vector<const ForNode *> threads, serial;
     for (const ForNode *l : chain)
       (isThreadIdx(*l) ? threads : serial).push_back(l);
     for (const ForNode *l : chain)
       if (l->forKind == ForKind::ThreadBinding && !isThreadIdx(*l))
-        return fail(l->loc, "a loop of its reduction is bound to " + l->threadTag.str() + ", not to a threadIdx");
+        fail(block, l->loc, "a loop of its reduction is bound to " + l->threadTag.str() + ", not to a threadIdx");
+    return launch(allreduce(block, reduction, threads, serial), threads);
+  }
+
+  // The block's reduction, checked to be one store W[i] = f(W[i], v) with an init W[i] = identity.
+  static Reduction reductionOf(const BlockNode &block) {
+    if (!block.allocBuffers.empty() || !block.matchBuffers.empty())
+      fail(block, block.loc, "it allocates or matches buffers");
+    Reduction r;
+    r.update = block.body.as<BufferStoreNode>();
+    r.init = block.init ? block.init.as<BufferStoreNode>() : nullptr;
+    if (!r.update || !r.init)
+      fail(block, block.body->loc, "its body must be one store W[i] = f(W[i], v) with an init W[i] = identity");
+    std::vector<std::pair<Var, Expr>> bindings;
+    for (const BlockIterVar &iv : block.iterVars)
+      bindings.emplace_back(iv.var, iv.value);
+    auto bind = [&](const Expr &e) { return e ? substitute(e, bindings) : e; };
+    for (const Expr &i : r.update->indices)
+      r.index.push_back(bind(i));
+    std::vector<Expr> initIndex;
+    for (const Expr &i : r.init->indices)
+      initIndex.push_back(bind(i));
+    if (r.init->buffer != r.update->buffer || !structurallyEqual(initIndex, r.index))
+      fail(block, r.init->loc, "its init stores another element than its body");
+    // The combiner: f(W[i], v) or f(v, W[i]).
+    const auto *combine = r.update->value.as<BinaryNode>();
+    auto isTarget = [&](const Expr &e) {
+      const auto *load = e.as<BufferLoadNode>();
+      return load && load->buffer == r.update->buffer && structurallyEqual(load->indices, r.update->indices);
+    };
+    if (!combine || (combine->op != BinaryOp::Add && combine->op != BinaryOp::Mul && combine->op != BinaryOp::Min &&
+                     combine->op != BinaryOp::Max) ||
+        (!isTarget(combine->a) && !isTarget(combine->b)))
+      fail(block, r.update->loc, "its body is not W[i] = W[i] + v (or *, T.min, T.max)");
+    r.op = combine->op;
+    r.value = bind(isTarget(combine->a) ? combine->b : combine->a);
+    if (!isIdentity(combine->op, r.init->value))
+      fail(block, r.init->loc, "its init value is not the identity of its combiner, which every thread starts from");
+    r.type = r.update->value->type;
+    r.predicate = bind(block.predicate);
+    return r;
+  }
+
+  // The reduction as a T.tvm_thread_allreduce over the `threads` loops, after each thread folds
+  // the iterations of the `serial` loops into its in-thread buffer; the first thread stores
+  // the result.
+  Stmt allreduce(const BlockNode &block, const Reduction &r, const std::vector<const ForNode *> &threads,
+                 const std::vector<const ForNode *> &serial) const {
     SourceRange loc = block.loc;
+    Var x = VarNode::make(Symbol("x0"), r.type, loc), y = VarNode::make(Symbol("y0"), r.type, loc);
+    CommReducer reducer =
+        CommReducerNode::make({x}, {y}, {BinaryNode::make(r.op, x, y, loc)}, {r.init->value}, loc);
     auto localBuffer = [&](const std::string &prefix) {
       BufferNode::Fields f;
-      f.name = Symbol(prefix + update->buffer->name.str());
-      f.dtype = type;
+      f.name = Symbol(prefix + r.update->buffer->name.str());
+      f.dtype = r.type;
       f.shape = {intImm(1)};
       f.scope = Symbol("local");
-      f.data = VarNode::makeHandle(f.name, type, f.scope, loc);
+      f.data = VarNode::makeHandle(f.name, r.type, f.scope, loc);
       f.loc = loc;
       return BufferNode::make(std::move(f));
     };
@@ -206,22 +232,14 @@ private:
     std::vector<Stmt> body;
     // A value the predicate leaves out is the identity, and is never evaluated (it may be out
     // of bounds there).
-    Expr source = predicate ? CallNode::make(type, Symbol("if_then_else"), {predicate, value, init->value}, loc) : value;
+    Expr source =
+        r.predicate ? CallNode::make(r.type, Symbol("if_then_else"), {r.predicate, r.value, r.init->value}, loc) : r.value;
     Expr condition = IntImmNode::make(DataType::boolean(), 1, loc);
     if (inThread) {
       Expr slot = BufferLoadNode::make(inThread, {intImm(0)}, loc);
-      Stmt step = BufferStoreNode::make(inThread, BinaryNode::make(combine->op, slot, value, loc), {intImm(0)}, loc);
-      if (predicate)
-        step = IfThenElseNode::make(predicate, step, nullptr, loc);
-      for (auto it = serial.rbegin(); it != serial.rend(); ++it) {
-        const ForNode *l = *it;
-        ForKind kind = l->forKind == ForKind::Vectorized ? ForKind::Serial : l->forKind;
-        step = ForNode::make(l->loopVar, l->min, l->extent, kind, step, {}, l->annotations, l->loc);
-      }
-      body.push_back(BufferStoreNode::make(inThread, init->value, {intImm(0)}, loc));
-      body.push_back(step);
+      body.push_back(BufferStoreNode::make(inThread, r.init->value, {intImm(0)}, loc));
+      body.push_back(inThreadLoops(r, inThread, slot, serial, loc));
       source = slot;
-      condition = IntImmNode::make(DataType::boolean(), 1, loc);
     }
     std::vector<Expr> args{IntImmNode::make(*DataType::parse("uint32"), 1, loc), source, condition,
                            BufferLoadNode::make(cross, {intImm(0)}, loc)};
@@ -231,15 +249,34 @@ private:
       Expr atMin = BinaryNode::make(BinaryOp::EQ, l->loopVar, l->min, loc);
       first = first ? BinaryNode::make(BinaryOp::And, first, atMin, loc) : atMin;
     }
-    Stmt allreduce = EvaluateNode::make(CallNode::make(DataType::handle(), Symbol("tvm_thread_allreduce"), args, loc), loc);
-    body.push_back(AttrStmtNode::make(nullptr, Symbol("reduce_scope"), intImm(0), allreduce, loc, {}, reducer));
+    Stmt call = EvaluateNode::make(CallNode::make(DataType::handle(), Symbol("tvm_thread_allreduce"), args, loc), loc);
+    body.push_back(AttrStmtNode::make(nullptr, Symbol("reduce_scope"), intImm(0), call, loc, {}, reducer));
     body.push_back(IfThenElseNode::make(
-        first, BufferStoreNode::make(update->buffer, BufferLoadNode::make(cross, {intImm(0)}, loc), index, loc), nullptr,
-        loc));
+        first, BufferStoreNode::make(r.update->buffer, BufferLoadNode::make(cross, {intImm(0)}, loc), r.index, loc),
+        nullptr, loc));
     Stmt result = AllocBufferNode::make(cross, SeqStmtNode::make(std::move(body), loc), loc);
     if (inThread)
       result = AllocBufferNode::make(inThread, result, loc);
-    // The thread-bound reduce loops become launches, outermost first.
+    return result;
+  }
+
+  // The serial reduce loops, each thread combining its values into `inThread` (vectorized loops
+  // become serial).
+  static Stmt inThreadLoops(const Reduction &r, const Buffer &inThread, const Expr &slot,
+                            const std::vector<const ForNode *> &serial, SourceRange loc) {
+    Stmt step = BufferStoreNode::make(inThread, BinaryNode::make(r.op, slot, r.value, loc), {intImm(0)}, loc);
+    if (r.predicate)
+      step = IfThenElseNode::make(r.predicate, step, nullptr, loc);
+    for (auto it = serial.rbegin(); it != serial.rend(); ++it) {
+      const ForNode *l = *it;
+      ForKind kind = l->forKind == ForKind::Vectorized ? ForKind::Serial : l->forKind;
+      step = ForNode::make(l->loopVar, l->min, l->extent, kind, step, {}, l->annotations, l->loc);
+    }
+    return step;
+  }
+
+  // The thread-bound reduce loops become launches, outermost first.
+  static Stmt launch(Stmt result, const std::vector<const ForNode *> &threads) {
     for (auto it = threads.rbegin(); it != threads.rend(); ++it) {
       const ForNode *l = *it;
       Var var = l->loopVar;

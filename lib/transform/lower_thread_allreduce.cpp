@@ -115,7 +115,47 @@ private:
     constant_ = collector.constant;
   }
 
+  // The shared buffers and thread indices of one reduction tree.
+  struct Tree {
+    const CommReducerNode &reducer;
+    std::vector<Buffer> bufs; // per reduced value, one slot per thread of the block
+    Expr reduceIndex;         // the thread's index over the reduced dimensions
+    Expr base;                // the first slot of the thread's group
+    SourceRange loc;
+    // The group's slot `offset`.
+    Expr slot(Expr offset) const {
+      const int64_t *b = asConstInt(base);
+      return b && *b == 0 ? offset : base + offset;
+    }
+  };
+
+  // The thread's reduce index (over the reduced dimensions) and group index (over the others),
+  // x fastest, with the number of threads each counts.
+  struct ThreadIndices {
+    Expr reduce, group;
+    int64_t reduced = 1, groups = 1;
+  };
+
   Stmt lower(const CallNode &call, SourceRange loc) {
+    const CommReducerNode &reducer = checkedReducer(call, loc);
+    const size_t count = reducer.lhs.size();
+    ThreadIndices indices = threadIndices(reducedDimensions(call, count, loc), loc);
+    Expr base = indices.groups == 1 ? Expr(intImm(0)) : indices.group * intImm(indices.reduced);
+    Tree tree{reducer, reductionBuffers(reducer, indices.groups * indices.reduced, loc), indices.reduce, base, loc};
+    std::vector<Stmt> seq;
+    seq.push_back(sync(loc));
+    storeThreadValues(call, tree, seq);
+    seq.push_back(sync(loc));
+    combineHalves(tree, indices.reduced, seq);
+    copyResults(call, tree, seq);
+    Stmt body = SeqStmtNode::make(std::move(seq), loc);
+    for (size_t k = count; k-- > 0;)
+      body = AllocBufferNode::make(tree.bufs[k], body, loc);
+    return body;
+  }
+
+  // The innermost reduce_scope's reducer, checked against the call's count of values.
+  const CommReducerNode &checkedReducer(const CallNode &call, SourceRange loc) const {
     if (reducers_.empty())
       throw CompileError(loc, "T.tvm_thread_allreduce outside a reduce_scope attribute: no T.comm_reducer says how to "
                               "combine the values");
@@ -127,6 +167,11 @@ private:
     if (!declared || static_cast<size_t>(*declared) != count || call.args.size() < 2 * count + 2)
       throw CompileError(loc, "T.tvm_thread_allreduce reduces " + std::to_string(declared ? *declared : 0) +
                                   " values but its reducer " + std::to_string(count));
+    return reducer;
+  }
+
+  // Which thread dimensions the call reduces over (its trailing threadIdx arguments).
+  std::array<bool, 3> reducedDimensions(const CallNode &call, size_t count, SourceRange loc) const {
     std::array<bool, 3> reduced{false, false, false};
     for (size_t a = 2 * count + 2; a < call.args.size(); ++a) {
       const auto *var = call.args[a].as<VarNode>();
@@ -136,9 +181,11 @@ private:
                                 "launches around it");
       reduced[it->tag.dim] = true;
     }
-    // reduce index (over the reduced dimensions) and group index (over the others), x fastest.
-    Expr reduceIndex = intImm(0), groupIndex = intImm(0);
-    int64_t n = 1, groups = 1;
+    return reduced;
+  }
+
+  ThreadIndices threadIndices(const std::array<bool, 3> &reduced, SourceRange loc) const {
+    ThreadIndices out{intImm(0), intImm(0)};
     for (int d = 0; d < 3; ++d) {
       if (!constant_[d])
         throw CompileError(loc, "lower-thread-allreduce needs constant thread extents; threadIdx." +
@@ -156,92 +203,105 @@ private:
       if (index->type != DataType::int32())
         index = CastNode::make(DataType::int32(), index, loc);
       if (reduced[d]) {
-        reduceIndex = n == 1 ? index : reduceIndex + index * intImm(n);
-        n *= local_[d];
+        out.reduce = out.reduced == 1 ? index : out.reduce + index * intImm(out.reduced);
+        out.reduced *= local_[d];
       } else {
-        groupIndex = groups == 1 ? index : groupIndex + index * intImm(groups);
-        groups *= local_[d];
+        out.group = out.groups == 1 ? index : out.group + index * intImm(out.groups);
+        out.groups *= local_[d];
       }
     }
-    Expr base = groups == 1 ? Expr(intImm(0)) : groupIndex * intImm(n);
-    auto slot = [&](Expr offset) -> Expr {
-      const int64_t *b = asConstInt(base);
-      if (b && *b == 0)
-        return offset;
-      return base + offset;
-    };
+    return out;
+  }
 
+  // One shared buffer per reduced value, `slots` long.
+  std::vector<Buffer> reductionBuffers(const CommReducerNode &reducer, int64_t slots, SourceRange loc) {
     std::vector<Buffer> bufs;
-    for (size_t k = 0; k < count; ++k) {
+    for (size_t k = 0; k < reducer.lhs.size(); ++k) {
       BufferNode::Fields f;
       f.name = Symbol("red_buf" + std::to_string(counter_++));
       f.dtype = reducer.lhs[k]->type;
-      f.shape = {intImm(groups * n)};
+      f.shape = {intImm(slots)};
       f.scope = Symbol("shared");
       f.data = VarNode::makeHandle(f.name, f.dtype, f.scope, loc);
       f.loc = loc;
       bufs.push_back(BufferNode::make(std::move(f)));
     }
-    std::vector<Stmt> seq;
-    seq.push_back(sync(loc));
+    return bufs;
+  }
+
+  // Each thread stores its values in its slot (the identity where the call's condition is false).
+  void storeThreadValues(const CallNode &call, const Tree &tree, std::vector<Stmt> &seq) const {
+    const size_t count = tree.reducer.lhs.size();
     Expr condition = call.args[1 + count];
     const int64_t *always = asConstInt(condition);
     for (size_t k = 0; k < count; ++k) {
-      Stmt write = BufferStoreNode::make(bufs[k], call.args[1 + k], {slot(reduceIndex)}, loc);
+      Stmt write = BufferStoreNode::make(tree.bufs[k], call.args[1 + k], {tree.slot(tree.reduceIndex)}, tree.loc);
       if (!always || *always == 0)
-        write = IfThenElseNode::make(condition, write,
-                                     BufferStoreNode::make(bufs[k], reducer.identity[k], {slot(reduceIndex)}, loc), loc);
+        write = IfThenElseNode::make(
+            condition, write,
+            BufferStoreNode::make(tree.bufs[k], tree.reducer.identity[k], {tree.slot(tree.reduceIndex)}, tree.loc),
+            tree.loc);
       seq.push_back(write);
     }
-    seq.push_back(sync(loc));
-    // One step: slot i combines slot i + offset, for the threads with i < active.
-    auto step = [&](int64_t offset, int64_t active) {
-      std::vector<std::pair<Var, Expr>> args;
-      for (size_t k = 0; k < count; ++k) {
-        args.emplace_back(reducer.lhs[k], BufferLoadNode::make(bufs[k], {slot(reduceIndex)}, loc));
-        args.emplace_back(reducer.rhs[k], BufferLoadNode::make(bufs[k], {slot(reduceIndex + intImm(offset))}, loc));
-      }
-      Stmt body;
-      if (count == 1) {
-        body = BufferStoreNode::make(bufs[0], substitute(reducer.result[0], args), {slot(reduceIndex)}, loc);
-      } else {
-        // Every result is computed before any is stored: each reads all the slots.
-        std::vector<Var> temps;
-        std::vector<Stmt> stores;
-        for (size_t k = 0; k < count; ++k) {
-          temps.push_back(VarNode::make(Symbol("red_value" + std::to_string(k)), reducer.lhs[k]->type, loc));
-          stores.push_back(BufferStoreNode::make(bufs[k], temps.back(), {slot(reduceIndex)}, loc));
-        }
-        body = SeqStmtNode::make(stores, loc);
-        for (size_t k = count; k-- > 0;)
-          body = LetStmtNode::make(temps[k], substitute(reducer.result[k], args), body, loc);
-      }
-      seq.push_back(IfThenElseNode::make(BinaryNode::make(BinaryOp::LT, reduceIndex, intImm(active), loc), body,
-                                         nullptr, loc));
-      seq.push_back(sync(loc));
-    };
+  }
+
+  // The tree over `n` slots: a first step folds the slots beyond the largest power of two, then
+  // each step halves the active slots, each followed by a barrier.
+  void combineHalves(const Tree &tree, int64_t n, std::vector<Stmt> &seq) const {
     int64_t align = 1;
     while (align < n)
       align <<= 1;
     if (align > n) {
       align >>= 1;
-      step(align, n - align);
+      combineStep(tree, align, n - align, seq);
     }
     while (align > 1) {
       align >>= 1;
-      step(align, align);
+      combineStep(tree, align, align, seq);
     }
+  }
+
+  // One step: slot i combines slot i + offset, for the threads with i < active.
+  void combineStep(const Tree &tree, int64_t offset, int64_t active, std::vector<Stmt> &seq) const {
+    const CommReducerNode &reducer = tree.reducer;
+    const size_t count = reducer.lhs.size();
+    const SourceRange loc = tree.loc;
+    std::vector<std::pair<Var, Expr>> args;
+    for (size_t k = 0; k < count; ++k) {
+      args.emplace_back(reducer.lhs[k], BufferLoadNode::make(tree.bufs[k], {tree.slot(tree.reduceIndex)}, loc));
+      args.emplace_back(reducer.rhs[k],
+                        BufferLoadNode::make(tree.bufs[k], {tree.slot(tree.reduceIndex + intImm(offset))}, loc));
+    }
+    Stmt body;
+    if (count == 1) {
+      body = BufferStoreNode::make(tree.bufs[0], substitute(reducer.result[0], args), {tree.slot(tree.reduceIndex)}, loc);
+    } else {
+      // Every result is computed before any is stored: each reads all the slots.
+      std::vector<Var> temps;
+      std::vector<Stmt> stores;
+      for (size_t k = 0; k < count; ++k) {
+        temps.push_back(VarNode::make(Symbol("red_value" + std::to_string(k)), reducer.lhs[k]->type, loc));
+        stores.push_back(BufferStoreNode::make(tree.bufs[k], temps.back(), {tree.slot(tree.reduceIndex)}, loc));
+      }
+      body = SeqStmtNode::make(stores, loc);
+      for (size_t k = count; k-- > 0;)
+        body = LetStmtNode::make(temps[k], substitute(reducer.result[k], args), body, loc);
+    }
+    seq.push_back(IfThenElseNode::make(BinaryNode::make(BinaryOp::LT, tree.reduceIndex, intImm(active), loc), body,
+                                       nullptr, loc));
+    seq.push_back(sync(loc));
+  }
+
+  // The group's first slot holds the results: they go to the call's destinations.
+  void copyResults(const CallNode &call, const Tree &tree, std::vector<Stmt> &seq) const {
+    const size_t count = tree.reducer.lhs.size();
     for (size_t k = 0; k < count; ++k) {
       const auto *dest = call.args[2 + count + k].as<BufferLoadNode>();
       if (!dest)
-        throw CompileError(loc, "the destinations of T.tvm_thread_allreduce are buffer elements");
-      seq.push_back(
-          BufferStoreNode::make(dest->buffer, BufferLoadNode::make(bufs[k], {slot(intImm(0))}, loc), dest->indices, loc));
+        throw CompileError(tree.loc, "the destinations of T.tvm_thread_allreduce are buffer elements");
+      seq.push_back(BufferStoreNode::make(dest->buffer, BufferLoadNode::make(tree.bufs[k], {tree.slot(intImm(0))}, tree.loc),
+                                          dest->indices, tree.loc));
     }
-    Stmt body = SeqStmtNode::make(std::move(seq), loc);
-    for (size_t k = count; k-- > 0;)
-      body = AllocBufferNode::make(bufs[k], body, loc);
-    return body;
   }
 
   std::vector<const CommReducerNode *> reducers_;
