@@ -164,34 +164,8 @@ Typed Parser::lowerCall(uint32_t id) {
 
 Typed Parser::lowerBuiltin(uint32_t id, std::string_view name) {
   SourceRange where = nodeRange(id);
-  if (std::optional<DataType> type = dtypeBuiltin(name)) {
-    CallArgs args = callArgs(id, name, 1, 1, {});
-    uint32_t arg = args.positional[0];
-    if (node(arg).kind == Ast::String) {
-      std::string text = stringLiteral(arg);
-      if (!type->isFloat() || type->isVector())
-        fail(nodeRange(arg), "T." + std::string(name) + " takes a number, not a string");
-      double value = text == "inf" || text == "+inf" ? HUGE_VAL
-                     : text == "-inf"                ? -HUGE_VAL
-                     : text == "nan"                 ? NAN
-                                                     : 0.0;
-      if (value == 0.0)
-        fail(nodeRange(arg), "expected \"inf\", \"-inf\" or \"nan\", not \"" + text + "\"");
-      return {FloatImmNode::make(*type, value, where), false};
-    }
-    Typed value = lower(arg);
-    if (value.literal) {
-      if (type->isIntOrUInt() && value.expr.as<FloatImmNode>())
-        fail(nodeRange(arg), "T." + std::string(name) + " takes an integer, not a floating-point literal");
-      Expr constant = typedLiteral(value, *type, where);
-      return {constant, false};
-    }
-    if (value.expr->type == *type)
-      return {value.expr, false};
-    if (const auto *imm = value.expr.as<IntImmNode>(); imm && type->isBool() && value.expr->type.isBool())
-      return {value.expr, false};
-    return {checked(where, [&] { return CastNode::make(*type, value.expr, where); }), false};
-  }
+  if (std::optional<DataType> type = dtypeBuiltin(name))
+    return lowerDtypeCall(id, name, *type);
   if (std::optional<Typed> operation = lowerOperatorCall(id, name))
     return *operation;
   const BuiltinEntry *entry = findBuiltin(name);
@@ -237,57 +211,101 @@ Typed Parser::lowerBuiltin(uint32_t id, std::string_view name) {
       fail(nodeRange(args.positional[1]), "T.Broadcast needs between 2 and 65535 lanes, not " + std::to_string(lanes));
     return {checked(where, [&] { return BroadcastNode::make(value, static_cast<int>(lanes), where); }), false};
   }
-  case Builtin::Let: {
-    CallArgs args = callArgs(id, name, 1, 1, {"where"});
-    uint32_t bindings = args.find("where");
-    if (bindings == UINT32_MAX || node(bindings).kind != Ast::Dict || node(bindings).count == 0)
-      fail(where, "T.Let needs where={name: value}");
-    std::vector<std::pair<Var, Expr>> lets;
-    scope_.push();
-    struct PopScope {
-      ScopeStack &scope;
-      ~PopScope() { scope.pop(); }
-    } popScope{scope_};
-    for (uint32_t k = 0; k + 1 < node(bindings).count; k += 2) {
-      uint32_t key = child(bindings, k);
-      if (node(key).kind != Ast::Name)
-        fail(nodeRange(key), "T.Let binds names; expected a name");
-      Expr value = lowerValue(child(bindings, k + 1));
-      Var var =
-          checked(nodeRange(key), [&] { return VarNode::make(Symbol(nodeText(key)), value->type, nodeRange(key)); });
-      scope_.define(nodeText(key), {Binding::Kind::Var, var, nullptr, nodeRange(key)});
-      lets.emplace_back(var, value);
-    }
-    Expr body = lowerValue(args.positional[0]);
-    for (auto it = lets.rbegin(); it != lets.rend(); ++it)
-      body = checked(where, [&] { return LetNode::make(it->first, it->second, body, where); });
-    return {body, false};
-  }
+  case Builtin::Let: return lowerLet(id, name);
   case Builtin::Min:
   case Builtin::Max:
   case Builtin::FloorDiv:
   case Builtin::FloorMod:
   case Builtin::TruncDiv:
   case Builtin::TruncMod: {
-    CallArgs args = callArgs(id, name, 2, 2, {});
-    Typed a = lower(args.positional[0]), b = lower(args.positional[1]);
-    std::pair<Expr, Expr> xY = unify(a, b, where, "T." + op);
-    Expr x = xY.first, y = xY.second;
     BinaryOp binary = entry->kind == Builtin::Min        ? BinaryOp::Min
                       : entry->kind == Builtin::Max      ? BinaryOp::Max
                       : entry->kind == Builtin::FloorDiv ? BinaryOp::FloorDiv
                       : entry->kind == Builtin::FloorMod ? BinaryOp::FloorMod
                       : entry->kind == Builtin::TruncDiv ? BinaryOp::Div
                                                          : BinaryOp::Mod;
-    if ((entry->kind == Builtin::TruncMod || entry->kind == Builtin::FloorMod ||
-         (entry->kind == Builtin::TruncDiv && name != "Div")) &&
-        !x->type.isIntOrUInt())
-      fail(where, "T." + op + " expects integer operands, not " + x->type.str());
-    return {checked(where, [&] { return BinaryNode::make(binary, x, y, where); }), false};
+    bool integersOnly = entry->kind == Builtin::TruncMod || entry->kind == Builtin::FloorMod ||
+                        (entry->kind == Builtin::TruncDiv && name != "Div");
+    return lowerBinaryBuiltin(id, name, binary, integersOnly);
   }
   case Builtin::TypeLimit: return typeLimit(id, name);
   }
   unknownBuiltin(id, name);
+}
+
+// T.float32(x), T.int8(x), ...: a literal typed as `type`, a string "inf"/"-inf"/"nan" for
+// floats, or a cast of another value.
+Typed Parser::lowerDtypeCall(uint32_t id, std::string_view name, DataType type) {
+  SourceRange where = nodeRange(id);
+  CallArgs args = callArgs(id, name, 1, 1, {});
+  uint32_t arg = args.positional[0];
+  if (node(arg).kind == Ast::String) {
+    std::string text = stringLiteral(arg);
+    if (!type.isFloat() || type.isVector())
+      fail(nodeRange(arg), "T." + std::string(name) + " takes a number, not a string");
+    double value = text == "inf" || text == "+inf" ? HUGE_VAL
+                   : text == "-inf"                ? -HUGE_VAL
+                   : text == "nan"                 ? NAN
+                                                   : 0.0;
+    if (value == 0.0)
+      fail(nodeRange(arg), "expected \"inf\", \"-inf\" or \"nan\", not \"" + text + "\"");
+    return {FloatImmNode::make(type, value, where), false};
+  }
+  Typed value = lower(arg);
+  if (value.literal) {
+    if (type.isIntOrUInt() && value.expr.as<FloatImmNode>())
+      fail(nodeRange(arg), "T." + std::string(name) + " takes an integer, not a floating-point literal");
+    Expr constant = typedLiteral(value, type, where);
+    return {constant, false};
+  }
+  if (value.expr->type == type)
+    return {value.expr, false};
+  if (const auto *imm = value.expr.as<IntImmNode>(); imm && type.isBool() && value.expr->type.isBool())
+    return {value.expr, false};
+  return {checked(where, [&] { return CastNode::make(type, value.expr, where); }), false};
+}
+
+// T.Let(body, where={name: value, ...}): the names are in scope in the later values and the body.
+Typed Parser::lowerLet(uint32_t id, std::string_view name) {
+  SourceRange where = nodeRange(id);
+  CallArgs args = callArgs(id, name, 1, 1, {"where"});
+  uint32_t bindings = args.find("where");
+  if (bindings == UINT32_MAX || node(bindings).kind != Ast::Dict || node(bindings).count == 0)
+    fail(where, "T.Let needs where={name: value}");
+  std::vector<std::pair<Var, Expr>> lets;
+  scope_.push();
+  struct PopScope {
+    ScopeStack &scope;
+    ~PopScope() { scope.pop(); }
+  } popScope{scope_};
+  for (uint32_t k = 0; k + 1 < node(bindings).count; k += 2) {
+    uint32_t key = child(bindings, k);
+    if (node(key).kind != Ast::Name)
+      fail(nodeRange(key), "T.Let binds names; expected a name");
+    Expr value = lowerValue(child(bindings, k + 1));
+    Var var =
+        checked(nodeRange(key), [&] { return VarNode::make(Symbol(nodeText(key)), value->type, nodeRange(key)); });
+    scope_.define(nodeText(key), {Binding::Kind::Var, var, nullptr, nodeRange(key)});
+    lets.emplace_back(var, value);
+  }
+  Expr body = lowerValue(args.positional[0]);
+  for (auto it = lets.rbegin(); it != lets.rend(); ++it)
+    body = checked(where, [&] { return LetNode::make(it->first, it->second, body, where); });
+  return {body, false};
+}
+
+// T.min, T.max, T.floordiv, T.floormod, T.truncdiv (T.Div), T.truncmod (T.Mod): one binary
+// node over the unified operands, which must be integers when `integersOnly`.
+Typed Parser::lowerBinaryBuiltin(uint32_t id, std::string_view name, BinaryOp binary, bool integersOnly) {
+  SourceRange where = nodeRange(id);
+  std::string op(name);
+  CallArgs args = callArgs(id, name, 2, 2, {});
+  Typed a = lower(args.positional[0]), b = lower(args.positional[1]);
+  std::pair<Expr, Expr> xY = unify(a, b, where, "T." + op);
+  Expr x = xY.first, y = xY.second;
+  if (integersOnly && !x->type.isIntOrUInt())
+    fail(where, "T." + op + " expects integer operands, not " + x->type.str());
+  return {checked(where, [&] { return BinaryNode::make(binary, x, y, where); }), false};
 }
 
 Expr Parser::makeIntrinsicCall(const IntrinsicInfo &info, std::vector<Expr> args, std::optional<DataType> declared,

@@ -314,11 +314,7 @@ void Parser::parseFunction(Module &module, uint32_t decoratorBegin, bool isPriva
 
 // Scalars and handles are bound first, so buffer shapes may use any scalar parameter.
 void Parser::parseParams(PrimFuncNode::Fields &func) {
-  struct Param {
-    Token name;
-    uint32_t type;
-  };
-  std::vector<Param> params;
+  std::vector<ParamSyntax> params;
   std::unordered_set<std::string_view> names;
   while (!at(Tok::RParen)) {
     const Token name = expect(Tok::Name, "a parameter name");
@@ -334,84 +330,94 @@ void Parser::parseParams(PrimFuncNode::Fields &func) {
   std::vector<bool> isBuffer(params.size());
   for (size_t k = 0; k < params.size(); ++k) {
     uint32_t type = params[k].type;
-    std::string_view name = tokenText(params[k].name);
-    SourceRange where = tokenRange(params[k].name);
     uint32_t callee = node(type).kind == Ast::Call || node(type).kind == Ast::Subscript ? child(type, 0) : type;
-    std::string_view typeName = builtinName(callee);
-    if (typeName == "Buffer") {
-      isBuffer[k] = true;
-      continue;
-    }
-    try {
-      Var var;
-      if (typeName == "handle") {
-        DataType pointee;
-        Symbol storage;
-        if (node(type).kind == Ast::Call) {
-          CallArgs args = callArgs(type, "handle", 0, 2, {"dtype", "scope"});
-          uint32_t d = args.positional.size() > 0 ? args.positional[0] : args.find("dtype");
-          uint32_t s = args.positional.size() > 1 ? args.positional[1] : args.find("scope");
-          if (d != UINT32_MAX)
-            pointee = dtypeArgument(d);
-          if (s != UINT32_MAX)
-            storage = Symbol(stringLiteral(s));
-        }
-        var = VarNode::makeHandle(Symbol(name), pointee, storage, where);
-        func_.handleParams.emplace_back(var, k);
-      } else {
-        std::optional<DataType> dtype =
-            typeName.empty() || node(type).kind != Ast::Attr ? std::nullopt : DataType::parse(typeName);
-        if (!dtype || dtype->isVoid() || dtype->isHandle()) {
-          if (!typeName.empty() && node(type).kind == Ast::Attr)
-            fail(nodeRange(type), "unknown parameter type 'T." + std::string(typeName) + "'");
-          fail(nodeRange(type), "expected a parameter type: T.Buffer(...), T.handle or a scalar type such as T.int32");
-        }
-        var = VarNode::make(Symbol(name), *dtype, where);
-      }
-      func.params[k] = var;
-      scope_.define(name, {Binding::Kind::Var, var, nullptr, where});
-    } catch (const StatementFailed &) {
-      scope_.define(name, {Binding::Kind::Poisoned, nullptr, nullptr, where});
-    }
-  }
-  for (size_t k = 0; k < params.size(); ++k) {
+    isBuffer[k] = builtinName(callee) == "Buffer";
     if (!isBuffer[k])
-      continue;
-    uint32_t type = params[k].type;
-    uint32_t nameNode = makeNode(Ast::Name, params[k].name.begin, params[k].name.end);
-    std::string_view name = tokenText(params[k].name);
-    try {
-      CallArgs args;
-      if (node(type).kind == Ast::Subscript) {
-        // Legacy T.Buffer[(16, 64), "float32"].
-        args = splitArgs(type, 1);
-        if (args.positional.size() > 2)
-          fail(nodeRange(type), "T.Buffer[...] takes a shape and a dtype");
-      } else if (node(type).kind == Ast::Call) {
-        args = callArgs(type, "Buffer", 1, 2,
-                        {"shape", "dtype", "strides", "elem_offset", "scope", "axis_separators", "layout", "align",
-                         "offset_factor", "data", "buffer_type"});
-        if (uint32_t d = args.find("data"); d != UINT32_MAX)
-          fail(nodeRange(d), "data= is not allowed on a parameter buffer");
-      } else {
-        fail(nodeRange(type), "T.Buffer needs a shape: T.Buffer((16,), \"float32\")");
-      }
-      uint32_t dtypeNode = args.positional.size() > 1 ? args.positional[1] : args.find("dtype");
-      DataType dtype = dtypeNode == UINT32_MAX ? DataType::float32() : dtypeArgument(dtypeNode);
-      uint32_t scopeNode = args.find("scope");
-      Symbol storage = scopeNode == UINT32_MAX ? globalScope() : Symbol(stringLiteral(scopeNode));
-      Var data = VarNode::makeHandle(Symbol(name), dtype, storage, tokenRange(params[k].name));
-      Buffer buffer = buildBuffer(nameNode, args, 0, data, range(params[k].name.begin, node(type).end));
-      func.params[k] = data;
-      func.bufferMap.push_back({data, buffer});
-      scope_.define(name, {Binding::Kind::Buffer, nullptr, buffer, tokenRange(params[k].name)});
-    } catch (const StatementFailed &) {
-      scope_.define(name, {Binding::Kind::Poisoned, nullptr, nullptr, tokenRange(params[k].name)});
-    }
+      bindScalarParam(params[k], k, func);
   }
+  for (size_t k = 0; k < params.size(); ++k)
+    if (isBuffer[k])
+      bindBufferParam(params[k], k, func);
   // A failed parameter leaves a hole; keep the signature well formed for the rest of parsing.
   func.params.erase(std::remove_if(func.params.begin(), func.params.end(), [](const Var &v) { return !v; }),
                     func.params.end());
+}
+
+// Parameter k, `name: T.int32` or `name: T.handle(dtype, scope)`: its variable, in scope (a
+// failed one is poisoned in scope and leaves a hole in func.params).
+void Parser::bindScalarParam(const ParamSyntax &param, size_t k, PrimFuncNode::Fields &func) {
+  uint32_t type = param.type;
+  std::string_view name = tokenText(param.name);
+  SourceRange where = tokenRange(param.name);
+  uint32_t callee = node(type).kind == Ast::Call || node(type).kind == Ast::Subscript ? child(type, 0) : type;
+  std::string_view typeName = builtinName(callee);
+  try {
+    Var var;
+    if (typeName == "handle") {
+      DataType pointee;
+      Symbol storage;
+      if (node(type).kind == Ast::Call) {
+        CallArgs args = callArgs(type, "handle", 0, 2, {"dtype", "scope"});
+        uint32_t d = args.positional.size() > 0 ? args.positional[0] : args.find("dtype");
+        uint32_t s = args.positional.size() > 1 ? args.positional[1] : args.find("scope");
+        if (d != UINT32_MAX)
+          pointee = dtypeArgument(d);
+        if (s != UINT32_MAX)
+          storage = Symbol(stringLiteral(s));
+      }
+      var = VarNode::makeHandle(Symbol(name), pointee, storage, where);
+      func_.handleParams.emplace_back(var, k);
+    } else {
+      std::optional<DataType> dtype =
+          typeName.empty() || node(type).kind != Ast::Attr ? std::nullopt : DataType::parse(typeName);
+      if (!dtype || dtype->isVoid() || dtype->isHandle()) {
+        if (!typeName.empty() && node(type).kind == Ast::Attr)
+          fail(nodeRange(type), "unknown parameter type 'T." + std::string(typeName) + "'");
+        fail(nodeRange(type), "expected a parameter type: T.Buffer(...), T.handle or a scalar type such as T.int32");
+      }
+      var = VarNode::make(Symbol(name), *dtype, where);
+    }
+    func.params[k] = var;
+    scope_.define(name, {Binding::Kind::Var, var, nullptr, where});
+  } catch (const StatementFailed &) {
+    scope_.define(name, {Binding::Kind::Poisoned, nullptr, nullptr, where});
+  }
+}
+
+// Parameter k, `name: T.Buffer(shape, dtype, ...)` (or the legacy T.Buffer[shape, dtype]): its
+// data variable and buffer, in scope (a failed one is poisoned, as for scalars).
+void Parser::bindBufferParam(const ParamSyntax &param, size_t k, PrimFuncNode::Fields &func) {
+  uint32_t type = param.type;
+  uint32_t nameNode = makeNode(Ast::Name, param.name.begin, param.name.end);
+  std::string_view name = tokenText(param.name);
+  try {
+    CallArgs args;
+    if (node(type).kind == Ast::Subscript) {
+      // Legacy T.Buffer[(16, 64), "float32"].
+      args = splitArgs(type, 1);
+      if (args.positional.size() > 2)
+        fail(nodeRange(type), "T.Buffer[...] takes a shape and a dtype");
+    } else if (node(type).kind == Ast::Call) {
+      args = callArgs(type, "Buffer", 1, 2,
+                      {"shape", "dtype", "strides", "elem_offset", "scope", "axis_separators", "layout", "align",
+                       "offset_factor", "data", "buffer_type"});
+      if (uint32_t d = args.find("data"); d != UINT32_MAX)
+        fail(nodeRange(d), "data= is not allowed on a parameter buffer");
+    } else {
+      fail(nodeRange(type), "T.Buffer needs a shape: T.Buffer((16,), \"float32\")");
+    }
+    uint32_t dtypeNode = args.positional.size() > 1 ? args.positional[1] : args.find("dtype");
+    DataType dtype = dtypeNode == UINT32_MAX ? DataType::float32() : dtypeArgument(dtypeNode);
+    uint32_t scopeNode = args.find("scope");
+    Symbol storage = scopeNode == UINT32_MAX ? globalScope() : Symbol(stringLiteral(scopeNode));
+    Var data = VarNode::makeHandle(Symbol(name), dtype, storage, tokenRange(param.name));
+    Buffer buffer = buildBuffer(nameNode, args, 0, data, range(param.name.begin, node(type).end));
+    func.params[k] = data;
+    func.bufferMap.push_back({data, buffer});
+    scope_.define(name, {Binding::Kind::Buffer, nullptr, buffer, tokenRange(param.name)});
+  } catch (const StatementFailed &) {
+    scope_.define(name, {Binding::Kind::Poisoned, nullptr, nullptr, tokenRange(param.name)});
+  }
 }
 
 std::optional<IndexMap> Parser::parseStandaloneIndexMap(DataType indexType) {

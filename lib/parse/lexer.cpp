@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <stdexcept>
 #include <string>
+#include <utility>
 
 namespace tirlower {
 
@@ -313,6 +314,18 @@ private:
       lexString(c);
       return;
     }
+    auto [kind, length] = punctuation(c);
+    if (kind != Tok::Error) [[likely]] {
+      pos_ += length;
+      push(kind, start, pos_);
+      return;
+    }
+    lexInvalid(start, c);
+  }
+
+  // The operator or bracket token starting at pos_ with character `c`, and its length
+  // (Tok::Error when `c` starts none). Brackets keep the nesting depth.
+  [[gnu::always_inline]] std::pair<Tok, size_t> punctuation(char c) {
     auto next = [&](size_t k) { return pos_ + k < text_.size() ? text_[pos_ + k] : '\0'; };
     Tok kind = Tok::Error;
     size_t length = 1;
@@ -383,12 +396,7 @@ private:
       break;
     default: break;
     }
-    if (kind != Tok::Error) [[likely]] {
-      pos_ += length;
-      push(kind, start, pos_);
-      return;
-    }
-    lexInvalid(start, c);
+    return {kind, length};
   }
 
   // Coalesces a run of invalid bytes starting at `start` into one diagnostic and token. Out of

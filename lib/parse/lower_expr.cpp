@@ -255,25 +255,7 @@ Typed Parser::lower(uint32_t id) {
   case Ast::True: return {IntImmNode::make(DataType::boolean(), 1, where), false};
   case Ast::False: return {IntImmNode::make(DataType::boolean(), 0, where), false};
   case Ast::Name: return lowerName(id);
-  case Ast::Attr: {
-    if (builtinName(id) == "AXIS_SEPARATOR")
-      fail(where, "T.AXIS_SEPARATOR is only allowed in the result list of an index map");
-    uint32_t base = child(id, 0);
-    std::string_view attr = nodeName(id);
-    if (node(base).kind == Ast::Name && nodeText(base) != "T") {
-      Buffer buffer = bufferNamed(base);
-      if (attr == "data")
-        return {buffer->data, false};
-      if (attr == "elem_offset")
-        return {buffer->elemOffset ? buffer->elemOffset : IntImmNode::make(DataType::int32(), 0, where), false};
-      if (attr == "shape")
-        fail(where, "'" + std::string(nodeText(base)) + ".shape' must be indexed with a constant");
-      fail(where, "buffer '" + std::string(nodeText(base)) + "' has no attribute '" + std::string(attr) + "'");
-    }
-    if (!builtinName(id).empty())
-      fail(where, "'T." + std::string(attr) + "' is not a value; did you mean to call it?");
-    fail(where, "unsupported attribute access");
-  }
+  case Ast::Attr: return lowerAttribute(id);
   case Ast::Subscript: return lowerSubscript(id);
   case Ast::Call: return lowerCall(id);
   case Ast::Binary: return lowerBinary(id);
@@ -290,39 +272,8 @@ Typed Parser::lower(uint32_t id) {
     Expr a = lowerBool(child(id, 0), "operand of 'not'");
     return {checked(where, [&] { return NotNode::make(a, where); }), false};
   }
-  case Ast::Invert: {
-    Typed v = lower(child(id, 0));
-    if (v.literal) { // Python's ~ on an int: -x - 1
-      const auto *i = v.expr.as<IntImmNode>();
-      if (!i)
-        fail(where, "bad operand type for unary ~: a floating-point literal");
-      return {IntImmNode::make(literalIntType(~i->value), ~i->value, where), true};
-    }
-    uint32_t operand = child(id, 0);
-    return {makeIntrinsicCall(intrinsicInfo(IntrinsicId::BitwiseNot), {v.expr}, std::nullopt, where, &operand, "~"),
-            false};
-  }
-  case Ast::Neg: {
-    // -9223372036854775808 is INT64_MIN (T.min_value("int64") prints so), though its digits
-    // alone do not fit.
-    if (node(child(id, 0)).kind == Ast::Int && nodeText(child(id, 0)) == "9223372036854775808")
-      return {IntImmNode::make(DataType::int64(), INT64_MIN, where), true};
-    Typed v = lower(child(id, 0));
-    if (v.literal) {
-      if (const auto *i = v.expr.as<IntImmNode>()) {
-        if (i->value == INT64_MIN)
-          fail(where, "integer literal too large");
-        return {IntImmNode::make(literalIntType(-i->value), -i->value, where), true};
-      }
-      return {FloatImmNode::make(DataType::float32(), -v.expr.as<FloatImmNode>()->value, where), true};
-    }
-    if (const auto *i = v.expr.as<IntImmNode>(); i && !v.expr->type.isBool() && i->value != INT64_MIN)
-      return {checked(where, [&] { return IntImmNode::make(v.expr->type, -i->value, where); }), false};
-    if (const auto *f = v.expr.as<FloatImmNode>())
-      return {FloatImmNode::make(v.expr->type, -f->value, where), false};
-    Typed minusOne{IntImmNode::make(DataType::int32(), -1, where), true};
-    return {makeBinary(BinaryOp::Mul, v, minusOne, where, "-"), false};
-  }
+  case Ast::Invert: return lowerInvert(id);
+  case Ast::Neg: return lowerNegation(id);
   case Ast::String: fail(where, "a string is not a value here");
   case Ast::None: fail(where, "'None' is not a value here");
   case Ast::Tuple:
@@ -334,6 +285,67 @@ Typed Parser::lower(uint32_t id) {
   case Ast::Empty: fail(where, "expected an expression");
   }
   fail(where, "unsupported expression");
+}
+
+// `B.data`, `B.elem_offset`; T.<name> and other attributes are not values.
+Typed Parser::lowerAttribute(uint32_t id) {
+  SourceRange where = nodeRange(id);
+  if (builtinName(id) == "AXIS_SEPARATOR")
+    fail(where, "T.AXIS_SEPARATOR is only allowed in the result list of an index map");
+  uint32_t base = child(id, 0);
+  std::string_view attr = nodeName(id);
+  if (node(base).kind == Ast::Name && nodeText(base) != "T") {
+    Buffer buffer = bufferNamed(base);
+    if (attr == "data")
+      return {buffer->data, false};
+    if (attr == "elem_offset")
+      return {buffer->elemOffset ? buffer->elemOffset : IntImmNode::make(DataType::int32(), 0, where), false};
+    if (attr == "shape")
+      fail(where, "'" + std::string(nodeText(base)) + ".shape' must be indexed with a constant");
+    fail(where, "buffer '" + std::string(nodeText(base)) + "' has no attribute '" + std::string(attr) + "'");
+  }
+  if (!builtinName(id).empty())
+    fail(where, "'T." + std::string(attr) + "' is not a value; did you mean to call it?");
+  fail(where, "unsupported attribute access");
+}
+
+// `~x`: Python's ~ on an integer literal (-x - 1), else T.bitwise_not.
+Typed Parser::lowerInvert(uint32_t id) {
+  SourceRange where = nodeRange(id);
+  Typed v = lower(child(id, 0));
+  if (v.literal) { // Python's ~ on an int: -x - 1
+    const auto *i = v.expr.as<IntImmNode>();
+    if (!i)
+      fail(where, "bad operand type for unary ~: a floating-point literal");
+    return {IntImmNode::make(literalIntType(~i->value), ~i->value, where), true};
+  }
+  uint32_t operand = child(id, 0);
+  return {makeIntrinsicCall(intrinsicInfo(IntrinsicId::BitwiseNot), {v.expr}, std::nullopt, where, &operand, "~"),
+          false};
+}
+
+// `-x`: a negated literal or constant, else x * -1.
+Typed Parser::lowerNegation(uint32_t id) {
+  SourceRange where = nodeRange(id);
+  // -9223372036854775808 is INT64_MIN (T.min_value("int64") prints so), though its digits
+  // alone do not fit.
+  if (node(child(id, 0)).kind == Ast::Int && nodeText(child(id, 0)) == "9223372036854775808")
+    return {IntImmNode::make(DataType::int64(), INT64_MIN, where), true};
+  Typed v = lower(child(id, 0));
+  if (v.literal) {
+    if (const auto *i = v.expr.as<IntImmNode>()) {
+      if (i->value == INT64_MIN)
+        fail(where, "integer literal too large");
+      return {IntImmNode::make(literalIntType(-i->value), -i->value, where), true};
+    }
+    return {FloatImmNode::make(DataType::float32(), -v.expr.as<FloatImmNode>()->value, where), true};
+  }
+  if (const auto *i = v.expr.as<IntImmNode>(); i && !v.expr->type.isBool() && i->value != INT64_MIN)
+    return {checked(where, [&] { return IntImmNode::make(v.expr->type, -i->value, where); }), false};
+  if (const auto *f = v.expr.as<FloatImmNode>())
+    return {FloatImmNode::make(v.expr->type, -f->value, where), false};
+  Typed minusOne{IntImmNode::make(DataType::int32(), -1, where), true};
+  return {makeBinary(BinaryOp::Mul, v, minusOne, where, "-"), false};
 }
 
 namespace {
@@ -373,6 +385,67 @@ std::optional<Typed> Parser::lowerOperatorCall(uint32_t id, std::string_view nam
   return std::nullopt;
 }
 
+// `x op y` on two integer literals, as Python computes it (errors for what Python raises on, and
+// for results beyond int64).
+int64_t Parser::foldIntLiterals(Tok op, int64_t x, int64_t y, SourceRange where) {
+  int64_t r = 0;
+  bool overflow = false;
+  switch (op) {
+  case Tok::Plus: overflow = __builtin_add_overflow(x, y, &r); break;
+  case Tok::Minus: overflow = __builtin_sub_overflow(x, y, &r); break;
+  case Tok::Star: overflow = __builtin_mul_overflow(x, y, &r); break;
+  case Tok::Slash:
+    fail(where, "integer division with '/' is not supported; use '//' for floor division or T.truncdiv");
+  case Tok::SlashSlash:
+  case Tok::Percent:
+    if (y == 0)
+      fail(where, "division by zero");
+    overflow = x == INT64_MIN && y == -1;
+    r = op == Tok::SlashSlash ? floorDiv(x, y) : floorMod(x, y);
+    break;
+  // Python's integers: shifts by a negative count are errors, >> floors.
+  case Tok::LessLess:
+  case Tok::GreaterGreater:
+    if (y < 0)
+      fail(where, "negative shift count");
+    if (op == Tok::GreaterGreater)
+      r = y >= 63 ? (x < 0 ? -1 : 0) : x >> y;
+    else
+      overflow = x != 0 && (y >= 63 || (x << y) >> y != x || ((x << y) < 0) != (x < 0));
+    if (op == Tok::LessLess && !overflow)
+      r = x << y;
+    break;
+  case Tok::Amp: r = x & y; break;
+  case Tok::Pipe: r = x | y; break;
+  case Tok::Caret: r = x ^ y; break;
+  default: break;
+  }
+  if (overflow)
+    fail(where, "integer literal too large");
+  return r;
+}
+
+// `x op y` on two number literals of which one is a float, as Python computes it.
+double Parser::foldFloatLiterals(Tok op, double x, double y, SourceRange where) {
+  double r = 0;
+  switch (op) {
+  case Tok::Plus: r = x + y; break;
+  case Tok::Minus: r = x - y; break;
+  case Tok::Star: r = x * y; break;
+  case Tok::Slash:
+  case Tok::SlashSlash:
+  case Tok::Percent:
+    if (y == 0)
+      fail(where, "division by zero");
+    r = op == Tok::Slash ? x / y : op == Tok::SlashSlash ? std::floor(x / y) : x - std::floor(x / y) * y;
+    break;
+  default: break;
+  }
+  if (!std::isfinite(r))
+    fail(where, "floating-point literal out of range");
+  return r;
+}
+
 Typed Parser::lowerBinary(uint32_t id) {
   SourceRange where = nodeRange(id);
   Tok op = node(id).op;
@@ -382,62 +455,14 @@ Typed Parser::lowerBinary(uint32_t id) {
     const auto *ia = a.expr.as<IntImmNode>();
     const auto *ib = b.expr.as<IntImmNode>();
     if (ia && ib) {
-      int64_t x = ia->value, y = ib->value, r = 0;
-      bool overflow = false;
-      switch (op) {
-      case Tok::Plus: overflow = __builtin_add_overflow(x, y, &r); break;
-      case Tok::Minus: overflow = __builtin_sub_overflow(x, y, &r); break;
-      case Tok::Star: overflow = __builtin_mul_overflow(x, y, &r); break;
-      case Tok::Slash:
-        fail(where, "integer division with '/' is not supported; use '//' for floor division or T.truncdiv");
-      case Tok::SlashSlash:
-      case Tok::Percent:
-        if (y == 0)
-          fail(where, "division by zero");
-        overflow = x == INT64_MIN && y == -1;
-        r = op == Tok::SlashSlash ? floorDiv(x, y) : floorMod(x, y);
-        break;
-      // Python's integers: shifts by a negative count are errors, >> floors.
-      case Tok::LessLess:
-      case Tok::GreaterGreater:
-        if (y < 0)
-          fail(where, "negative shift count");
-        if (op == Tok::GreaterGreater)
-          r = y >= 63 ? (x < 0 ? -1 : 0) : x >> y;
-        else
-          overflow = x != 0 && (y >= 63 || (x << y) >> y != x || ((x << y) < 0) != (x < 0));
-        if (op == Tok::LessLess && !overflow)
-          r = x << y;
-        break;
-      case Tok::Amp: r = x & y; break;
-      case Tok::Pipe: r = x | y; break;
-      case Tok::Caret: r = x ^ y; break;
-      default: break;
-      }
-      if (overflow)
-        fail(where, "integer literal too large");
+      int64_t r = foldIntLiterals(op, ia->value, ib->value, where);
       return {IntImmNode::make(literalIntType(r), r, where), true};
     }
     if (bitwiseIntrinsic(op))
       fail(where, std::string("unsupported operand type for '") + opText(op) + "': a floating-point literal");
     double x = ia ? static_cast<double>(ia->value) : a.expr.as<FloatImmNode>()->value;
     double y = ib ? static_cast<double>(ib->value) : b.expr.as<FloatImmNode>()->value;
-    double r = 0;
-    switch (op) {
-    case Tok::Plus: r = x + y; break;
-    case Tok::Minus: r = x - y; break;
-    case Tok::Star: r = x * y; break;
-    case Tok::Slash:
-    case Tok::SlashSlash:
-    case Tok::Percent:
-      if (y == 0)
-        fail(where, "division by zero");
-      r = op == Tok::Slash ? x / y : op == Tok::SlashSlash ? std::floor(x / y) : x - std::floor(x / y) * y;
-      break;
-    default: break;
-    }
-    if (!std::isfinite(r))
-      fail(where, "floating-point literal out of range");
+    double r = foldFloatLiterals(op, x, y, where);
     return {FloatImmNode::make(DataType::float32(), r, where), true};
   }
   std::pair<Expr, Expr> xY = unify(a, b, where, opText(op));

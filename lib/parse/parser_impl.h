@@ -205,11 +205,19 @@ private:
   Expr lowerBool(uint32_t id, const char *what); // a condition
   Typed lowerName(uint32_t id);
   Typed lowerBinary(uint32_t id);
+  int64_t foldIntLiterals(Tok op, int64_t x, int64_t y, SourceRange where);
+  double foldFloatLiterals(Tok op, double x, double y, SourceRange where);
+  Typed lowerAttribute(uint32_t id);
+  Typed lowerInvert(uint32_t id);
+  Typed lowerNegation(uint32_t id);
   Typed lowerCompare(uint32_t id);
   Typed lowerSubscript(uint32_t id);
   std::vector<Expr> lowerIndices(uint32_t subscript);
   Typed lowerCall(uint32_t id);
   Typed lowerBuiltin(uint32_t id, std::string_view name);
+  Typed lowerDtypeCall(uint32_t id, std::string_view name, DataType type);
+  Typed lowerLet(uint32_t id, std::string_view name);
+  Typed lowerBinaryBuiltin(uint32_t id, std::string_view name, BinaryOp binary, bool integersOnly);
   std::optional<Typed> lowerOperatorCall(uint32_t id, std::string_view name);
   Typed lowerIntrinsic(uint32_t id, const IntrinsicInfo &info);
   Typed typeLimit(uint32_t id, std::string_view name);
@@ -291,17 +299,39 @@ private:
   void parseClass(Module &module);
   void parseImport();
   void parseParams(PrimFuncNode::Fields &func);
+  // A parameter as written: its name and the AST of its type.
+  struct ParamSyntax {
+    Token name;
+    uint32_t type;
+  };
+  void bindScalarParam(const ParamSyntax &param, size_t k, PrimFuncNode::Fields &func);
+  void bindBufferParam(const ParamSyntax &param, size_t k, PrimFuncNode::Fields &func);
   Stmt parseBlock(bool newScope = true);
   Stmt finishDecl(PendingDecl &decl, Stmt body);
   Stmt parseStatement(PendingDecl &pending, bool &opened);
   Stmt parseFor();
+  // What a loop iterator says: the loops' kind, each loop's bounds, T.thread_binding's thread
+  // and the annotations (of the innermost loop).
+  struct LoopIterator {
+    ForKind kind = ForKind::Serial;
+    std::vector<Range> bounds;
+    Symbol thread;
+    AttrValue annotations;
+  };
+  LoopIterator parseLoopIterator(uint32_t iter, size_t variables, SourceRange header);
+  Range loopBounds(std::optional<uint32_t> lo, uint32_t hi);
   Stmt parseIf();
   Stmt parseWhile();
   Stmt parseWith(PendingDecl &pending, bool &opened);
   Stmt parseAssert();
   void lowerAttr(uint32_t call, PendingDecl &pending);
   Stmt parseExpressionStatement(PendingDecl &pending, bool &opened);
+  void parseTupleAssignment(uint32_t first);
+  void parseAnnotatedAssignment(uint32_t first, PendingDecl &pending, bool &opened);
+  Stmt parseCallStatement(uint32_t first, PendingDecl &pending, bool &opened);
   Stmt parseAssignment(uint32_t target, PendingDecl &pending, bool &opened);
+  Stmt parseBufferStore(uint32_t target, uint32_t valueNode, SourceRange loc);
+  bool parseDeclaration(uint32_t target, uint32_t valueNode, SourceRange loc, PendingDecl &pending, bool &opened);
   void declareBuffer(uint32_t target, uint32_t call, std::string_view kind, PendingDecl &pending);
   // Shape, dtype and the keyword arguments shared by every buffer declaration; `first` is the
   // index of the shape among the positional arguments. A null `data` makes a fresh variable.

@@ -141,82 +141,7 @@ Stmt Parser::parseFor() {
   uint32_t iter = parseExpr();
   expect(Tok::Colon, "':' after the loop header");
   SourceRange header = range(begin, node(iter).end);
-  if (node(iter).kind != Ast::Call)
-    fail(nodeRange(iter), "expected a loop iterator such as range(n), T.serial(n) or T.grid(n, m)");
-  uint32_t callee = child(iter, 0);
-  std::string_view name = builtinName(callee);
-  bool isRange = node(callee).kind == Ast::Name && nodeText(callee) == "range";
-  ForKind kind = ForKind::Serial;
-  if (isRange || name == "serial")
-    kind = ForKind::Serial;
-  else if (name == "parallel")
-    kind = ForKind::Parallel;
-  else if (name == "vectorized")
-    kind = ForKind::Vectorized;
-  else if (name == "unroll")
-    kind = ForKind::Unrolled;
-  else if (name == "thread_binding")
-    kind = ForKind::ThreadBinding;
-  else if (name != "grid") {
-    if (!name.empty() && name != "serial")
-      unknownBuiltin(iter, name);
-    fail(nodeRange(iter), "expected a loop iterator such as range(n), T.serial(n) or T.grid(n, m)");
-  }
-
-  struct Bounds {
-    Expr min, extent;
-  };
-  std::vector<Bounds> bounds;
-  Symbol thread;
-  AttrValue annotations;
-  auto lowerBounds = [&](std::optional<uint32_t> lo, uint32_t hi) {
-    SourceRange where = lo ? range(node(*lo).begin, node(hi).end) : nodeRange(hi);
-    Typed a = lo ? lower(*lo) : Typed{IntImmNode::make(DataType::int32(), 0, where), true};
-    Typed b = lower(hi);
-    std::pair<Expr, Expr> mnMx = unify(a, b, where, "range");
-    Expr mn = mnMx.first, mx = mnMx.second;
-    if (!mn->type.isIndex())
-      fail(where, "loop bounds must be scalar integers, not " + mn->type.str());
-    const int64_t *cmin = asConstInt(mn), *cmax = asConstInt(mx);
-    Expr extent;
-    if (!lo || (cmin && *cmin == 0))
-      extent = mx;
-    else if (cmin && cmax)
-      extent = checked(where, [&] { return IntImmNode::make(mn->type, *cmax - *cmin, where); });
-    else
-      extent = checked(where, [&] { return BinaryNode::make(BinaryOp::Sub, mx, mn, where); });
-    bounds.push_back({mn, extent});
-  };
-  std::string_view displayName = isRange ? std::string_view("range") : name;
-  if (name == "grid") {
-    CallArgs args = callArgs(iter, name, 1, SIZE_MAX, {});
-    if (args.positional.size() != targets.size())
-      fail(header, "T.grid has " + std::to_string(args.positional.size()) + " extents but the loop has " +
-                       std::to_string(targets.size()) + " variable" + (targets.size() == 1 ? "" : "s"));
-    for (uint32_t arg : args.positional)
-      lowerBounds(std::nullopt, arg);
-  } else {
-    CallArgs args = isRange                          ? callArgs(iter, displayName, 1, 2, {})
-                    : kind == ForKind::ThreadBinding ? callArgs(iter, name, 1, 2, {"thread", "annotations"})
-                                                     : callArgs(iter, name, 1, 2, {"annotations"});
-    if (targets.size() != 1)
-      fail(header, "this loop binds one variable, not " + std::to_string(targets.size()));
-    if (args.positional.size() == 1)
-      lowerBounds(std::nullopt, args.positional[0]);
-    else
-      lowerBounds(args.positional[0], args.positional[1]);
-    if (uint32_t a = args.find("annotations"); a != UINT32_MAX) {
-      if (node(a).kind != Ast::Dict)
-        fail(nodeRange(a), "loop annotations must be a dict");
-      annotations = attrValue(a);
-    }
-    if (kind == ForKind::ThreadBinding) {
-      uint32_t tag = args.find("thread");
-      if (tag == UINT32_MAX)
-        fail(nodeRange(iter), "T.thread_binding needs thread=\"...\"");
-      thread = Symbol(stringLiteral(tag));
-    }
-  }
+  LoopIterator loop = parseLoopIterator(iter, targets.size(), header);
   expect(Tok::Newline, "end of line after ':'");
 
   scope_.push();
@@ -224,12 +149,12 @@ Stmt Parser::parseFor() {
   std::vector<Var> vars;
   for (size_t k = 0; k < targets.size(); ++k) {
     SourceRange where = tokenRange(targets[k]);
-    Var var = VarNode::make(Symbol(tokenText(targets[k])), bounds[k].min->type, where);
+    Var var = VarNode::make(Symbol(tokenText(targets[k])), loop.bounds[k].min->type, where);
     scope_.define(tokenText(targets[k]), {Binding::Kind::Var, var, nullptr, where});
     vars.push_back(var);
   }
   for (size_t k = 0; k < vars.size(); ++k)
-    loopDomains_.push_back({vars[k].get(), {bounds[k].min, bounds[k].extent}});
+    loopDomains_.push_back({vars[k].get(), loop.bounds[k]});
   struct PopDomains {
     std::vector<std::pair<const VarNode *, Range>> &domains;
     size_t size;
@@ -237,9 +162,85 @@ Stmt Parser::parseFor() {
   } popDomains{loopDomains_, loopDomains_.size() - vars.size()};
   Stmt body = parseBlock();
   for (size_t k = vars.size(); k-- > 0;)
-    body = makeLoop(kind, vars[k], bounds[k].min, bounds[k].extent, body, thread,
-                    k + 1 == vars.size() ? annotations : AttrValue(), header);
+    body = makeLoop(loop.kind, vars[k], loop.bounds[k].min, loop.bounds[k].extent, body, loop.thread,
+                    k + 1 == vars.size() ? loop.annotations : AttrValue(), header);
   return body;
+}
+
+// The iterator of `for ... in ITER:` (range, T.serial, T.parallel, T.vectorized, T.unroll,
+// T.thread_binding, T.grid) for `variables` loop variables: the loops' kind and bounds.
+Parser::LoopIterator Parser::parseLoopIterator(uint32_t iter, size_t variables, SourceRange header) {
+  if (node(iter).kind != Ast::Call)
+    fail(nodeRange(iter), "expected a loop iterator such as range(n), T.serial(n) or T.grid(n, m)");
+  uint32_t callee = child(iter, 0);
+  std::string_view name = builtinName(callee);
+  bool isRange = node(callee).kind == Ast::Name && nodeText(callee) == "range";
+  LoopIterator loop;
+  if (isRange || name == "serial")
+    loop.kind = ForKind::Serial;
+  else if (name == "parallel")
+    loop.kind = ForKind::Parallel;
+  else if (name == "vectorized")
+    loop.kind = ForKind::Vectorized;
+  else if (name == "unroll")
+    loop.kind = ForKind::Unrolled;
+  else if (name == "thread_binding")
+    loop.kind = ForKind::ThreadBinding;
+  else if (name != "grid") {
+    if (!name.empty() && name != "serial")
+      unknownBuiltin(iter, name);
+    fail(nodeRange(iter), "expected a loop iterator such as range(n), T.serial(n) or T.grid(n, m)");
+  }
+  if (name == "grid") {
+    CallArgs args = callArgs(iter, name, 1, SIZE_MAX, {});
+    if (args.positional.size() != variables)
+      fail(header, "T.grid has " + std::to_string(args.positional.size()) + " extents but the loop has " +
+                       std::to_string(variables) + " variable" + (variables == 1 ? "" : "s"));
+    for (uint32_t arg : args.positional)
+      loop.bounds.push_back(loopBounds(std::nullopt, arg));
+    return loop;
+  }
+  CallArgs args = isRange                               ? callArgs(iter, "range", 1, 2, {})
+                  : loop.kind == ForKind::ThreadBinding ? callArgs(iter, name, 1, 2, {"thread", "annotations"})
+                                                        : callArgs(iter, name, 1, 2, {"annotations"});
+  if (variables != 1)
+    fail(header, "this loop binds one variable, not " + std::to_string(variables));
+  if (args.positional.size() == 1)
+    loop.bounds.push_back(loopBounds(std::nullopt, args.positional[0]));
+  else
+    loop.bounds.push_back(loopBounds(args.positional[0], args.positional[1]));
+  if (uint32_t a = args.find("annotations"); a != UINT32_MAX) {
+    if (node(a).kind != Ast::Dict)
+      fail(nodeRange(a), "loop annotations must be a dict");
+    loop.annotations = attrValue(a);
+  }
+  if (loop.kind == ForKind::ThreadBinding) {
+    uint32_t tag = args.find("thread");
+    if (tag == UINT32_MAX)
+      fail(nodeRange(iter), "T.thread_binding needs thread=\"...\"");
+    loop.thread = Symbol(stringLiteral(tag));
+  }
+  return loop;
+}
+
+// The min and extent of `range(lo, hi)` (`range(hi)` when no `lo`), unified to one type.
+Range Parser::loopBounds(std::optional<uint32_t> lo, uint32_t hi) {
+  SourceRange where = lo ? range(node(*lo).begin, node(hi).end) : nodeRange(hi);
+  Typed a = lo ? lower(*lo) : Typed{IntImmNode::make(DataType::int32(), 0, where), true};
+  Typed b = lower(hi);
+  std::pair<Expr, Expr> mnMx = unify(a, b, where, "range");
+  Expr mn = mnMx.first, mx = mnMx.second;
+  if (!mn->type.isIndex())
+    fail(where, "loop bounds must be scalar integers, not " + mn->type.str());
+  const int64_t *cmin = asConstInt(mn), *cmax = asConstInt(mx);
+  Expr extent;
+  if (!lo || (cmin && *cmin == 0))
+    extent = mx;
+  else if (cmin && cmax)
+    extent = checked(where, [&] { return IntImmNode::make(mn->type, *cmax - *cmin, where); });
+  else
+    extent = checked(where, [&] { return BinaryNode::make(BinaryOp::Sub, mx, mn, where); });
+  return Range{mn, extent};
 }
 
 Stmt Parser::parseIf() {
@@ -391,54 +392,12 @@ void Parser::lowerAttr(uint32_t call, PendingDecl &pending) {
 Stmt Parser::parseExpressionStatement(PendingDecl &pending, bool &opened) {
   uint32_t first = parseExpr();
   if (at(Tok::Comma) && node(first).kind == Ast::Name) {
-    // v_i, v_j = T.axis.remap("SS", [i, j])
-    std::vector<uint32_t> targets{first};
-    while (accept(Tok::Comma))
-      targets.push_back(parseExpr());
-    expect(Tok::Assign, "'=' after the names");
-    uint32_t valueNode = parseExpr();
-    expect(Tok::Newline, "end of line after the assignment");
-    for (uint32_t target : targets)
-      if (node(target).kind != Ast::Name)
-        fail(nodeRange(target), "tuple assignment binds names only");
-    if (node(valueNode).kind != Ast::Call || axisName(child(valueNode, 0)).empty())
-      fail(nodeRange(valueNode), "tuple assignment is only supported for T.axis.remap");
-    parseAxis(targets, valueNode);
+    parseTupleAssignment(first);
     return nullptr;
   }
   if (at(Tok::Colon) && node(first).kind == Ast::Name) {
-    // x: T.int32 = value
     ++pos_;
-    uint32_t typeNode = parseExpr();
-    expect(Tok::Assign, "'=' in an annotated assignment");
-    uint32_t valueNode = parseExpr();
-    expect(Tok::Newline, "end of line after the assignment");
-    // TVM prints lets as `x: T.let[T.int32] = value`.
-    if (node(typeNode).kind == Ast::Subscript && builtinName(child(typeNode, 0)) == "let") {
-      if (node(typeNode).count != 2)
-        fail(nodeRange(typeNode), "T.let[...] takes one type, such as T.let[T.int32]");
-      typeNode = child(typeNode, 1);
-    }
-    std::string_view typeName = builtinName(typeNode);
-    std::optional<DataType> type = typeName.empty() ? std::nullopt : DataType::parse(typeName);
-    if (!type || type->isVoid())
-      fail(nodeRange(typeNode), "expected a type such as T.int32");
-    std::string_view name = nodeText(first);
-    SourceRange loc = range(node(first).begin, node(valueNode).end);
-    try {
-      Expr value = lowerAs(valueNode, *type);
-      if (value->type != *type)
-        fail(nodeRange(valueNode), "'" + std::string(name) + "' is declared " + type->str() +
-                                       " but bound to a value of type " + value->type.str());
-      Var var = type->isHandle() ? VarNode::makeHandle(Symbol(name), DataType::voidType(), Symbol(), nodeRange(first))
-                                 : VarNode::make(Symbol(name), *type, nodeRange(first));
-      scope_.define(name, {Binding::Kind::Var, var, nullptr, nodeRange(first)});
-      pending = {PendingDecl::Kind::Let, var, value, nullptr, false, {}, {}, {}, loc, {}, {}};
-      opened = true;
-    } catch (const StatementFailed &) {
-      scope_.define(name, {Binding::Kind::Poisoned, nullptr, nullptr, nodeRange(first)});
-      throw;
-    }
+    parseAnnotatedAssignment(first, pending, opened);
     return nullptr;
   }
   if (at(Tok::Assign)) {
@@ -446,6 +405,63 @@ Stmt Parser::parseExpressionStatement(PendingDecl &pending, bool &opened) {
     return parseAssignment(first, pending, opened);
   }
   expect(Tok::Newline, "end of line after the statement");
+  return parseCallStatement(first, pending, opened);
+}
+
+// `v_i, v_j = T.axis.remap("SS", [i, j])`, after its first name.
+void Parser::parseTupleAssignment(uint32_t first) {
+  // v_i, v_j = T.axis.remap("SS", [i, j])
+  std::vector<uint32_t> targets{first};
+  while (accept(Tok::Comma))
+    targets.push_back(parseExpr());
+  expect(Tok::Assign, "'=' after the names");
+  uint32_t valueNode = parseExpr();
+  expect(Tok::Newline, "end of line after the assignment");
+  for (uint32_t target : targets)
+    if (node(target).kind != Ast::Name)
+      fail(nodeRange(target), "tuple assignment binds names only");
+  if (node(valueNode).kind != Ast::Call || axisName(child(valueNode, 0)).empty())
+    fail(nodeRange(valueNode), "tuple assignment is only supported for T.axis.remap");
+  parseAxis(targets, valueNode);
+}
+
+// `x: T.int32 = value` (TVM prints lets as `x: T.let[T.int32] = value`), after the colon.
+void Parser::parseAnnotatedAssignment(uint32_t first, PendingDecl &pending, bool &opened) {
+  uint32_t typeNode = parseExpr();
+  expect(Tok::Assign, "'=' in an annotated assignment");
+  uint32_t valueNode = parseExpr();
+  expect(Tok::Newline, "end of line after the assignment");
+  if (node(typeNode).kind == Ast::Subscript && builtinName(child(typeNode, 0)) == "let") {
+    if (node(typeNode).count != 2)
+      fail(nodeRange(typeNode), "T.let[...] takes one type, such as T.let[T.int32]");
+    typeNode = child(typeNode, 1);
+  }
+  std::string_view typeName = builtinName(typeNode);
+  std::optional<DataType> type = typeName.empty() ? std::nullopt : DataType::parse(typeName);
+  if (!type || type->isVoid())
+    fail(nodeRange(typeNode), "expected a type such as T.int32");
+  std::string_view name = nodeText(first);
+  SourceRange loc = range(node(first).begin, node(valueNode).end);
+  try {
+    Expr value = lowerAs(valueNode, *type);
+    if (value->type != *type)
+      fail(nodeRange(valueNode), "'" + std::string(name) + "' is declared " + type->str() +
+                                     " but bound to a value of type " + value->type.str());
+    Var var = type->isHandle() ? VarNode::makeHandle(Symbol(name), DataType::voidType(), Symbol(), nodeRange(first))
+                               : VarNode::make(Symbol(name), *type, nodeRange(first));
+    scope_.define(name, {Binding::Kind::Var, var, nullptr, nodeRange(first)});
+    pending = {PendingDecl::Kind::Let, var, value, nullptr, false, {}, {}, {}, loc, {}, {}};
+    opened = true;
+  } catch (const StatementFailed &) {
+    scope_.define(name, {Binding::Kind::Poisoned, nullptr, nullptr, nodeRange(first)});
+    throw;
+  }
+}
+
+// A statement that is an expression: a docstring, one of the T.* statements (func_attr,
+// transform_layout, attr, launch_thread, thread intrinsics, block annotations, evaluate) or a
+// call evaluated for its effect.
+Stmt Parser::parseCallStatement(uint32_t first, PendingDecl &pending, bool &opened) {
   const AstNode n = node(first);
   if (n.kind == Ast::String)
     return nullptr; // a docstring
@@ -497,77 +513,15 @@ Stmt Parser::parseAssignment(uint32_t target, PendingDecl &pending, bool &opened
   expect(Tok::Newline, "end of line after the assignment");
   SourceRange loc = range(node(target).begin, node(valueNode).end);
   const AstNode targetNode = node(target);
-  if (targetNode.kind == Ast::Subscript) {
-    uint32_t base = child(target, 0);
-    if (node(base).kind != Ast::Name)
-      fail(nodeRange(base), "only buffer elements can be assigned");
-    Buffer buffer = bufferNamed(base);
-    std::vector<Expr> indices = lowerIndices(target);
-    SourceRange access = nodeRange(target);
-    DataType expected = checked(access, [&] { return accessType(*buffer, indices); });
-    Typed value = lower(valueNode);
-    Expr stored = value.literal ? typedLiteral(value, expected, nodeRange(valueNode)) : value.expr;
-    if (stored->type.lanes() != expected.lanes()) {
-      int indexLanes = expected.lanes() / buffer->dtype.lanes();
-      fail(loc, "cannot store a value with " + std::to_string(stored->type.lanes()) + " lane" +
-                    (stored->type.lanes() == 1 ? "" : "s") + " into '" + buffer->name.str() + "': the access has " +
-                    std::to_string(expected.lanes()) + " lanes (" + std::to_string(indexLanes) + " index lane" +
-                    (indexLanes == 1 ? "" : "s") + " x " + std::to_string(buffer->dtype.lanes()) + " element lane" +
-                    (buffer->dtype.lanes() == 1 ? "" : "s") + ")");
-    }
-    if (stored->type != expected)
-      fail(loc, "cannot store a value of type " + stored->type.str() + " into buffer '" + buffer->name.str() +
-                    "' of type " + expected.str());
-    return checked(loc, [&] { return BufferStoreNode::make(buffer, stored, std::move(indices), loc); });
-  }
+  if (targetNode.kind == Ast::Subscript)
+    return parseBufferStore(target, valueNode, loc);
   if (targetNode.kind != Ast::Name)
     fail(nodeRange(target),
          targetNode.kind == Ast::Tuple ? "tuple assignment is not supported" : "cannot assign to this expression");
   std::string_view name = nodeText(target);
   try {
-    if (node(valueNode).kind == Ast::Call) {
-      uint32_t calleeNode = child(valueNode, 0);
-      if (node(calleeNode).kind == Ast::Attr && nodeName(calleeNode) == "view" &&
-          node(child(calleeNode, 0)).kind == Ast::Name && nodeText(child(calleeNode, 0)) != "T") {
-        declareView(target, valueNode, pending);
-        pending.loc = loc;
-        opened = true;
-        return nullptr;
-      }
-      std::string_view callee = builtinName(calleeNode);
-      if (!axisName(calleeNode).empty()) {
-        parseAxis({target}, valueNode);
-        return nullptr;
-      }
-      bool inBlockHeader = block_ && blockDepth_ == block_->depth;
-      if (inBlockHeader && (callee == "sblock_alloc_buffer" || (callee == "alloc_buffer" && block_->legacy) ||
-                            (callee == "match_buffer" && node(valueNode).count > 1 &&
-                             node(child(valueNode, 1)).kind == Ast::Subscript))) {
-        parseBlockBuffer(target, valueNode, callee);
-        return nullptr;
-      }
-      if (callee == "sblock_alloc_buffer") // outside blocks: the root block's allocation
-        callee = "alloc_buffer";
-      if (callee == "match_buffer") {
-        parseMatchBuffer(target, valueNode);
-        return nullptr;
-      }
-      if (callee == "launch_thread") {
-        lowerLaunch(valueNode, target, pending);
-        pending.loc = loc;
-        opened = true;
-        return nullptr;
-      }
-      if (declareFreeVar(target, valueNode))
-        return nullptr;
-      if (callee == "alloc_buffer" || callee == "decl_buffer" || callee == "buffer_decl" || callee == "Buffer" ||
-          callee == "allocate" || callee == "alloc_shared" || callee == "alloc_local") {
-        declareBuffer(target, valueNode, callee, pending);
-        pending.loc = loc;
-        opened = true;
-        return nullptr;
-      }
-    }
+    if (node(valueNode).kind == Ast::Call && parseDeclaration(target, valueNode, loc, pending, opened))
+      return nullptr;
     Expr value = lowerValue(valueNode);
     Var var =
         value->type.isHandle()
@@ -582,6 +536,80 @@ Stmt Parser::parseAssignment(uint32_t target, PendingDecl &pending, bool &opened
     scope_.define(name, {Binding::Kind::Poisoned, nullptr, nullptr, nodeRange(target)});
     throw;
   }
+}
+
+// `B[i, j] = value`: a store, the value checked against the access's type and lanes.
+Stmt Parser::parseBufferStore(uint32_t target, uint32_t valueNode, SourceRange loc) {
+  uint32_t base = child(target, 0);
+  if (node(base).kind != Ast::Name)
+    fail(nodeRange(base), "only buffer elements can be assigned");
+  Buffer buffer = bufferNamed(base);
+  std::vector<Expr> indices = lowerIndices(target);
+  SourceRange access = nodeRange(target);
+  DataType expected = checked(access, [&] { return accessType(*buffer, indices); });
+  Typed value = lower(valueNode);
+  Expr stored = value.literal ? typedLiteral(value, expected, nodeRange(valueNode)) : value.expr;
+  if (stored->type.lanes() != expected.lanes()) {
+    int indexLanes = expected.lanes() / buffer->dtype.lanes();
+    fail(loc, "cannot store a value with " + std::to_string(stored->type.lanes()) + " lane" +
+                  (stored->type.lanes() == 1 ? "" : "s") + " into '" + buffer->name.str() + "': the access has " +
+                  std::to_string(expected.lanes()) + " lanes (" + std::to_string(indexLanes) + " index lane" +
+                  (indexLanes == 1 ? "" : "s") + " x " + std::to_string(buffer->dtype.lanes()) + " element lane" +
+                  (buffer->dtype.lanes() == 1 ? "" : "s") + ")");
+  }
+  if (stored->type != expected)
+    fail(loc, "cannot store a value of type " + stored->type.str() + " into buffer '" + buffer->name.str() +
+                  "' of type " + expected.str());
+  return checked(loc, [&] { return BufferStoreNode::make(buffer, stored, std::move(indices), loc); });
+}
+
+// `name = T.<call>(...)` when the call declares something: a buffer view, block axes, a block's
+// buffers, a matched buffer, a thread launch, a free variable or a buffer. False when the call
+// is a value to bind.
+bool Parser::parseDeclaration(uint32_t target, uint32_t valueNode, SourceRange loc, PendingDecl &pending,
+                              bool &opened) {
+  uint32_t calleeNode = child(valueNode, 0);
+  if (node(calleeNode).kind == Ast::Attr && nodeName(calleeNode) == "view" &&
+      node(child(calleeNode, 0)).kind == Ast::Name && nodeText(child(calleeNode, 0)) != "T") {
+    declareView(target, valueNode, pending);
+    pending.loc = loc;
+    opened = true;
+    return true;
+  }
+  std::string_view callee = builtinName(calleeNode);
+  if (!axisName(calleeNode).empty()) {
+    parseAxis({target}, valueNode);
+    return true;
+  }
+  bool inBlockHeader = block_ && blockDepth_ == block_->depth;
+  if (inBlockHeader && (callee == "sblock_alloc_buffer" || (callee == "alloc_buffer" && block_->legacy) ||
+                        (callee == "match_buffer" && node(valueNode).count > 1 &&
+                         node(child(valueNode, 1)).kind == Ast::Subscript))) {
+    parseBlockBuffer(target, valueNode, callee);
+    return true;
+  }
+  if (callee == "sblock_alloc_buffer") // outside blocks: the root block's allocation
+    callee = "alloc_buffer";
+  if (callee == "match_buffer") {
+    parseMatchBuffer(target, valueNode);
+    return true;
+  }
+  if (callee == "launch_thread") {
+    lowerLaunch(valueNode, target, pending);
+    pending.loc = loc;
+    opened = true;
+    return true;
+  }
+  if (declareFreeVar(target, valueNode))
+    return true;
+  if (callee == "alloc_buffer" || callee == "decl_buffer" || callee == "buffer_decl" || callee == "Buffer" ||
+      callee == "allocate" || callee == "alloc_shared" || callee == "alloc_local") {
+    declareBuffer(target, valueNode, callee, pending);
+    pending.loc = loc;
+    opened = true;
+    return true;
+  }
+  return false;
 }
 
 } // namespace tirlower
