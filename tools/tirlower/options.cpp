@@ -164,7 +164,8 @@ const char *const kTarget = "Target";
 const char *const kInterpreter = "Interpreter (run, --verify-semantics)";
 const char *const kDebugging = "Debugging and testing";
 
-void addToolFlags(CLI::App &app, ToolOptions &options, FlagValues &values) {
+// The flags of help group: input, output and the output format.
+void addInputOutputFlags(CLI::App &app, ToolOptions &options, FlagValues &values) {
   app.add_option("input", values.input, "input file ('-' for stdin)")->group(kInputOutput);
   app.add_option("-o,--output", options.output, "output file ('-' for stdout, the default)")
       ->option_text("FILE")
@@ -180,7 +181,10 @@ void addToolFlags(CLI::App &app, ToolOptions &options, FlagValues &values) {
   app.add_flag("--split-input-file", options.splitInputFile,
                "treat each '# -----' line as the end of an independent input")
       ->group(kInputOutput);
+}
 
+// The flags of help group: which passes run, and how.
+void addPipelineFlags(CLI::App &app, ToolOptions &options, FlagValues &values) {
   app.add_option("--pass", options.passFlags,
                  "passes to run, in order: NAME or NAME{key=value,...}, comma-separated; repeatable")
       ->allow_extra_args(false)
@@ -200,7 +204,10 @@ void addToolFlags(CLI::App &app, ToolOptions &options, FlagValues &values) {
       ->option_text("[=true|false]")
       ->group(kPipeline);
   app.add_flag("--remarks", options.remarks, "report the decisions passes make as remarks")->group(kPipeline);
+}
 
+// The flags of help group: layout transforms and requirements.
+void addLayoutFlags(CLI::App &app, ToolOptions &options, FlagValues &values) {
   app.add_option("--transform-layout", options.transformLayouts,
                  "add a layout transform: 'B=lambda i, j: [j, i]'; repeatable")
       ->allow_extra_args(false)
@@ -222,7 +229,10 @@ void addToolFlags(CLI::App &app, ToolOptions &options, FlagValues &values) {
       ->option_text("=error|warn")
       ->check(oneOf({"error", "warn"}, "value"))
       ->group(kLayout);
+}
 
+// The flags of help group: the target and its code generation.
+void addTargetFlags(CLI::App &app, ToolOptions &options, FlagValues &values) {
   app.add_option("--target", options.target,
                  "target: " + targetPipelineNames() + "; sets the default pipeline and emitter")
       ->option_text("=TARGET")
@@ -261,7 +271,10 @@ void addToolFlags(CLI::App &app, ToolOptions &options, FlagValues &values) {
       ->option_text("=tir|tirx")
       ->check(oneOf({"tir", "tirx"}, "spelling"))
       ->group(kTarget);
+}
 
+// The flags of help group: the interpreter's inputs and limits.
+void addInterpreterFlags(CLI::App &app, ToolOptions &, FlagValues &values) {
   app.add_option("--seed", values.seed, "seed of the random inputs of run and --verify-semantics (default 1)")
       ->option_text("=N")
       ->check(countCheck(false, false))
@@ -276,7 +289,10 @@ void addToolFlags(CLI::App &app, ToolOptions &options, FlagValues &values) {
       ->option_text("=N[K|M|G|T]")
       ->check(countCheck(true, true))
       ->group(kInterpreter);
+}
 
+// The flags of help group: diagnostics, verification and IR dumps.
+void addDebuggingFlags(CLI::App &app, ToolOptions &options, FlagValues &values) {
   app.add_flag("--verify-diagnostics", options.verifyDiagnostics,
                "check the diagnostics against the input's '# expected-error {{...}}' comments")
       ->group(kDebugging);
@@ -306,6 +322,16 @@ void addToolFlags(CLI::App &app, ToolOptions &options, FlagValues &values) {
       ->option_text("[=text|json]")
       ->check(oneOf({"text", "json"}, "timing format"))
       ->group(kDebugging);
+}
+
+// Every flag of the tool, in the order --help lists them (one function per help group).
+void addToolFlags(CLI::App &app, ToolOptions &options, FlagValues &values) {
+  addInputOutputFlags(app, options, values);
+  addPipelineFlags(app, options, values);
+  addLayoutFlags(app, options, values);
+  addTargetFlags(app, options, values);
+  addInterpreterFlags(app, options, values);
+  addDebuggingFlags(app, options, values);
 }
 
 CLI::App *addRunCommand(CLI::App &app, ToolOptions &options, FlagValues &values) {
@@ -510,6 +536,56 @@ std::optional<int> resolveRunMode(const CLI::App &app, ToolOptions &options, con
   return std::nullopt;
 }
 
+// The tool's help layout, every flag and the run subcommand; returns the subcommand.
+CLI::App *describeTool(CLI::App &app, ToolOptions &options, FlagValues &values) {
+  auto formatter = std::make_shared<HelpFormatter>();
+  formatter->column_width(36);
+  app.formatter(formatter);
+  app.footer("Exit codes: 0 success, 1 input errors, 2 command-line misuse. Reference: docs/cli.md.");
+  app.allow_extras();
+  addToolFlags(app, options, values);
+  // Set after the other flags, so that their group comes last in --help.
+  app.set_help_flag("-h,--help", "print this help and exit")->group("Other");
+  app.set_version_flag("--version", "tirlower " TIRLOWER_VERSION " (LLVM " + llvmVersion() + ")",
+                       "print the version of tirlower and of the LLVM it uses")
+      ->group("Other");
+  CLI::App *runCommand = addRunCommand(app, options, values);
+  runCommand->allow_extras();
+  return runCommand;
+}
+
+// The flags parsed as text (their checks already passed) into their typed options.
+void applyFlagValues(const FlagValues &values, ToolOptions &options) {
+  options.layoutVerifyWarn = values.layoutVerify == "warn";
+  options.diagnosticsFormat = values.diagnosticsFormat == "json" ? DiagnosticFormat::Json : DiagnosticFormat::Text;
+  options.timing = values.timing.empty()     ? TimingFormat::None
+                   : values.timing == "json" ? TimingFormat::Json
+                                             : TimingFormat::Text;
+  if (!values.optLevel.empty())
+    options.emitSettings.optLevel = values.optLevel[0] - '0';
+  if (!values.seed.empty())
+    options.seed = *parseCount(values.seed, false);
+  if (!values.maxSteps.empty())
+    options.maxSteps = *parseCount(values.maxSteps, false);
+  if (!values.maxBufferBytes.empty())
+    options.maxBufferBytes = *parseCount(values.maxBufferBytes, true);
+}
+
+// The pipeline: --pass-pipeline, or the --pass flags, or the target's default pipeline when
+// no pass is named. Both --pass and --pass-pipeline is command-line misuse.
+std::optional<int> choosePipeline(CLI::App &app, ToolOptions &options, const FlagValues &values) {
+  if (app.get_option("--pass-pipeline")->count() > 0)
+    options.pipeline = values.pipeline;
+  if (options.pipeline && !options.passFlags.empty()) {
+    printToolError("--pass and --pass-pipeline cannot be combined; put every pass in one of them");
+    return kUsageError;
+  }
+  if (const TargetPipeline *preset = options.target.empty() ? nullptr : findTargetPipeline(options.target))
+    if (!options.pipeline && options.passFlags.empty())
+      options.pipeline = preset->pipeline;
+  return std::nullopt;
+}
+
 } // namespace
 
 void printToolError(const std::string &message) {
@@ -525,21 +601,8 @@ std::optional<int> parseCommandLine(int argc, char **argv, ToolOptions &options)
   CLI::App app{"tirlower: lowers TVMScript tensor IR (TIR) through a pipeline of passes.\n"
                "Reads INPUT ('-' for stdin), runs the passes in order, writes the result.",
                "tirlower"};
-  auto formatter = std::make_shared<HelpFormatter>();
-  formatter->column_width(36);
-  app.formatter(formatter);
-  app.footer("Exit codes: 0 success, 1 input errors, 2 command-line misuse. Reference: docs/cli.md.");
-  app.allow_extras();
-
   FlagValues values;
-  addToolFlags(app, options, values);
-  // Set after the other flags, so that their group comes last in --help.
-  app.set_help_flag("-h,--help", "print this help and exit")->group("Other");
-  app.set_version_flag("--version", "tirlower " TIRLOWER_VERSION " (LLVM " + llvmVersion() + ")",
-                       "print the version of tirlower and of the LLVM it uses")
-      ->group("Other");
-  CLI::App *runCommand = addRunCommand(app, options, values);
-  runCommand->allow_extras();
+  CLI::App *runCommand = describeTool(app, options, values);
 
   std::vector<std::string> args = normalizeArguments(argc, argv);
   std::vector<const char *> argPointers;
@@ -572,29 +635,9 @@ std::optional<int> parseCommandLine(int argc, char **argv, ToolOptions &options)
     printToolError(message);
     return kUsageError;
   }
-  options.layoutVerifyWarn = values.layoutVerify == "warn";
-  options.diagnosticsFormat = values.diagnosticsFormat == "json" ? DiagnosticFormat::Json : DiagnosticFormat::Text;
-  options.timing = values.timing.empty()     ? TimingFormat::None
-                   : values.timing == "json" ? TimingFormat::Json
-                                             : TimingFormat::Text;
-  if (!values.optLevel.empty())
-    options.emitSettings.optLevel = values.optLevel[0] - '0';
-  if (!values.seed.empty())
-    options.seed = *parseCount(values.seed, false);
-  if (!values.maxSteps.empty())
-    options.maxSteps = *parseCount(values.maxSteps, false);
-  if (!values.maxBufferBytes.empty())
-    options.maxBufferBytes = *parseCount(values.maxBufferBytes, true);
-  if (app.get_option("--pass-pipeline")->count() > 0)
-    options.pipeline = values.pipeline;
-  if (options.pipeline && !options.passFlags.empty()) {
-    printToolError("--pass and --pass-pipeline cannot be combined; put every pass in one of them");
-    return kUsageError;
-  }
-  // The target's pipeline applies when no pass is named.
-  if (const TargetPipeline *preset = options.target.empty() ? nullptr : findTargetPipeline(options.target))
-    if (!options.pipeline && options.passFlags.empty())
-      options.pipeline = preset->pipeline;
+  applyFlagValues(values, options);
+  if (auto code = choosePipeline(app, options, values))
+    return code;
   if (options.listPasses)
     return std::nullopt;
   if (options.input.empty()) {
