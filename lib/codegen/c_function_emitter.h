@@ -21,6 +21,8 @@ public:
                    std::set<std::string> &externs);
   // The function's definition under the C symbol `symbol`.
   std::string emit(const std::string &symbol);
+  // What the function reads, writes and uses (T.assume not counted), for its parameter comment.
+  const AccessCensus &census() const { return access_; }
 
 private:
   // ---- the language (c_emitter.cpp)

@@ -93,9 +93,9 @@ struct Prototype {
 
 // The definition's parameter names and types, as the C emitter binds them: a parameter that
 // is a reserved C name or repeats an earlier one gets "_1", "_2", ...
-Prototype prototype(const PrimFuncNode &func, const std::string &symbol, const char *restrictSpelling) {
+Prototype prototype(const PrimFuncNode &func, const std::string &symbol, const char *restrictSpelling,
+                    const AccessCensus &census) {
   Prototype result;
-  AccessCensus census = AccessCensus::of(func.body, /*countAssume=*/false);
   CSupport support;
   bool noalias = false;
   if (const AttrValue *a = func.attrs.find("tir.noalias"))
@@ -144,8 +144,11 @@ std::optional<int64_t> bufferStorageElements(const BufferNode &buffer) {
 }
 
 std::string cParameterComment(const PrimFuncNode &func, const std::string &symbol) {
-  Prototype proto = prototype(func, symbol, "restrict");
-  AccessCensus census = AccessCensus::of(func.body, /*countAssume=*/false);
+  return cParameterComment(func, symbol, AccessCensus::of(func.body, /*countAssume=*/false));
+}
+
+std::string cParameterComment(const PrimFuncNode &func, const std::string &symbol, const AccessCensus &census) {
+  Prototype proto = prototype(func, symbol, "restrict", census);
   std::string names;
   for (const std::string &name : proto.names)
     names += (names.empty() ? "" : ", ") + name;
@@ -173,7 +176,9 @@ std::string emitCHeader(const Module &module, DiagnosticSink &diagnostics) {
                     "#ifdef __cplusplus\nextern \"C\" {\n#endif\n";
   for (const PrimFunc &func : module.functions) {
     std::string symbol = cSymbolName(*func);
-    out += "\n" + cParameterComment(*func, symbol) + prototype(*func, symbol, "TIRLOWER_RESTRICT").text + ";\n";
+    AccessCensus census = AccessCensus::of(func->body, /*countAssume=*/false);
+    out += "\n" + cParameterComment(*func, symbol, census) +
+           prototype(*func, symbol, "TIRLOWER_RESTRICT", census).text + ";\n";
   }
   out += "\n#ifdef __cplusplus\n}\n#endif\n\n#endif // " + guard + "\n";
   return out;

@@ -7,6 +7,7 @@
 #include <optional>
 #include <string>
 
+#include "ir/access_census.h"
 #include "ir/diagnostic.h"
 #include "ir/function.h"
 
@@ -15,6 +16,9 @@ namespace tirlower {
 // "// scale(A, B, n): 0 on success, ...\n//   B: float32, shape (1, 2, 5, 5, 4), layout NCHW4c,
 // 200 elements (800 bytes)\n..." for the function whose C symbol is `symbol`.
 std::string cParameterComment(const PrimFuncNode &func, const std::string &symbol);
+// The same from the function's census taken without T.assume (AccessCensus::of(func.body,
+// false)), for an emitter that has it already.
+std::string cParameterComment(const PrimFuncNode &func, const std::string &symbol, const AccessCensus &census);
 
 // The elements a caller's storage for `buffer` must hold (the shape's product, or for a strided
 // view the furthest element it reaches plus one); nullopt when an extent is symbolic.

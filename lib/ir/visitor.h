@@ -91,8 +91,9 @@ protected:
 // Replaces each buffer `from` (and its data variable) by `to` everywhere in `s`.
 Stmt substituteBuffers(const Stmt &s, const std::vector<std::pair<Buffer, Buffer>> &replacements);
 
-// The first block in `s` (in text order), or null: passes that take low-level TIR only use it
-// to reject block-level input with blockMessage().
+// The first block in `s` (in text order), or null: passes that take low-level TIR use it to
+// reject block-level input with blockMessage(), the block-lowering passes to leave functions
+// without blocks as they are (the search skips expressions: cheaper than a mutator's walk).
 const BlockNode *findBlock(const Stmt &s);
 
 // Replaces variables by expressions (a map keyed by node identity) everywhere, including

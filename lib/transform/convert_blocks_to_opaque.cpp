@@ -23,8 +23,9 @@ protected:
 
   Stmt visit(const BlockNode *op) override {
     if (op->init)
-      throw CompileError(op->init->loc, "block \"" + op->name.str() +
-                                            "\" still has T.init(); run lower-init-block before convert-blocks-to-opaque");
+      throw CompileError(op->init->loc,
+                         "block \"" + op->name.str() +
+                             "\" still has T.init(); run lower-init-block before convert-blocks-to-opaque");
     Stmt mutated = IRMutator::visit(op);
     const auto *block = mutated.as<BlockNode>();
     if (block->iterVars.empty())
@@ -49,8 +50,9 @@ PassInfo convertBlocksToOpaquePassInfo() {
   info.requirements = {IRProperty::InitBlocksLowered};
   info.summary = "replace block iteration variables by their bound values (blocks become opaque)";
   info.create = [](const PassOptions &) {
-    return std::make_unique<BodyPass>(
-        [](const PrimFunc &func, PassContext &) { return OpaqueConverter().mutate(func->body); });
+    return std::make_unique<BodyPass>([](const PrimFunc &func, PassContext &) {
+      return findBlock(func->body) ? OpaqueConverter().mutate(func->body) : func->body;
+    });
   };
   return info;
 }

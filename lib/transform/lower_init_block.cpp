@@ -46,7 +46,9 @@ PassInfo lowerInitBlockPassInfo() {
   info.establishes = {IRProperty::InitBlocksLowered};
   info.summary = "move each block's T.init() into its body, guarded by its reduce variables being at their minimum";
   info.create = [](const PassOptions &) {
-    return std::make_unique<BodyPass>([](const PrimFunc &func, PassContext &) { return InitLowerer().mutate(func->body); });
+    return std::make_unique<BodyPass>([](const PrimFunc &func, PassContext &) {
+      return findBlock(func->body) ? InitLowerer().mutate(func->body) : func->body;
+    });
   };
   return info;
 }

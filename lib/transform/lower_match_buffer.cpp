@@ -54,8 +54,9 @@ PassInfo lowerMatchBufferPassInfo() {
   info.establishes = {IRProperty::MatchBuffersLowered};
   info.summary = "replace buffers matched to a region inside a block by views of that region";
   info.create = [](const PassOptions &) {
-    return std::make_unique<BodyPass>(
-        [](const PrimFunc &func, PassContext &) { return MatchBufferLowerer().mutate(func->body); });
+    return std::make_unique<BodyPass>([](const PrimFunc &func, PassContext &) {
+      return findBlock(func->body) ? MatchBufferLowerer().mutate(func->body) : func->body;
+    });
   };
   return info;
 }

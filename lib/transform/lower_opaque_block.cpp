@@ -31,7 +31,8 @@ protected:
       throw CompileError(op->loc, "block \"" + op->name.str() + "\" still matches buffer '" +
                                       op->matchBuffers.front().buffer->name.str() + "'; run lower-match-buffer first");
     if (op->init)
-      throw CompileError(op->init->loc, "block \"" + op->name.str() + "\" still has T.init(); run lower-init-block first");
+      throw CompileError(op->init->loc,
+                         "block \"" + op->name.str() + "\" still has T.init(); run lower-init-block first");
     Stmt body = mutate(op->body);
     for (auto it = op->allocBuffers.rbegin(); it != op->allocBuffers.rend(); ++it)
       body = AllocBufferNode::make(*it, body, op->loc);
@@ -50,8 +51,9 @@ PassInfo lowerOpaqueBlockPassInfo() {
   info.requirements = {IRProperty::BlocksOpaque, IRProperty::MatchBuffersLowered};
   info.summary = "remove opaque blocks: allocations become T.alloc_buffer, predicates become ifs";
   info.create = [](const PassOptions &) {
-    return std::make_unique<BodyPass>(
-        [](const PrimFunc &func, PassContext &) { return OpaqueBlockLowerer().mutate(func->body); });
+    return std::make_unique<BodyPass>([](const PrimFunc &func, PassContext &) {
+      return findBlock(func->body) ? OpaqueBlockLowerer().mutate(func->body) : func->body;
+    });
   };
   return info;
 }
