@@ -5,11 +5,11 @@
 // Entries are never erased; pointers into the table are invalidated by the next insertion.
 #pragma once
 
-#include <array>
 #include <cstddef>
 #include <cstdint>
+#include <memory>
+#include <new>
 #include <utility>
-#include <vector>
 
 namespace tirlower {
 
@@ -20,12 +20,15 @@ public:
   PointerMap() = default;
   PointerMap(const PointerMap &) = delete; // slots_ may point into the object itself
   PointerMap &operator=(const PointerMap &) = delete;
+  // Only occupied slots hold a value: an analyzer query makes two maps and most queries fill a
+  // few slots, so constructing and destroying every slot's value was a cost of its own.
+  ~PointerMap() { destroyValues(slots_, capacity_); }
 
   const Value *find(const Key *key) const {
     for (size_t k = slotOf(key);; k = (k + 1) & (capacity_ - 1)) {
       const Slot &slot = slots_[k];
       if (slot.key == key)
-        return &slot.value;
+        return slot.value();
       if (slot.key == nullptr)
         return nullptr;
     }
@@ -41,7 +44,8 @@ public:
         return;
       k = (k + 1) & (capacity_ - 1);
     }
-    slots_[k] = {key, std::move(value)};
+    ::new (slots_[k].storage) Value(std::move(value));
+    slots_[k].key = key;
     ++size_;
   }
 
@@ -50,7 +54,9 @@ public:
 private:
   struct Slot {
     const Key *key = nullptr;
-    Value value{};
+    alignas(Value) unsigned char storage[sizeof(Value)];
+    Value *value() { return std::launder(reinterpret_cast<Value *>(storage)); }
+    const Value *value() const { return std::launder(reinterpret_cast<const Value *>(storage)); }
   };
 
   size_t slotOf(const Key *key) const { return slotOf(key, capacity_); }
@@ -60,25 +66,34 @@ private:
     return static_cast<size_t>(bits >> 32) & (capacity - 1);
   }
 
+  static void destroyValues(Slot *slots, size_t capacity) {
+    for (size_t k = 0; k < capacity; ++k)
+      if (slots[k].key != nullptr)
+        slots[k].value()->~Value();
+  }
+
   void grow() {
-    std::vector<Slot> bigger(capacity_ * 2);
+    size_t capacity = capacity_ * 2;
+    std::unique_ptr<Slot[]> bigger(new Slot[capacity]);
     for (size_t k = 0; k < capacity_; ++k) {
       Slot &slot = slots_[k];
       if (slot.key == nullptr)
         continue;
-      size_t j = slotOf(slot.key, bigger.size());
+      size_t j = slotOf(slot.key, capacity);
       while (bigger[j].key != nullptr)
-        j = (j + 1) & (bigger.size() - 1);
-      bigger[j] = std::move(slot);
+        j = (j + 1) & (capacity - 1);
+      ::new (bigger[j].storage) Value(std::move(*slot.value()));
+      bigger[j].key = slot.key;
     }
+    destroyValues(slots_, capacity_);
     heap_ = std::move(bigger);
-    slots_ = heap_.data();
-    capacity_ = heap_.size();
+    slots_ = heap_.get();
+    capacity_ = capacity;
   }
 
-  std::array<Slot, InlineSlots> inline_{};
-  std::vector<Slot> heap_;
-  Slot *slots_ = inline_.data();
+  Slot inline_[InlineSlots];
+  std::unique_ptr<Slot[]> heap_;
+  Slot *slots_ = inline_;
   size_t capacity_ = InlineSlots; // a power of two, at most half full
   size_t size_ = 0;
 };

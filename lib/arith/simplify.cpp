@@ -34,6 +34,11 @@ void Analyzer::unbind(const Var &var) {
 Expr Analyzer::simplify(const Expr &e) {
   if (!e || e->kind() == ExprKind::IntImm || e->kind() == ExprKind::FloatImm || e->kind() == ExprKind::StringImm)
     return e; // constants are simplest already
+  if (const auto *var = e.as<VarNode>()) {
+    // What SimplifyFunctor::visitVar does, without setting up a query: its constant value.
+    auto it = values_.find(var);
+    return it != values_.end() && asConstInt(it->second) && it->second->type == e->type ? it->second : e;
+  }
   Expr result = AnalyzerImpl(*this).simplify(e);
   return exprCost(result) <= exprCost(e) ? result : e;
 }

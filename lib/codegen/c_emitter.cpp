@@ -121,7 +121,10 @@ std::string emitC(const Module &module, const CEmitOptions &options, DiagnosticS
   out += support.preamble();
   for (const std::string &proto : externs)
     out += "extern " + proto + "\n";
-  return out + functions;
+  // Into the functions' text, which is most of the file: `out + functions` held two copies of
+  // it at once (a tenth of the peak memory of 10^5 functions to C).
+  functions.insert(0, out);
+  return functions;
 }
 
 } // namespace tirlower
