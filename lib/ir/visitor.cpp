@@ -434,13 +434,21 @@ const BlockNode *findBlock(const Stmt &s) {
 namespace {
 class Substituter : public IRMutator {
 public:
-  explicit Substituter(const std::vector<std::pair<Var, Expr>> &replacements) {
-    for (const auto &[var, value] : replacements)
-      map_.emplace(var.get(), value);
+  explicit Substituter(const std::vector<std::pair<Var, Expr>> &replacements) : replacements_(replacements) {
+    if (replacements.size() > kScanned)
+      for (const auto &[var, value] : replacements)
+        map_.emplace(var.get(), value);
   }
 
 protected:
   Expr visit(const VarNode *op) override {
+    if (replacements_.size() <= kScanned) {
+      // The first replacement of a variable wins, as emplace keeps the first.
+      for (const auto &[var, value] : replacements_)
+        if (var.get() == op)
+          return value;
+      return Expr(op);
+    }
     auto it = map_.find(op);
     return it == map_.end() ? Expr(op) : it->second;
   }
@@ -467,7 +475,11 @@ protected:
   }
 
 private:
-  std::unordered_map<const VarNode *, Expr> map_;
+  // A few replacements (the usual case: an index map's inputs) are scanned; a hash map built per
+  // call was a heap node per replacement.
+  static constexpr size_t kScanned = 8;
+  const std::vector<std::pair<Var, Expr>> &replacements_;
+  std::unordered_map<const VarNode *, Expr> map_; // more than kScanned replacements
   // One replacement per buffer, so aliases stay shared objects after substitution.
   std::unordered_map<const BufferNode *, Buffer> buffers_;
 };

@@ -23,9 +23,8 @@ protected:
 
   Stmt visit(const BlockNode *op) override {
     if (op->init)
-      throw CompileError(op->init->loc,
-                         "block \"" + op->name.str() +
-                             "\" still has T.init(); run lower-init-block before convert-blocks-to-opaque");
+      throw CompileError(op->init->loc, "block \"" + op->name.str() +
+                                            "\" still has T.init(); run lower-init-block before convert-blocks-to-opaque");
     Stmt mutated = IRMutator::visit(op);
     const auto *block = mutated.as<BlockNode>();
     if (block->iterVars.empty())

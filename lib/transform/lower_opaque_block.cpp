@@ -31,8 +31,7 @@ protected:
       throw CompileError(op->loc, "block \"" + op->name.str() + "\" still matches buffer '" +
                                       op->matchBuffers.front().buffer->name.str() + "'; run lower-match-buffer first");
     if (op->init)
-      throw CompileError(op->init->loc,
-                         "block \"" + op->name.str() + "\" still has T.init(); run lower-init-block first");
+      throw CompileError(op->init->loc, "block \"" + op->name.str() + "\" still has T.init(); run lower-init-block first");
     Stmt body = mutate(op->body);
     for (auto it = op->allocBuffers.rbegin(); it != op->allocBuffers.rend(); ++it)
       body = AllocBufferNode::make(*it, body, op->loc);
