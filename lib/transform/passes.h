@@ -21,6 +21,7 @@ PassInfo lowerInitBlockPassInfo();        // lower_init_block.cpp
 PassInfo convertBlocksToOpaquePassInfo(); // convert_blocks_to_opaque.cpp
 PassInfo lowerMatchBufferPassInfo();      // lower_match_buffer.cpp
 PassInfo lowerOpaqueBlockPassInfo();      // lower_opaque_block.cpp
+PassInfo compactBufferAllocationPassInfo(); // compact_buffer_allocation.cpp
 PassInfo lowerCrossThreadReductionPassInfo(); // lower_cross_thread_reduction.cpp
 PassInfo lowerThreadBindingPassInfo();    // lower_thread_binding.cpp
 PassInfo lowerThreadAllreducePassInfo();  // lower_thread_allreduce.cpp
