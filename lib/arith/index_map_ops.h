@@ -52,11 +52,16 @@ IndexMap indexMapFromLayouts(const std::string &from, const std::string &to, Sou
 // The same from parsed layouts (ir/layout.h); wildcard axes have no index map (CompileError).
 IndexMap indexMapFromLayouts(const Layout &from, const Layout &to, SourceRange where = {},
                              DataType indexType = DataType::int32());
+// Why indexMapFromLayouts(from, to) cannot build a map (the message its CompileError would
+// carry), or nullopt when it can: the way to ask without an exception.
+std::optional<std::string> indexMapFromLayoutsProblem(const Layout &from, const Layout &to);
 
 // The layout a buffer of layout `from` and `shape` has after `map`: the layout string whose own
 // map (indexMapFromLayouts) computes the same indices over the shape, so that
 // lambda n, h, w, c: [n, c // 4, h, w, c % 4] turns "NHWC" into "NCHW4c". nullopt when no
-// layout string describes the map (a general map leaves the layout unnamed).
-std::optional<Layout> layoutAfterMap(const Layout &from, const IndexMap &map, const std::vector<Expr> &shape);
+// layout string describes the map (a general map leaves the layout unnamed). `mapped` is
+// mapShape(map, shape), which the caller has computed (and whose errors it reports).
+std::optional<Layout> layoutAfterMap(const Layout &from, const IndexMap &map, const std::vector<Expr> &shape,
+                                     const MappedShape &mapped);
 
 } // namespace tirlower

@@ -25,19 +25,24 @@ struct AxisPlan {
   std::map<char, size_t> inner;  // uppercase letter -> position of its split
 };
 
-[[noreturn]] void fail(SourceRange where, const std::string &from, const std::string &to, const std::string &why) {
-  throw CompileError(where, "cannot build an index map from layout \"" + from + "\" to \"" + to + "\": " + why);
+std::string cannotMessage(const std::string &from, const std::string &to, const std::string &why) {
+  return "cannot build an index map from layout \"" + from + "\" to \"" + to + "\": " + why;
 }
 
-// The layout grammar is Layout's (ir/layout.h); an index map needs every axis named.
-AxisPlan plan(const Layout &layout, SourceRange where, const std::string &from, const std::string &to) {
-  std::string text = layout.name();
+// Why a layout has no index map (a wildcard), or nullopt.
+std::optional<std::string> wildcardProblem(const Layout &layout) {
   if (layout.isAnyRank())
-    fail(where, from, to, "the wildcard layout \"*\" has no index map");
+    return "the wildcard layout \"*\" has no index map";
+  for (const DimDescription &dim : layout.dims())
+    if (dim.isAny())
+      return "wildcard axis '*' in \"" + layout.name() + "\" has no index map";
+  return std::nullopt;
+}
+
+// The axes of a layout without wildcards (the layout grammar is Layout's, ir/layout.h).
+AxisPlan plan(const Layout &layout) {
   AxisPlan result;
   for (const DimDescription &dim : layout.dims()) {
-    if (dim.isAny())
-      fail(where, from, to, "wildcard axis '*' in \"" + text + "\" has no index map");
     char upper = static_cast<char>(std::toupper(static_cast<unsigned char>(dim.name)));
     (dim.isSplit() ? result.inner : result.primal)[upper] = result.axes.size();
     result.axes.push_back({dim.name, dim.factor});
@@ -49,25 +54,35 @@ Layout parse(const std::string &text, SourceRange where, const std::string &from
   LayoutParseError error;
   std::optional<Layout> layout = Layout::parse(text, &error);
   if (!layout)
-    fail(where, from, to, error.message + " in \"" + text + "\"");
+    throw CompileError(where, cannotMessage(from, to, error.message + " in \"" + text + "\""));
   return *layout;
 }
 
 } // namespace
+
+std::optional<std::string> indexMapFromLayoutsProblem(const Layout &fromLayout, const Layout &toLayout) {
+  std::string from = fromLayout.name(), to = toLayout.name();
+  for (const Layout *layout : {&fromLayout, &toLayout})
+    if (std::optional<std::string> why = wildcardProblem(*layout))
+      return cannotMessage(from, to, *why);
+  AxisPlan source = plan(fromLayout), target = plan(toLayout);
+  for (const auto &[letter, position] : source.primal)
+    if (!target.primal.count(letter))
+      return cannotMessage(from, to, "axis '" + std::string(1, letter) + "' is missing from \"" + to + "\"");
+  for (const auto &[letter, position] : target.primal)
+    if (!source.primal.count(letter))
+      return cannotMessage(from, to, "axis '" + std::string(1, letter) + "' is missing from \"" + from + "\"");
+  return std::nullopt;
+}
 
 IndexMap indexMapFromLayouts(const std::string &from, const std::string &to, SourceRange where, DataType indexType) {
   return indexMapFromLayouts(parse(from, where, from, to), parse(to, where, from, to), where, indexType);
 }
 
 IndexMap indexMapFromLayouts(const Layout &fromLayout, const Layout &toLayout, SourceRange where, DataType indexType) {
-  std::string from = fromLayout.name(), to = toLayout.name();
-  AxisPlan source = plan(fromLayout, where, from, to), target = plan(toLayout, where, from, to);
-  for (const auto &[letter, position] : source.primal)
-    if (!target.primal.count(letter))
-      fail(where, from, to, "axis '" + std::string(1, letter) + "' is missing from \"" + to + "\"");
-  for (const auto &[letter, position] : target.primal)
-    if (!source.primal.count(letter))
-      fail(where, from, to, "axis '" + std::string(1, letter) + "' is missing from \"" + from + "\"");
+  if (std::optional<std::string> problem = indexMapFromLayoutsProblem(fromLayout, toLayout))
+    throw CompileError(where, *problem);
+  AxisPlan source = plan(fromLayout), target = plan(toLayout);
 
   Analyzer analyzer;
   analyzer.assumeNoOverflow(); // index maps over the extents of buffers that exist
@@ -117,8 +132,8 @@ char upperOf(char letter) {
 // axes only, so letters are decided independently).
 class LayoutMatcher {
 public:
-  LayoutMatcher(const Layout &from, const IndexMap &map, const std::vector<Expr> &shape, MappedShape mapped)
-      : from_(from), map_(map), mapped_(std::move(mapped)) {
+  LayoutMatcher(const Layout &from, const IndexMap &map, const std::vector<Expr> &shape, const MappedShape &mapped)
+      : from_(from), map_(map), mapped_(mapped) {
     analyzer_.assumeNoOverflow(); // index maps over the extents of buffers that exist
     const std::vector<Var> &inputs = map->initialIndices;
     for (size_t k = 0; k < inputs.size(); ++k)
@@ -183,12 +198,9 @@ private:
     target = Layout::parse(candidate);
     if (!target)
       return std::nullopt;
-    IndexMap expected;
-    try {
-      expected = indexMapFromLayouts(from_, *target, {}, map_->initialIndices.front()->type);
-    } catch (const CompileError &) {
+    if (indexMapFromLayoutsProblem(from_, *target))
       return std::nullopt;
-    }
+    IndexMap expected = indexMapFromLayouts(from_, *target, {}, map_->initialIndices.front()->type);
     if (expected->finalIndices.size() != map_->finalIndices.size())
       return std::nullopt;
     std::vector<Expr> computed = mapIndices(expected, indices_, analyzer_);
@@ -217,7 +229,7 @@ private:
 
   const Layout &from_;
   const IndexMap &map_;
-  MappedShape mapped_;
+  const MappedShape &mapped_;
   Analyzer analyzer_;
   std::vector<Expr> indices_;
   std::vector<char> letters_; // per final index, uppercase
@@ -227,20 +239,15 @@ private:
 
 } // namespace
 
-std::optional<Layout> layoutAfterMap(const Layout &from, const IndexMap &map, const std::vector<Expr> &shape) {
+std::optional<Layout> layoutAfterMap(const Layout &from, const IndexMap &map, const std::vector<Expr> &shape,
+                                     const MappedShape &mapped) {
   const std::vector<Var> &inputs = map->initialIndices;
   if (from.isAnyRank() || from.numDims() != inputs.size() || shape.size() != inputs.size())
     return std::nullopt;
   for (const DimDescription &dim : from.dims())
     if (dim.isAny())
       return std::nullopt;
-  MappedShape mapped;
-  try {
-    mapped = mapShape(map, shape);
-  } catch (const CompileError &) {
-    return std::nullopt;
-  }
-  return LayoutMatcher(from, map, shape, std::move(mapped)).match();
+  return LayoutMatcher(from, map, shape, mapped).match();
 }
 
 } // namespace tirlower

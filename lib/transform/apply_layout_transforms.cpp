@@ -200,8 +200,9 @@ private:
     for (const LayoutTransform *t : transforms) {
       if (!layout)
         return Symbol();
-      layout = layoutAfterMap(*layout, t->map, shape);
-      shape = mapShape(t->map, shape).shape;
+      MappedShape mapped = mapShape(t->map, shape);
+      layout = layoutAfterMap(*layout, t->map, shape, mapped);
+      shape = std::move(mapped.shape);
     }
     return layout ? Symbol(layout->name()) : Symbol();
   }

@@ -155,9 +155,10 @@ private:
         return cannot(entry, "its data has layout transforms given for '" + t.buffer->name.str() +
                                  "', a view of it with another shape");
       pending.push_back(k);
+      MappedShape mapped = mapShape(t.map, shape);
       if (effective)
-        effective = layoutAfterMap(*effective, t.map, shape);
-      shape = mapShape(t.map, shape).shape;
+        effective = layoutAfterMap(*effective, t.map, shape, mapped);
+      shape = std::move(mapped.shape);
       separators = t.map->axisSeparators;
     }
     if (!effective)
@@ -190,13 +191,10 @@ private:
       return cannot(entry, "only a parameter can be a texture");
     if (requirement.texture && buffer->dtype != DataType::float32())
       return cannot(entry, "a texture holds float32 elements, not " + buffer->dtype.str());
-    IndexMap step;
-    try {
-      DataType indexType = shape.empty() ? DataType::int32() : shape.front()->type;
-      step = indexMapFromLayouts(*effective, withoutAlignment(required), where(entry), indexType);
-    } catch (const CompileError &error) {
-      return cannot(entry, error.diagnostic().message);
-    }
+    if (std::optional<std::string> problem = indexMapFromLayoutsProblem(*effective, withoutAlignment(required)))
+      return cannot(entry, *problem);
+    DataType indexType = shape.empty() ? DataType::int32() : shape.front()->type;
+    IndexMap step = indexMapFromLayouts(*effective, withoutAlignment(required), where(entry), indexType);
     if (requirement.texture)
       step = IndexMapNode::make(step->initialIndices, step->finalIndices, {rowSeparator}, step->loc);
     compose(entry, pending, step, *effective);

@@ -18,13 +18,12 @@
 #include "ir/intrinsics.h"
 #include "ir/visitor.h"
 
+#include <optional>
+#include <string>
+
 namespace tirlower {
 
 namespace {
-
-struct NotVectorizable {
-  std::string reason;
-};
 
 bool dependsOn(const Expr &e, const VarNode *var) {
   struct Finder : IRVisitor {
@@ -38,83 +37,119 @@ bool dependsOn(const Expr &e, const VarNode *var) {
   return finder.found;
 }
 
-// The body of a vectorized loop, one method per node kind; what it cannot widen throws
-// NotVectorizable with the reason.
+// The body of a vectorized loop, one method per node kind. What it cannot widen is a refusal,
+// not an exception: the method returns null and refuse() keeps the first reason, which every
+// enclosing method passes on by returning null for a null child.
 class Vectorizer : private StmtFunctor<Stmt(const Stmt &)>, private ExprFunctor<Expr(const Expr &)> {
 public:
   Vectorizer(const Var &var, Expr min, int lanes) : var_(var), min_(std::move(min)), lanes_(lanes) {}
 
-  Stmt stmt(const Stmt &s) { return visitStmt(s); }
+  // The widened body, or null with refusal() saying why it cannot be widened.
+  Stmt stmt(const Stmt &s) { return refusal_.empty() ? visitStmt(s) : Stmt(); }
+  const std::string &refusal() const { return refusal_; }
 
 private:
-  Stmt visitBlock(const BlockNode *) override { throw NotVectorizable{"it contains a block (lower blocks first)"}; }
+  std::nullptr_t refuse(std::string reason) {
+    if (refusal_.empty())
+      refusal_ = std::move(reason);
+    return nullptr;
+  }
+  // Whether every operand is a scalar or a vector of `lanes` lanes (one of them is); a refusal
+  // naming two types that differ (as the node's typing rules would) when one is not.
+  bool lanesAgree(const std::string &what, const std::vector<Expr> &operands, int lanes) {
+    for (const Expr &wide : operands)
+      if (wide->type.lanes() == lanes)
+        for (const Expr &e : operands)
+          if (e->type.isVector() && e->type.lanes() != lanes) {
+            refuse("operands of " + what + " have different types: " + wide->type.str() + " and " + e->type.str());
+            return false;
+          }
+    return true;
+  }
+
+  Stmt visitBlock(const BlockNode *) override { return refuse("it contains a block (lower blocks first)"); }
   Stmt visitSeqStmt(const SeqStmtNode *op) override {
     std::vector<Stmt> out;
-    for (const Stmt &child : op->stmts)
+    for (const Stmt &child : op->stmts) {
       out.push_back(stmt(child));
+      if (!out.back())
+        return nullptr;
+    }
     return SeqStmtNode::make(std::move(out), op->loc);
   }
   Stmt visitIfThenElse(const IfThenElseNode *op) override {
     Expr c = expr(op->condition);
+    if (!c)
+      return nullptr;
     if (c->type.isVector())
-      throw NotVectorizable{"the condition of an if depends on the lane"};
-    return IfThenElseNode::make(c, stmt(op->thenCase), op->elseCase ? stmt(op->elseCase) : Stmt(), op->loc);
+      return refuse("the condition of an if depends on the lane");
+    Stmt thenCase = stmt(op->thenCase), elseCase = op->elseCase ? stmt(op->elseCase) : Stmt();
+    if (!thenCase || (op->elseCase && !elseCase))
+      return nullptr;
+    return IfThenElseNode::make(c, thenCase, elseCase, op->loc);
   }
   Stmt visitLetStmt(const LetStmtNode *op) override {
     Expr value = expr(op->value);
-    if (value->type.isScalar()) {
-      lets_.emplace_back(op->var.get(), op->var);
-      Stmt body = stmt(op->body);
-      lets_.pop_back();
-      return LetStmtNode::make(op->var, value, body, op->loc);
-    }
-    Var vector = VarNode::make(op->var->name, value->type, op->var->loc);
-    lets_.emplace_back(op->var.get(), vector);
+    if (!value)
+      return nullptr;
+    Var var = value->type.isScalar() ? op->var : VarNode::make(op->var->name, value->type, op->var->loc);
+    lets_.emplace_back(op->var.get(), var);
     Stmt body = stmt(op->body);
     lets_.pop_back();
-    return LetStmtNode::make(vector, value, body, op->loc);
+    return body ? LetStmtNode::make(var, value, body, op->loc) : nullptr;
   }
   Stmt visitAssertStmt(const AssertStmtNode *op) override {
     Expr c = expr(op->condition);
+    if (!c)
+      return nullptr;
     if (c->type.isVector())
-      throw NotVectorizable{"an assert condition depends on the lane"};
+      return refuse("an assert condition depends on the lane");
     return AssertStmtNode::make(c, op->message, op->loc);
   }
   Stmt visitEvaluate(const EvaluateNode *op) override {
     if (op->value->kind() == ExprKind::IntImm)
       return Stmt(op);
-    throw NotVectorizable{"it evaluates an expression for its effect"};
+    return refuse("it evaluates an expression for its effect");
   }
-  Stmt visitFor(const ForNode *) override { throw NotVectorizable{"it contains a nested loop"}; }
-  Stmt visitWhile(const WhileNode *) override { throw NotVectorizable{"it contains a while loop"}; }
-  Stmt visitAllocate(const AllocateNode *) override { throw NotVectorizable{"it declares a buffer"}; }
-  Stmt visitAllocBuffer(const AllocBufferNode *) override { throw NotVectorizable{"it declares a buffer"}; }
-  Stmt visitDeclBuffer(const DeclBufferNode *) override { throw NotVectorizable{"it declares a buffer"}; }
-  Stmt visitAttrStmt(const AttrStmtNode *) override { throw NotVectorizable{"it contains an attribute scope"}; }
+  Stmt visitFor(const ForNode *) override { return refuse("it contains a nested loop"); }
+  Stmt visitWhile(const WhileNode *) override { return refuse("it contains a while loop"); }
+  Stmt visitAllocate(const AllocateNode *) override { return refuse("it declares a buffer"); }
+  Stmt visitAllocBuffer(const AllocBufferNode *) override { return refuse("it declares a buffer"); }
+  Stmt visitDeclBuffer(const DeclBufferNode *) override { return refuse("it declares a buffer"); }
+  Stmt visitAttrStmt(const AttrStmtNode *) override { return refuse("it contains an attribute scope"); }
 
   Stmt visitBufferStore(const BufferStoreNode *op) override {
-    std::vector<Expr> indices = accessIndices(op->indices);
-    Expr value = expr(op->value);
-    int indexLanes = indices.back()->type.lanes();
+    std::optional<std::vector<Expr>> indices = accessIndices(op->indices);
+    Expr value = indices ? expr(op->value) : Expr();
+    if (!value)
+      return nullptr;
+    int indexLanes = indices->back()->type.lanes();
+    const std::string name = op->buffer->name.str();
     if (indexLanes == 1 && value->type.lanes() != op->buffer->dtype.lanes())
-      throw NotVectorizable{"every lane writes the same element of '" + op->buffer->name.str() + "'"};
-    if (indexLanes == 1)
-      return BufferStoreNode::make(op->buffer, value, std::move(indices), op->loc);
-    if (value->type.lanes() == op->buffer->dtype.lanes()) {
+      return refuse("every lane writes the same element of '" + name + "'");
+    if (indexLanes > 1 && value->type.lanes() == op->buffer->dtype.lanes()) {
       if (op->buffer->dtype.isVector())
-        throw NotVectorizable{"a lane-invariant value is stored to vector elements of '" + op->buffer->name.str() +
-                              "'"};
+        return refuse("a lane-invariant value is stored to vector elements of '" + name + "'");
       value = BroadcastNode::make(value, indexLanes, op->value->loc);
     }
-    return BufferStoreNode::make(op->buffer, value, std::move(indices), op->loc);
+    if (value->type.lanes() != indexLanes * op->buffer->dtype.lanes())
+      return refuse("cannot store a value of type " + value->type.str() + " into buffer '" + name + "': expected " +
+                    op->buffer->dtype.withLanes(indexLanes * op->buffer->dtype.lanes()).str());
+    return BufferStoreNode::make(op->buffer, value, std::move(*indices), op->loc);
   }
 
-  std::vector<Expr> accessIndices(const std::vector<Expr> &indices) {
+  // The widened indices of an access; nullopt (refused) when one is null or a lane-dependent
+  // index is not the last.
+  std::optional<std::vector<Expr>> accessIndices(const std::vector<Expr> &indices) {
     std::vector<Expr> out;
     for (size_t k = 0; k < indices.size(); ++k) {
       out.push_back(expr(indices[k]));
-      if (out.back()->type.isVector() && k + 1 != indices.size())
-        throw NotVectorizable{"a buffer index outside the last dimension depends on the lane"};
+      if (!out.back())
+        return std::nullopt;
+      if (out.back()->type.isVector() && k + 1 != indices.size()) {
+        refuse("a buffer index outside the last dimension depends on the lane");
+        return std::nullopt;
+      }
     }
     return out;
   }
@@ -150,10 +185,14 @@ private:
   }
 
   Expr visitBinary(const BinaryNode *op) override {
-    Expr a = expr(op->a), b = expr(op->b);
+    Expr a = expr(op->a), b = a ? expr(op->b) : Expr();
+    if (!b)
+      return nullptr;
     if (a->type.isScalar() && b->type.isScalar())
       return a == op->a && b == op->b ? Expr(op) : BinaryNode::make(op->op, a, b, op->loc);
     int lanes = std::max(a->type.lanes(), b->type.lanes());
+    if (!lanesAgree(binaryOpName(op->op), {a, b}, lanes))
+      return nullptr;
     Expr ab, as, bb, bs;
     if (a->type.element().isIndex() && rampParts(a, ab, as) && rampParts(b, bb, bs) && lanes == lanes_) {
       if (op->op == BinaryOp::Add)
@@ -168,7 +207,7 @@ private:
     return BinaryNode::make(op->op, broadcast(a, lanes), broadcast(b, lanes), op->loc);
   }
 
-  Expr expr(const Expr &e) { return visitExpr(e); }
+  Expr expr(const Expr &e) { return refusal_.empty() ? visitExpr(e) : Expr(); }
 
   Expr visitVar(const VarNode *op) override {
     if (op == var_.get())
@@ -183,31 +222,36 @@ private:
   Expr visitStringImm(const StringImmNode *op) override { return Expr(op); }
   Expr visitNot(const NotNode *op) override {
     Expr a = expr(op->a);
-    return NotNode::make(a, op->loc);
+    return a ? NotNode::make(a, op->loc) : nullptr;
   }
   Expr visitSelect(const SelectNode *op) override {
-    Expr c = expr(op->condition), t = expr(op->trueValue), f = expr(op->falseValue);
+    Expr c = expr(op->condition), t = c ? expr(op->trueValue) : Expr(), f = t ? expr(op->falseValue) : Expr();
+    if (!f)
+      return nullptr;
     int lanes = std::max({c->type.lanes(), t->type.lanes(), f->type.lanes()});
     if (lanes == 1)
       return SelectNode::make(c, t, f, op->loc);
+    if (!lanesAgree("select", {c, t, f}, lanes))
+      return nullptr;
     return SelectNode::make(c->type.isScalar() ? c : broadcast(c, lanes), broadcast(t, lanes), broadcast(f, lanes),
                             op->loc);
   }
   Expr visitCast(const CastNode *op) override {
     Expr v = expr(op->value);
-    return CastNode::make(op->type.withLanes(v->type.lanes()), v, op->loc);
+    return v ? CastNode::make(op->type.withLanes(v->type.lanes()), v, op->loc) : nullptr;
   }
   Expr visitRamp(const RampNode *op) override { return laneInvariant(op); }
   Expr visitBroadcast(const BroadcastNode *op) override { return laneInvariant(op); }
   Expr laneInvariant(const ExprNode *op) {
     Expr e(op);
     if (dependsOn(e, var_.get()))
-      throw NotVectorizable{"it already contains vector expressions that depend on the lane"};
+      return refuse("it already contains vector expressions that depend on the lane");
     return e;
   }
-  Expr visitLet(const LetNode *) override { throw NotVectorizable{"it contains a let expression"}; }
+  Expr visitLet(const LetNode *) override { return refuse("it contains a let expression"); }
   Expr visitBufferLoad(const BufferLoadNode *op) override {
-    return BufferLoadNode::make(op->buffer, accessIndices(op->indices), op->loc);
+    std::optional<std::vector<Expr>> indices = accessIndices(op->indices);
+    return indices ? BufferLoadNode::make(op->buffer, std::move(*indices), op->loc) : nullptr;
   }
 
   // A call with lane-dependent arguments becomes one vector call when the intrinsic table says
@@ -217,18 +261,22 @@ private:
     int lanes = 1;
     for (const Expr &a : op->args) {
       args.push_back(expr(a));
+      if (!args.back())
+        return nullptr;
       lanes = std::max(lanes, args.back()->type.lanes());
     }
     if (lanes == 1)
       return CallNode::make(op->type, op->op, std::move(args), op->loc);
     const IntrinsicInfo *info = op->intrinsic;
     if (info && info->rule == TypeRule::Extern)
-      throw NotVectorizable{"it calls an external function with lane-dependent arguments"};
+      return refuse("it calls an external function with lane-dependent arguments");
     if (!appliesLanewise(*op))
-      throw NotVectorizable{"T." + op->op.str() + " does not apply lane by lane"};
+      return refuse("T." + op->op.str() + " does not apply lane by lane");
     if (info->id == IntrinsicId::IfThenElse && args[0]->type.isVector())
-      throw NotVectorizable{"an if_then_else condition depends on the lane"};
+      return refuse("an if_then_else condition depends on the lane");
     size_t first = info->id == IntrinsicId::IfThenElse ? 1 : 0;
+    if (!lanesAgree("T." + op->op.str(), args, lanes))
+      return nullptr;
     for (size_t k = first; k < args.size(); ++k)
       args[k] = broadcast(args[k], lanes);
     return CallNode::make(op->type.withLanes(lanes), op->op, std::move(args), op->loc);
@@ -239,6 +287,7 @@ private:
   int lanes_;
   std::vector<std::pair<const VarNode *, Var>> lets_;
   Analyzer analyzer_;
+  std::string refusal_; // the first reason the body cannot be widened; empty while it can
 };
 
 class LoopVectorizer : public IRMutator {
@@ -261,25 +310,18 @@ protected:
                                       std::to_string(*extent) + "; vector lanes must be within [1, 65535]");
     if (*extent == 1)
       return substitute(loop->body, {{loop->loopVar, loop->min}});
-    try {
-      Stmt body = Vectorizer(loop->loopVar, loop->min, static_cast<int>(*extent)).stmt(loop->body);
+    Vectorizer vectorizer(loop->loopVar, loop->min, static_cast<int>(*extent));
+    if (Stmt body = vectorizer.stmt(loop->body)) {
       if (ctx_.remarks)
         ctx_.diagnostics.remark(op->loc, "vectorized loop '" + op->loopVar->name.str() + "' with " +
                                              std::to_string(*extent) + " lanes");
       return body;
-    } catch (const NotVectorizable &reason) {
-      if (ctx_.remarks)
-        ctx_.diagnostics.remark(op->loc, "loop '" + op->loopVar->name.str() + "' not vectorized: " + reason.reason +
-                                             "; kept as a serial loop");
-      return ForNode::make(loop->loopVar, loop->min, loop->extent, ForKind::Serial, loop->body, Symbol(),
-                           loop->annotations, op->loc);
-    } catch (const IRTypeError &error) {
-      if (ctx_.remarks)
-        ctx_.diagnostics.remark(op->loc, "loop '" + op->loopVar->name.str() + "' not vectorized: " + error.what() +
-                                             "; kept as a serial loop");
-      return ForNode::make(loop->loopVar, loop->min, loop->extent, ForKind::Serial, loop->body, Symbol(),
-                           loop->annotations, op->loc);
     }
+    if (ctx_.remarks)
+      ctx_.diagnostics.remark(op->loc, "loop '" + op->loopVar->name.str() + "' not vectorized: " +
+                                           vectorizer.refusal() + "; kept as a serial loop");
+    return ForNode::make(loop->loopVar, loop->min, loop->extent, ForKind::Serial, loop->body, Symbol(),
+                         loop->annotations, op->loc);
   }
 
 private:
