@@ -11,6 +11,17 @@ namespace tirlower {
 
 enum class Severity { Error, Warning, Note, Remark };
 
+// "error", "warning", "note", "remark": as diagnostics print it.
+constexpr const char *severityName(Severity severity) {
+  switch (severity) {
+  case Severity::Error: return "error";
+  case Severity::Warning: return "warning";
+  case Severity::Note: return "note";
+  case Severity::Remark: return "remark";
+  }
+  return "error";
+}
+
 struct Diagnostic {
   Severity severity = Severity::Error;
   SourceRange range;

@@ -6,16 +6,6 @@ namespace tirlower {
 
 namespace {
 
-const char *severityName(Severity severity) {
-  switch (severity) {
-  case Severity::Error: return "error";
-  case Severity::Warning: return "warning";
-  case Severity::Note: return "note";
-  case Severity::Remark: return "remark";
-  }
-  return "error";
-}
-
 bool isLocated(const SourceManager &sources, const SourceRange &range) {
   return range.valid() && sources.position(range.fileId, range.begin).line != 0;
 }

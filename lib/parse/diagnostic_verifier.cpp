@@ -16,16 +16,6 @@ struct Expectation {
   bool met = false;
 };
 
-const char *severityWord(Severity severity) {
-  switch (severity) {
-  case Severity::Error: return "error";
-  case Severity::Warning: return "warning";
-  case Severity::Note: return "note";
-  case Severity::Remark: return "remark";
-  }
-  return "error";
-}
-
 struct DirectiveScanner {
   const SourceManager &sources;
   uint32_t fileId;
@@ -158,13 +148,13 @@ bool verifyDiagnostics(const SourceManager &sources, uint32_t fileId, uint32_t b
       continue;
     }
     ok = false;
-    out.error(d->range, std::string("unexpected ") + severityWord(d->severity) + ": " + d->message);
+    out.error(d->range, std::string("unexpected ") + severityName(d->severity) + ": " + d->message);
   }
   for (const Expectation &e : scanner.expectations) {
     if (e.met)
       continue;
     ok = false;
-    out.error(e.where, std::string("expected ") + severityWord(e.severity) + " \"" + e.message + "\" was not produced");
+    out.error(e.where, std::string("expected ") + severityName(e.severity) + " \"" + e.message + "\" was not produced");
   }
   return ok;
 }

@@ -120,12 +120,9 @@ std::optional<Module> Parser::parseModule() {
     try {
       parseTopLevel(module);
     } catch (const StatementFailed &) {
-      if (pos_ == start || (tokens_[pos_ - 1].kind != Tok::Newline && tokens_[pos_ - 1].kind != Tok::Dedent))
-        skipStatement();
+      skipFailedItem(start);
     }
-    ast_.clear();
-    children_.clear();
-    scratch_.clear();
+    releaseItemAst();
     if (pos_ == start)
       ++pos_; // a stray dedent or indent: never loop without progress
   }
@@ -135,6 +132,20 @@ std::optional<Module> Parser::parseModule() {
   if (sawTirxSpelling_)
     module.spelling = ScriptSpelling::Tirx;
   return module;
+}
+
+// After a top-level item (a function, a class's method) that failed and was reported at `start`:
+// the rest of its statement is skipped unless it stopped at a statement boundary.
+void Parser::skipFailedItem(size_t start) {
+  if (pos_ == start || (tokens_[pos_ - 1].kind != Tok::Newline && tokens_[pos_ - 1].kind != Tok::Dedent))
+    skipStatement();
+}
+
+// The AST of one top-level item is not needed once the item is lowered (or failed).
+void Parser::releaseItemAst() {
+  ast_.clear();
+  children_.clear();
+  scratch_.clear();
 }
 
 void Parser::parseTopLevel(Module &module) {
@@ -241,12 +252,9 @@ void Parser::parseClass(Module &module) {
         fail(tokenRange(peek()), "expected a @T.prim_func method in the @I.ir_module class");
       parseTopLevel(module);
     } catch (const StatementFailed &) {
-      if (pos_ == start || (tokens_[pos_ - 1].kind != Tok::Newline && tokens_[pos_ - 1].kind != Tok::Dedent))
-        skipStatement();
+      skipFailedItem(start);
     }
-    ast_.clear();
-    children_.clear();
-    scratch_.clear();
+    releaseItemAst();
   }
   accept(Tok::Dedent);
 }

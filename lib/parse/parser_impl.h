@@ -169,6 +169,8 @@ private:
   void report(Diagnostic diagnostic);
   void flushLexerDiagnostics(uint32_t upTo);
   void skipStatement();
+  void skipFailedItem(size_t start);
+  void releaseItemAst();
   void skipBlock();
 
   // ---- syntax (syntax.cpp): returns arena indices

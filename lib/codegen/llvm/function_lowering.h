@@ -5,6 +5,8 @@
 // (lower_access.cpp), intrinsic calls (lower_call.cpp).
 #pragma once
 
+#include <functional>
+
 #include <cstdint>
 #include <string>
 #include <unordered_map>
@@ -82,6 +84,8 @@ private:
   // ---- lower_access.cpp ------------------------------------------------------------------
   llvm::Value *visitBufferLoad(const BufferLoadNode *op) override;
   void visitBufferStore(const BufferStoreNode *op) override;
+  void forEachScalar(const BufferNode &buffer, llvm::Value *base, const Expr &index,
+                     const std::function<void(llvm::Value *, uint64_t)> &visit);
   void checkRank(const BufferNode &buffer, SourceRange where) const;
   llvm::Value *basePointer(const BufferNode &buffer, SourceRange where);
   llvm::Value *elementPointer(const BufferNode &buffer, llvm::Value *base, const Expr &scalarIndex);

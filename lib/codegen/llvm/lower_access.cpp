@@ -12,6 +12,8 @@
 // heap storage 16 (malloc), parameters LLVMEmitOptions::paramAlignment (else element size).
 #include "codegen/llvm/function_lowering.h"
 
+#include <functional>
+
 #include <numeric>
 
 #include "codegen/source_names.h"
@@ -120,22 +122,32 @@ llvm::Value *FunctionLowering::visitBufferLoad(const BufferLoadNode *op) {
                                                     llvm::Align(alignmentOf(buffer, start)), buffer.name.str());
     return fromMemory(type, value);
   }
-  // Gather: index lane k covers the element's M scalar lanes at scalar index index[k] * M + m.
+  // Gather, lane by lane.
   DataType scalar = type.element();
-  int elementLanes = buffer.dtype.lanes();
-  llvm::Value *indices = lowerExpr(flatElemOffset(buffer, index));
   llvm::Value *result = llvm::UndefValue::get(memoryTypeOf(type));
   llvm::Align alignment(static_cast<uint64_t>(scalar.laneBytes()));
+  forEachScalar(buffer, base, index, [&](llvm::Value *pointer, uint64_t position) {
+    llvm::Value *value = builder_.CreateAlignedLoad(memoryTypeOf(scalar), pointer, alignment);
+    result = builder_.CreateInsertElement(result, value, position);
+  });
+  return fromMemory(type, result);
+}
+
+// Every scalar a gather or scatter of the element indices `index` touches, in order: index lane
+// k covers the element's M scalar lanes at scalar index index[k] * M + m, position k * M + m of
+// the vector.
+void FunctionLowering::forEachScalar(const BufferNode &buffer, llvm::Value *base, const Expr &index,
+                                     const std::function<void(llvm::Value *, uint64_t)> &visit) {
+  DataType scalar = buffer.dtype.element();
+  int elementLanes = buffer.dtype.lanes();
+  llvm::Value *indices = lowerExpr(flatElemOffset(buffer, index));
   for (int k = 0; k < index->type.lanes(); ++k) {
     llvm::Value *lane = laneElement(indices, index->type, k, elementLanes);
     for (int m = 0; m < elementLanes; ++m) {
       llvm::Value *at = m ? builder_.CreateAdd(lane, builder_.getInt64(static_cast<uint64_t>(m))) : lane;
-      llvm::Value *pointer = elementPointer(memoryTypeOf(scalar), base, at);
-      llvm::Value *value = builder_.CreateAlignedLoad(memoryTypeOf(scalar), pointer, alignment);
-      result = builder_.CreateInsertElement(result, value, static_cast<uint64_t>(k * elementLanes + m));
+      visit(elementPointer(memoryTypeOf(scalar), base, at), static_cast<uint64_t>(k * elementLanes + m));
     }
   }
-  return fromMemory(type, result);
 }
 
 void FunctionLowering::visitBufferStore(const BufferStoreNode *op) {
@@ -150,19 +162,10 @@ void FunctionLowering::visitBufferStore(const BufferStoreNode *op) {
     return;
   }
   // Scatter, lane by lane in order (a later lane wins when two lanes hit one element).
-  DataType scalar = type.element();
-  int elementLanes = buffer.dtype.lanes();
-  llvm::Value *indices = lowerExpr(flatElemOffset(buffer, index));
-  llvm::Align alignment(static_cast<uint64_t>(scalar.laneBytes()));
-  for (int k = 0; k < index->type.lanes(); ++k) {
-    llvm::Value *lane = laneElement(indices, index->type, k, elementLanes);
-    for (int m = 0; m < elementLanes; ++m) {
-      llvm::Value *at = m ? builder_.CreateAdd(lane, builder_.getInt64(static_cast<uint64_t>(m))) : lane;
-      llvm::Value *pointer = elementPointer(memoryTypeOf(scalar), base, at);
-      llvm::Value *element = builder_.CreateExtractElement(value, static_cast<uint64_t>(k * elementLanes + m));
-      builder_.CreateAlignedStore(element, pointer, alignment);
-    }
-  }
+  llvm::Align alignment(static_cast<uint64_t>(type.element().laneBytes()));
+  forEachScalar(buffer, base, index, [&](llvm::Value *pointer, uint64_t position) {
+    builder_.CreateAlignedStore(builder_.CreateExtractElement(value, position), pointer, alignment);
+  });
 }
 
 } // namespace tirlower
