@@ -64,11 +64,13 @@ public:
     Json params = Json::array();
     for (const Var &param : function.params)
       varName(param.get());
-    std::vector<int> bindingIds;
+    // The id of the first binding of each parameter, found once (linear in the parameters).
+    std::unordered_map<const VarNode *, int> bindingOfParam;
+    std::vector<bool> simple = simpleBufferParams(function);
     for (size_t k = 0; k < function.bufferMap.size(); ++k) {
       const BufferBinding &binding = function.bufferMap[k];
-      bool simple = isSimpleBufferParam(function, k);
-      bindingIds.push_back(declareBuffer(*binding.buffer, simple ? "param" : "match_buffer", binding.param.get()));
+      int id = declareBuffer(*binding.buffer, simple[k] ? "param" : "match_buffer", binding.param.get());
+      bindingOfParam.emplace(binding.param.get(), id);
     }
     for (const Var &param : function.params) {
       Json entry = Json::object();
@@ -78,13 +80,8 @@ public:
         entry["pointee_dtype"] = param->pointeeType.str();
         entry["storage_scope"] = param->storageScope.empty() ? "global" : param->storageScope.str();
       }
-      entry["buffer"] = nullptr;
-      for (size_t k = 0; k < function.bufferMap.size(); ++k) {
-        if (function.bufferMap[k].param == param) {
-          entry["buffer"] = bindingIds[k];
-          break;
-        }
-      }
+      auto binding = bindingOfParam.find(param.get());
+      entry["buffer"] = binding == bindingOfParam.end() ? Json(nullptr) : Json(binding->second);
       params.push_back(std::move(entry));
     }
     Json body = stmt(function.body);

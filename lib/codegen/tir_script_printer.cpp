@@ -3,6 +3,7 @@
 #include "codegen/tir_script_printer.h"
 
 #include <algorithm>
+#include <unordered_map>
 
 #include "codegen/tir_literals.h"
 #include "ir/equality.h"
@@ -689,47 +690,76 @@ void ScriptPrinter::printLayoutTransform(const LayoutTransform &transform) {
 
 // ---- functions and modules -------------------------------------------------------------------
 
-bool isSimpleBufferParam(const PrimFuncNode &function, size_t bindingIndex) {
-  const BufferBinding &binding = function.bufferMap[bindingIndex];
-  const BufferNode &buffer = *binding.buffer;
-  if (buffer.data != binding.param || !buffer.hasDefaultScope() || !buffer.strides.empty() ||
-      !buffer.axisSeparators.empty() || !buffer.layout.empty())
-    return false;
-  if (buffer.elemOffset && !isConstZero(buffer.elemOffset))
-    return false;
-  auto position = std::find(function.params.begin(), function.params.end(), binding.param);
-  if (position == function.params.end())
-    return false;
-  // An inline annotation can only use parameters declared before it; a shape that refers to a
-  // later one (A: (n, 4) before n) needs T.match_buffer in the body.
+std::vector<bool> simpleBufferParams(const PrimFuncNode &function) {
+  // One pass over the parameters and bindings, so a function with 10^5 parameters prints in
+  // linear time: each parameter's position, and how many bindings use each parameter and data var.
+  std::unordered_map<const VarNode *, size_t> position;
+  position.reserve(function.params.size());
+  for (size_t k = 0; k < function.params.size(); ++k)
+    position.emplace(function.params[k].get(), k);
+  std::unordered_map<const VarNode *, size_t> uses;
+  uses.reserve(2 * function.bufferMap.size());
+  for (const BufferBinding &binding : function.bufferMap) {
+    ++uses[binding.param.get()];
+    if (binding.buffer->data.get() != binding.param.get())
+      ++uses[binding.buffer->data.get()];
+  }
   struct VarCollector : IRVisitor {
     std::vector<const VarNode *> vars;
     using IRVisitor::visit;
     void visit(const VarNode *op) override { vars.push_back(op); }
-  } collector;
-  for (const Expr &extent : buffer.shape)
-    collector.visit(extent);
-  for (const VarNode *var : collector.vars)
-    if (std::find_if(function.params.begin(), position, [&](const Var &p) { return p.get() == var; }) == position)
-      return false;
+  };
+
+  std::vector<bool> simple(function.bufferMap.size(), false);
   for (size_t k = 0; k < function.bufferMap.size(); ++k) {
-    const BufferBinding &other = function.bufferMap[k];
-    if (k != bindingIndex && (other.param == binding.param || other.buffer->data == buffer.data))
-      return false;
+    const BufferBinding &binding = function.bufferMap[k];
+    const BufferNode &buffer = *binding.buffer;
+    if (buffer.data != binding.param || !buffer.hasDefaultScope() || !buffer.strides.empty() ||
+        !buffer.axisSeparators.empty() || !buffer.layout.empty())
+      continue;
+    if (buffer.elemOffset && !isConstZero(buffer.elemOffset))
+      continue;
+    auto own = position.find(binding.param.get());
+    if (own == position.end())
+      continue;
+    // No other binding may share the parameter or the data (here both are binding.param).
+    if (uses[binding.param.get()] != 1)
+      continue;
+    // An inline annotation can only use parameters declared before it; a shape that refers to a
+    // later one (A: (n, 4) before n) needs T.match_buffer in the body.
+    VarCollector collector;
+    for (const Expr &extent : buffer.shape)
+      collector.visit(extent);
+    bool earlier = true;
+    for (const VarNode *var : collector.vars) {
+      auto found = position.find(var);
+      if (found == position.end() || found->second >= own->second) {
+        earlier = false;
+        break;
+      }
+    }
+    simple[k] = earlier;
   }
-  return true;
+  return simple;
 }
 
 void ScriptPrinter::printFunction(const PrimFuncNode &function) {
   if (!plain_)
     resetNames();
+  // simpleBuffers_[k]: the buffer of bufferMap[k] when it is a simple parameter, else null;
+  // simpleOfParam_: the same, keyed by the parameter.
   simpleBuffers_.assign(function.bufferMap.size(), nullptr);
-  for (size_t k = 0; k < simpleBuffers_.size(); ++k)
-    if (isSimpleBufferParam(function, k))
-      simpleBuffers_[k] = function.bufferMap[k].buffer.get();
+  simpleOfParam_.clear();
+  std::vector<bool> isSimple = simpleBufferParams(function);
+  for (size_t k = 0; k < simpleBuffers_.size(); ++k) {
+    if (!isSimple[k])
+      continue;
+    simpleBuffers_[k] = function.bufferMap[k].buffer.get();
+    simpleOfParam_.emplace(function.bufferMap[k].param.get(), simpleBuffers_[k]);
+  }
   // Parameters are named before anything prints: shapes may use later scalar parameters.
   for (const Var &param : function.params) {
-    if (const BufferNode *buffer = simpleBufferOf(function, param))
+    if (const BufferNode *buffer = simpleBufferOf(param))
       defineDataVar(buffer, defineBuffer(buffer));
     else
       defineVar(param.get());
@@ -749,11 +779,9 @@ void ScriptPrinter::printFunction(const PrimFuncNode &function) {
 }
 
 // The buffer of a parameter that prints inline in the signature (simpleBuffers_), else null.
-const BufferNode *ScriptPrinter::simpleBufferOf(const PrimFuncNode &function, const Var &param) const {
-  for (size_t k = 0; k < simpleBuffers_.size(); ++k)
-    if (simpleBuffers_[k] && function.bufferMap[k].param == param)
-      return simpleBuffers_[k];
-  return nullptr;
+const BufferNode *ScriptPrinter::simpleBufferOf(const Var &param) const {
+  auto found = simpleOfParam_.find(param.get());
+  return found == simpleOfParam_.end() ? nullptr : found->second;
 }
 
 // The decorator and the def line: simple buffer parameters as T.Buffer(shape, dtype), the
@@ -772,7 +800,7 @@ void ScriptPrinter::printSignature(const PrimFuncNode &function) {
     const Var &param = function.params[k];
     if (k)
       out_ += ", ";
-    if (const BufferNode *buffer = simpleBufferOf(function, param)) {
+    if (const BufferNode *buffer = simpleBufferOf(param)) {
       out_ += bufferName(buffer);
       out_ += ": T.Buffer(";
       printShape(buffer->shape);

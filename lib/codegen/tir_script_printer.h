@@ -6,6 +6,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -35,7 +36,7 @@ public:
 
 private:
   // ---- a function's head (tir_script_printer.cpp) ----
-  const BufferNode *simpleBufferOf(const PrimFuncNode &function, const Var &param) const;
+  const BufferNode *simpleBufferOf(const Var &param) const;
   void printSignature(const PrimFuncNode &function);
   void printMatchBuffers(const PrimFuncNode &function);
   void printParamTransforms(const PrimFuncNode &function);
@@ -137,6 +138,7 @@ private:
   // Per bufferMap entry of the function being printed: its buffer when it prints inline in the
   // signature, else null (kept to reuse the memory).
   std::vector<const BufferNode *> simpleBuffers_;
+  std::unordered_map<const VarNode *, const BufferNode *> simpleOfParam_;
   // Variables printed as `v = T.int32()` or `v = T.env_thread("threadIdx.x")`: named by an
   // attribute before a launch binds them, so the launch prints as `T.launch_thread(v, n)`.
   std::vector<const VarNode *> freeDeclared_;
@@ -161,9 +163,10 @@ enum ExprPrecedence : int {
 };
 int exprPrecedence(const ExprNode *expr);
 
-// Whether bufferMap[bindingIndex] prints as `A: T.Buffer(shape, dtype)` in the signature: its
-// data is the parameter itself, every field has its default, and no other binding shares the
-// parameter or the data. Otherwise the parameter is `a: T.handle` plus `T.match_buffer`.
-bool isSimpleBufferParam(const PrimFuncNode &function, size_t bindingIndex);
+// For each bufferMap[k], whether it prints as `A: T.Buffer(shape, dtype)` in the signature: its
+// data is the parameter itself, every field has its default, its shape uses only earlier
+// parameters, and no other binding shares the parameter or the data. Otherwise the parameter is
+// `a: T.handle` plus `T.match_buffer`. Linear in the number of parameters and bindings.
+std::vector<bool> simpleBufferParams(const PrimFuncNode &function);
 
 } // namespace tirlower

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "ir/attr_value.h"
@@ -63,6 +64,10 @@ public:
 
 private:
   PrimFuncNode() = default;
+  // For a function with many buffer parameters, (param, its first binding's position) sorted by
+  // the parameter's address, so bufferFor is a binary search rather than a scan per call (a
+  // signature of 10^5 buffers is otherwise quadratic to emit). Empty for small functions.
+  std::vector<std::pair<const VarNode *, uint32_t>> bindingIndex_;
 };
 using PrimFunc = Ref<PrimFuncNode>;
 

@@ -1200,6 +1200,39 @@ def help_flags_are_documented():
     check(not missing, f"flags in --help that docs/cli.md does not document: {missing}")
 
 
+@case
+def many_parameters_are_linear():
+    """A signature of 10^5 parameters goes through the parser, every printer and every emitter.
+    Each step is linear in the parameter count (a few tenths of a second); any step that scans
+    the signature once per parameter takes minutes, or in LLVM tens of GiB, and hits the run()
+    timeout. The outputs are checked, not only the exit codes."""
+    import re
+    count = 100000
+    params = ["n: T.int32"]
+    params += [f'A{i}: T.Buffer(({"n" if i % 2 else 4},), "float32")' for i in range(count)]
+    text = ("from tvm.script import tir as T\n\n\n@T.prim_func\ndef wide(" + ", ".join(params) + "):\n"
+            f"    A{count - 1}[0] = A0[3] + T.float32(1)\n")
+    with Workdir() as w:
+        source = w.write("wide.tir", text)
+        printed = expect(run([source, "--emit=tir", "-o", "-"]), 0, "--emit=tir").out
+        signature = printed[printed.index("def wide("):printed.index("):\n")]
+        check(signature.count("T.Buffer(") == count, "not every buffer parameter prints inline")
+        again = expect(run(["-", "--emit=tir", "-o", "-"], stdin=printed), 0, "reparse").out
+        check(again == printed, "the printed module does not print back the same")
+        module = json.loads(expect(run([source, "--emit=json", "-o", "-"]), 0, "--emit=json").out)
+        function = module["module"]["functions"][0]
+        check(len(function["params"]) == count + 1, "JSON parameter count")
+        check(all(p["buffer"] is not None for p in function["params"][1:]), "a JSON parameter lost its buffer")
+        c = expect(run([source, "--target=c", "-o", "-"]), 0, "--target=c").out
+        prototype = c[c.index("int32_t wide("):]
+        prototype = prototype[:prototype.index(")")]
+        check(prototype.count("float *") == count, "C prototype parameter count")
+        ir = expect(run([source, "--target=llvm", "--emit=llvm", "-o", "-"]), 0, "--target=llvm").out
+        define = next(line for line in ir.splitlines() if line.startswith("define"))
+        check(len(re.findall(r"\bptr\b", define)) == count, "LLVM signature parameter count")
+        check(define.count("readonly") == count - 1, "every buffer but the written one is readonly")
+
+
 def main():
     global TIRLOWER, PLUGIN
     parser = argparse.ArgumentParser()

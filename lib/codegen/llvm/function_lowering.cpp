@@ -41,31 +41,41 @@ void FunctionLowering::declareSignature(const std::string &symbol) {
   if (module_.getFunction(symbol))
     throw CompileError(func_.loc, "two functions have the C symbol '" + symbol + "'");
   function_ = llvm::Function::Create(type, llvm::Function::ExternalLinkage, symbol, module_);
-  function_->addFnAttr(llvm::Attribute::NoUnwind);
 
+  // Every parameter's attributes are collected first and set as one list: adding them one at a
+  // time would build (and keep, uniqued in the context) a new list per parameter, which is
+  // quadratic in time and memory for a signature of many thousand parameters.
   AccessCensus census = AccessCensus::of(func_.body);
   bool noalias = noaliasRequested(func_);
+  std::vector<llvm::AttributeSet> parameterAttributes;
+  parameterAttributes.reserve(func_.params.size());
   for (size_t k = 0; k < func_.params.size(); ++k) {
     const VarNode *param = func_.params[k].get();
     llvm::Argument *argument = function_->getArg(static_cast<unsigned>(k));
     argument->setName(param->name.str());
     bind(param, argument);
+    llvm::AttrBuilder attributes(context_);
     if (param->type.isHandle()) {
       if (noalias)
-        argument->addAttr(llvm::Attribute::NoAlias);
+        attributes.addAttribute(llvm::Attribute::NoAlias);
       if (!census.written.count(param) && !census.escaped.count(param))
-        argument->addAttr(llvm::Attribute::ReadOnly);
+        attributes.addAttribute(llvm::Attribute::ReadOnly);
       if (options_.paramAlignment > 0) {
         dataAlignment_[param] = static_cast<uint64_t>(options_.paramAlignment);
-        argument->addAttr(llvm::Attribute::getWithAlignment(context_, llvm::Align(options_.paramAlignment)));
+        attributes.addAlignmentAttr(llvm::Align(options_.paramAlignment));
       }
     } else if (param->type.isIntOrUInt() && param->type.bits() < 32) {
       // The C ABI widens small integers at the call; say which way, as clang does.
-      argument->addAttr(param->type.isInt() ? llvm::Attribute::SExt : llvm::Attribute::ZExt);
+      attributes.addAttribute(param->type.isInt() ? llvm::Attribute::SExt : llvm::Attribute::ZExt);
     } else if (param->type.isBool()) {
-      argument->addAttr(llvm::Attribute::ZExt);
+      attributes.addAttribute(llvm::Attribute::ZExt);
     }
+    parameterAttributes.push_back(llvm::AttributeSet::get(context_, attributes));
   }
+  llvm::AttrBuilder functionAttributes(context_);
+  functionAttributes.addAttribute(llvm::Attribute::NoUnwind);
+  function_->setAttributes(llvm::AttributeList::get(context_, llvm::AttributeSet::get(context_, functionAttributes),
+                                                    llvm::AttributeSet(), parameterAttributes));
   entry_ = llvm::BasicBlock::Create(context_, "entry", function_);
   builder_.SetInsertPoint(entry_);
 }
