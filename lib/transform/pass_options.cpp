@@ -143,7 +143,9 @@ std::string passOptionValueError(const PassInfo &info, const PassOptionInfo &opt
 
 PassOptions passOptionsWithDefaults(const PassInfo &info, const PassOptions &given) {
   for (size_t k = 0; k < given.size(); ++k) {
-    const auto &[key, value] = given[k];
+    // Not a structured binding: clang 15 (the fuzz build's compiler) cannot capture one below.
+    const std::string &key = given[k].first;
+    const std::string &value = given[k].second;
     const PassOptionInfo *option = findPassOption(info, key);
     if (!option)
       throw std::invalid_argument(unknownPassOptionMessage(info, key));
