@@ -73,12 +73,17 @@ std::string parameterLine(const std::string &name, const Var &param, const Buffe
   std::optional<int64_t> count;
   std::string elements = elementCount(*buffer, count);
   int lanes = buffer->dtype.lanes();
+  // The scalar count and the bytes are products that may not fit int64 for a huge declared
+  // shape (a comment must never overflow); then the comment says so instead of a number.
+  auto product = [](int64_t count, int64_t factor) {
+    int64_t value;
+    return __builtin_mul_overflow(count, factor, &value) ? std::string("over 2^63") : std::to_string(value);
+  };
   if (count && lanes > 1) // the C pointer is to the scalar type
-    line += ": " + elements + " elements of " + std::to_string(lanes) + " lanes, " + std::to_string(*count * lanes) +
-            " " + buffer->dtype.element().str() + " (" + std::to_string(*count * elementBytes(buffer->dtype)) +
-            " bytes)";
+    line += ": " + elements + " elements of " + std::to_string(lanes) + " lanes, " + product(*count, lanes) + " " +
+            buffer->dtype.element().str() + " (" + product(*count, elementBytes(buffer->dtype)) + " bytes)";
   else if (count)
-    line += ": " + elements + " elements (" + std::to_string(*count * elementBytes(buffer->dtype)) + " bytes)";
+    line += ": " + elements + " elements (" + product(*count, elementBytes(buffer->dtype)) + " bytes)";
   else if (!elements.empty())
     line += ": " + elements + " elements";
   if (!buffer->scope.empty() && !buffer->hasDefaultScope())
