@@ -17,6 +17,7 @@ LLVMEmitOptions llvmOptions(const EmitSettings &settings) {
   options.targetTriple = settings.targetTriple;
   options.cpu = settings.cpu;
   options.features = settings.features;
+  options.fpContract = settings.fpContract;
   return options;
 }
 } // namespace

@@ -19,6 +19,7 @@ struct EmitSettings {
   std::string targetTriple; // --target-triple for LLVM; empty = host
   std::string cpu;          // --mcpu for LLVM; empty = generic, "native" = the host's
   std::string features;     // --mattr for LLVM: "+avx2,-fma"
+  bool fpContract = true;   // --fp-contract=on|off for LLVM: a*b+c as llvm.fmuladd
   // --tir-spelling for TVMScript output; unset = the input's own spelling.
   std::optional<ScriptSpelling> spelling;
 };

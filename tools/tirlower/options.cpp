@@ -259,6 +259,15 @@ void addTargetFlags(CLI::App &app, ToolOptions &options, FlagValues &values) {
                  "LLVM: CPU features to enable (+) or disable (-), comma-separated: '+avx2,-fma'")
       ->option_text("=FEATURES")
       ->group(kTarget);
+  app.add_option_function<std::string>(
+         "--fp-contract", [&options](const std::string &v) { options.emitSettings.fpContract = v == "on"; },
+         "LLVM: on (default): a float a*b+c becomes llvm.fmuladd, one rounding where the CPU has FMA, as "
+         "TVM's LLVM target does; off: a multiply and an add, each rounded")
+      ->option_text("=on|off")
+      ->check([](const std::string &v) {
+        return v == "on" || v == "off" ? std::string() : "expected on or off, got '" + v + "'";
+      })
+      ->group(kTarget);
   app.add_flag("--openmp", options.emitSettings.openmp, "C: emit T.parallel loops as OpenMP parallel loops")
       ->group(kTarget);
   app.add_option_function<std::string>(
@@ -376,6 +385,7 @@ const char *const kNotForRun[] = {"--emit",
                                   "--target-triple",
                                   "--mcpu",
                                   "--mattr",
+                                  "--fp-contract",
                                   "--tir-spelling",
                                   "--list-passes"};
 
@@ -454,7 +464,7 @@ std::optional<int> resolveEmitter(ToolOptions &options, const std::string &emitF
 // Flags of one emitter family given for another emitter are refused, not ignored.
 std::optional<int> checkEmitterFlags(const CLI::App &app, ToolOptions &options) {
   const Emitter &emitter = *findEmitter(options.emit);
-  for (const char *flag : {"-O", "--target-triple", "--mcpu", "--mattr"})
+  for (const char *flag : {"-O", "--target-triple", "--mcpu", "--mattr", "--fp-contract"})
     if (app.get_option(flag)->count() > 0 && emitter.target != "llvm") {
       printToolError(std::string(flag) + " applies to the LLVM emitters (" + emittersOfTarget("llvm") +
                      "), not to --emit=" + emitter.name);

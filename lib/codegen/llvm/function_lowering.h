@@ -75,6 +75,7 @@ private:
   llvm::Value *floorDivModByPositiveConstant(bool isMod, llvm::Value *a, llvm::Value *b);
   llvm::Value *lowerCompare(BinaryOp op, DataType operandType, llvm::Value *a, llvm::Value *b);
   llvm::Value *lowerShortCircuit(const BinaryNode *op);
+  llvm::Value *lowerMulAdd(const BinaryNode *op);
   llvm::Value *lowerCast(DataType to, DataType from, llvm::Value *value);
   llvm::Value *visitRamp(const RampNode *op) override;
   llvm::Value *valueOf(const VarNode *var, SourceRange where);

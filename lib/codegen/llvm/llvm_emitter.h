@@ -29,6 +29,9 @@ struct LLVMEmitOptions {
   // Bytes every buffer parameter's pointer is known to be aligned to (a power of two); 0 means
   // only the element alignment is assumed. Vector accesses get wider alignment only up to this.
   int paramAlignment = 0;
+  // A float `a * b + c` becomes `llvm.fmuladd` (one rounding where the CPU fuses it), as TVM's
+  // LLVM target lowers it; off: a multiply and an add, each rounded (the interpreter's order).
+  bool fpContract = true;
 };
 
 // Builds, verifies and (per optLevel) optimises the module. Throws CompileError for IR it cannot

@@ -6,7 +6,10 @@
 #include <llvm/ExecutionEngine/Orc/ThreadSafeModule.h>
 #include <llvm/IR/IRBuilder.h>
 #include <llvm/IR/Verifier.h>
+#include <llvm/Support/Host.h>
 #include <llvm/Support/raw_ostream.h>
+
+#include <sstream>
 
 #include "codegen/llvm/llvm_emitter.h"
 #include "codegen/llvm/llvm_target.h"
@@ -22,6 +25,15 @@ namespace {
 
 [[noreturn]] void fail(const std::string &what, llvm::Error error) {
   throw CompileError(SourceRange{}, "LLVM JIT: " + what + ": " + llvm::toString(std::move(error)));
+}
+
+std::vector<std::string> splitFeatures(const std::string &features) {
+  std::vector<std::string> list;
+  std::stringstream stream(features);
+  for (std::string feature; std::getline(stream, feature, ',');)
+    if (!feature.empty())
+      list.push_back(feature);
+  return list;
 }
 
 // The packed entry point's symbol; tl_ names are the emitters' own (IR names never get them).
@@ -54,6 +66,22 @@ void addPackedEntryPoint(llvm::Module &module, llvm::Function &callee) {
   b.CreateRet(call);
 }
 
+// The host's triple with the CPU and features `options` name, as an object file would get them
+// (generic by default): the JIT runs the code `--emit=obj` would produce here.
+llvm::orc::JITTargetMachineBuilder machineFor(const LLVMEmitOptions &options) {
+  if (options.cpu == "native") {
+    auto host = llvm::orc::JITTargetMachineBuilder::detectHost();
+    if (!host)
+      fail("cannot detect the host", host.takeError());
+    host->addFeatures(splitFeatures(options.features));
+    return std::move(*host);
+  }
+  llvm::orc::JITTargetMachineBuilder machine{llvm::Triple(llvm::sys::getProcessTriple())};
+  machine.setCPU(options.cpu.empty() ? "generic" : options.cpu);
+  machine.addFeatures(splitFeatures(options.features));
+  return machine;
+}
+
 } // namespace
 
 JitModule::JitModule(const Module &module, const LLVMEmitOptions &options, bool packedEntryPoints,
@@ -62,7 +90,7 @@ JitModule::JitModule(const Module &module, const LLVMEmitOptions &options, bool 
   initializeLLVMTargets();
   LLVMEmitOptions hostOptions = options;
   hostOptions.targetTriple.clear(); // the JIT runs here
-  auto jit = llvm::orc::LLJITBuilder().create();
+  auto jit = llvm::orc::LLJITBuilder().setJITTargetMachineBuilder(machineFor(options)).create();
   if (!jit)
     fail("cannot create LLJIT", jit.takeError());
   impl_->jit = std::move(*jit);

@@ -1,6 +1,8 @@
 // Expressions of the LLVM lowering. Integer arithmetic wraps (no nsw/nuw flags), floats follow
-// IEEE (no fast-math flags), floor division and modulo are exact for negative operands, and
-// scalar `and`/`or` short-circuit as C's `&&`/`||` do (a guard may protect a load).
+// IEEE (no fast-math flags) except that a float `a * b + c` becomes `llvm.fmuladd` unless
+// options.fpContract is off (as TVM's LLVM target lowers it), floor division and modulo are
+// exact for negative operands, and scalar `and`/`or` short-circuit as C's `&&`/`||` do (a guard
+// may protect a load).
 #include "codegen/llvm/function_lowering.h"
 
 namespace tirlower {
@@ -109,11 +111,37 @@ llvm::Value *FunctionLowering::visitRamp(const RampNode *op) {
 llvm::Value *FunctionLowering::visitBinary(const BinaryNode *op) {
   if ((op->op == BinaryOp::And || op->op == BinaryOp::Or) && op->type.isScalar())
     return lowerShortCircuit(op);
+  if (llvm::Value *fused = lowerMulAdd(op))
+    return fused;
   llvm::Value *a = lowerExpr(op->a);
   llvm::Value *b = lowerExpr(op->b);
   if (isComparison(op->op))
     return lowerCompare(op->op, op->a->type, a, b);
   return lowerArithmetic(op->op, op->a->type, a, b);
+}
+
+// A float `c + a * b` or `a * b + c` (the right operand tried first, as TVM's LowerIntrin does)
+// as `llvm.fmuladd(a, b, c)`: the code generator fuses it into one rounding where the CPU has
+// an FMA instruction and the fusion is faster, and emits a multiply and an add elsewhere
+// (x86-64's generic CPU). Null when the expression is not of that form or contraction is off.
+llvm::Value *FunctionLowering::lowerMulAdd(const BinaryNode *op) {
+  if (!options_.fpContract || op->op != BinaryOp::Add || !op->type.isFloat())
+    return nullptr;
+  const Expr *addend = &op->a;
+  const auto *product = op->b.as<BinaryNode>();
+  if (!product || product->op != BinaryOp::Mul) {
+    addend = &op->b;
+    product = op->a.as<BinaryNode>();
+    if (!product || product->op != BinaryOp::Mul)
+      return nullptr;
+  }
+  // The operands in the order they are written.
+  llvm::Value *c = addend == &op->a ? lowerExpr(*addend) : nullptr;
+  llvm::Value *a = lowerExpr(product->a);
+  llvm::Value *b = lowerExpr(product->b);
+  if (!c)
+    c = lowerExpr(*addend);
+  return builder_.CreateIntrinsic(llvm::Intrinsic::fmuladd, {a->getType()}, {a, b, c});
 }
 
 llvm::Value *FunctionLowering::lowerShortCircuit(const BinaryNode *op) {

@@ -7,6 +7,9 @@
 #include <cstdint>
 #include <vector>
 
+#include <llvm/ADT/StringMap.h>
+#include <llvm/Support/Host.h>
+
 #include "codegen/llvm/llvm_emitter.h"
 #include "interp/interpreter.h"
 #include "llvm_test_ir.h"
@@ -196,5 +199,60 @@ TEST_CASE("math intrinsics, casts and min/max", "[llvm][jit]") {
       CHECK(r[9] == 2.0f);
     CHECK(integers[k] == static_cast<int32_t>(v));
     CHECK(integers[k + 8] == std::abs(static_cast<int32_t>(v)));
+  }
+}
+
+namespace {
+
+bool hostHasFma() {
+  llvm::StringMap<bool> features;
+  return llvm::sys::getHostCPUFeatures(features) && features.lookup("fma");
+}
+
+} // namespace
+
+TEST_CASE("a * b + c contracts into one rounding only with --fp-contract=on on an FMA CPU", "[llvm][jit]") {
+  // D[i] = A[i] * B[i] + C[i]. With a = b = 1 + 2^-12 and c = -(1 + 2^-11), the exact product
+  // is 1 + 2^-11 + 2^-24, which rounds to 1 + 2^-11 in float: two roundings give 0, one gives
+  // 2^-24.
+  FuncBuilder fb("muladd");
+  Buffer a = fb.bufferParam("A", 1), b = fb.bufferParam("B", 1), c = fb.bufferParam("C", 1),
+         d = fb.bufferParam("D", 1);
+  fb.f.params = {a->data, b->data, c->data, d->data};
+  Expr zero = i32(0);
+  PrimFunc func = fb.noalias().build(
+      store(d, bin(BinaryOp::Add, bin(BinaryOp::Mul, load(a, zero), load(b, zero)), load(c, zero)), zero));
+  const float x = 1.0f + std::ldexp(1.0f, -12), addend = -(1.0f + std::ldexp(1.0f, -11));
+  const float twoRoundings = x * x + addend;
+  const float oneRounding = std::fma(x, x, addend);
+  REQUIRE(twoRoundings == 0.0f);
+  REQUIRE(oneRounding == std::ldexp(1.0f, -24));
+
+  std::vector<ArgValue> args = {ArgValue::ofBuffer(interpBuffer({x})), ArgValue::ofBuffer(interpBuffer({x})),
+                                ArgValue::ofBuffer(interpBuffer({addend})),
+                                ArgValue::ofBuffer(interpBuffer({-1.0f}))};
+  REQUIRE(run(func, args).ok());
+  REQUIRE(args[3].buffer->getFloat(0) == twoRoundings); // the interpreter rounds twice
+
+  auto compute = [&](const std::string &cpu, bool contract, int level) {
+    LLVMEmitOptions options;
+    options.cpu = cpu;
+    options.fpContract = contract;
+    options.optLevel = level;
+    JitModule jit(moduleOf({func}), options);
+    auto fn = jit.function<int32_t (*)(const float *, const float *, const float *, float *)>("muladd");
+    float out = -1.0f;
+    REQUIRE(fn(&x, &x, &addend, &out) == 0);
+    return out;
+  };
+  for (int level : {0, 3}) {
+    INFO("-O" << level);
+#if defined(__x86_64__)
+    // The generic x86-64 CPU has no FMA: llvm.fmuladd is a multiply and an add.
+    CHECK(compute("", true, level) == twoRoundings);
+#endif
+    CHECK(compute("native", false, level) == twoRoundings);
+    if (hostHasFma())
+      CHECK(compute("native", true, level) == oneRounding);
   }
 }
