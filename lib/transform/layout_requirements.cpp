@@ -1,7 +1,6 @@
 #include "transform/layout_requirements.h"
 
 #include <algorithm>
-#include <stdexcept>
 
 #include "arith/int_ops.h"
 #include "ir/visitor.h"
@@ -85,11 +84,24 @@ std::vector<std::optional<int64_t>> elementStrides(const BufferNode &buffer) {
 }
 
 PassOptionInfo requireOptionInfo() {
-  return textOption("require", "", "more requirements: 'B=NCHW4c;A=NCHW4c:texture'",
-                    [](const std::string &value) { parseRequireOption(value); });
+  return textOption("require", "", "more requirements: 'B=NCHW4c;A=NCHW4c:texture'", [](const std::string &value) {
+    std::string reason;
+    parseRequireOption(value, &reason);
+    return reason;
+  });
 }
 
-std::vector<LayoutRequirement> parseRequireOption(const std::string &value) {
+std::vector<LayoutRequirement> requireOptionOf(const PassOptions &options) {
+  const std::string *require = passOptionText(options, "require");
+  return require ? parseRequireOption(*require).value() : std::vector<LayoutRequirement>{};
+}
+
+std::optional<std::vector<LayoutRequirement>> parseRequireOption(const std::string &value, std::string *reason) {
+  auto refuse = [&](std::string why) {
+    if (reason)
+      *reason = std::move(why);
+    return std::nullopt;
+  };
   std::vector<LayoutRequirement> result;
   std::string text = value;
   if (text.size() >= 2 && (text.front() == '\'' || text.front() == '"') && text.back() == text.front())
@@ -104,14 +116,14 @@ std::vector<LayoutRequirement> parseRequireOption(const std::string &value) {
       continue;
     size_t equals = entry.find('=');
     if (equals == std::string::npos || trim(entry.substr(0, equals)).empty())
-      throw std::invalid_argument("require expects BUFFER=LAYOUT entries separated by ';', got '" + entry + "'");
+      return refuse("require expects BUFFER=LAYOUT entries separated by ';', got '" + entry + "'");
     LayoutRequirement requirement;
     requirement.buffer = trim(entry.substr(0, equals));
     std::string spec = trim(entry.substr(equals + 1));
     LayoutParseError error;
     if (!parseRequirementSpec(spec, requirement, &error))
-      throw std::invalid_argument("malformed layout requirement \"" + spec + "\" for '" + requirement.buffer +
-                                  "': " + error.message + " (at character " + std::to_string(error.offset + 1) + ")");
+      return refuse("malformed layout requirement \"" + spec + "\" for '" + requirement.buffer + "': " + error.message +
+                    " (at character " + std::to_string(error.offset + 1) + ")");
     requirement.origin = LayoutRequirement::Origin::PassOption;
     result.push_back(std::move(requirement));
   }

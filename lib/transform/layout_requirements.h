@@ -24,11 +24,15 @@ struct BufferRequirement {
 };
 
 // Parses the pass option require='B=NCHW4c;A=NCHW4c:texture' (entries separated by ';').
-// Throws std::invalid_argument with a message for a malformed value.
-std::vector<LayoutRequirement> parseRequireOption(const std::string &value);
+// nullopt for a malformed value, with what is wrong in `*reason` (when given): "require expects
+// BUFFER=LAYOUT entries separated by ';', got 'B'".
+std::optional<std::vector<LayoutRequirement>> parseRequireOption(const std::string &value,
+                                                                 std::string *reason = nullptr);
 // The declaration of that option, shared by legalize-layouts and verify-layouts: text checked
 // by parseRequireOption.
 PassOptionInfo requireOptionInfo();
+// The requirements the checked options of such a pass give (none when require is absent).
+std::vector<LayoutRequirement> requireOptionOf(const PassOptions &options);
 
 // The function's buffer named `name`: a parameter buffer (or the buffer of the parameter of
 // that name), else the first declaration in the body.

@@ -298,9 +298,7 @@ PassInfo legalizeLayoutsPassInfo() {
                  "cancelled when they undo each other)";
   info.options = {requireOptionInfo()};
   info.create = [](const PassOptions &options) {
-    const std::string *require = passOptionText(options, "require");
-    return std::make_unique<LegalizeLayoutsPass>(require ? parseRequireOption(*require)
-                                                         : std::vector<LayoutRequirement>{});
+    return std::make_unique<LegalizeLayoutsPass>(requireOptionOf(options));
   };
   return info;
 }

@@ -61,7 +61,7 @@ struct PassInfo {
   // reassociationTolerance (interp/semantic_check.h) instead of bit for bit, for this pass and
   // every later one.
   bool reassociates = false;
-  // Builds the pass from its options as passOptionsWithDefaults gives them: checked against
+  // Builds the pass from its options as passOptionsWithDefaults gives them: valid for
   // `options`, with the defaults filled in (PassManager::add does this).
   std::function<std::unique_ptr<Pass>(const PassOptions &)> create;
 };
@@ -70,7 +70,12 @@ class PassRegistry {
 public:
   // The registry with every pass of the product (see registry.cpp for the list).
   static const PassRegistry &builtin();
+  // Adds the pass, unless its name or an alias is already taken: then the registry keeps the
+  // pass registered first and adds the refusal to conflicts() (a plugin's misuse, which the
+  // tool reports; in builtin(), an internal error).
   void add(PassInfo info);
+  // "pass 'x' is registered twice or shares a name", one for each pass add() refused.
+  const std::vector<std::string> &conflicts() const { return conflicts_; }
   const PassInfo *find(const std::string &nameOrAlias) const;
   // The first registered pass establishing `property`, or null.
   const PassInfo *establishing(IRProperty property) const;
@@ -82,6 +87,7 @@ public:
 
 private:
   std::vector<PassInfo> passes_;
+  std::vector<std::string> conflicts_;
 };
 
 } // namespace tirlower

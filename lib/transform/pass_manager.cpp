@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <stdexcept>
 
 #include "ir/verifier.h"
 
@@ -54,6 +55,8 @@ bool sameFunctions(const Module &a, const Module &b) {
 }
 
 void PassManager::add(const PassInfo &info, PassOptions options) {
+  if (std::string error = passOptionsError(info, options); !error.empty())
+    throw std::logic_error("unchecked pass options: " + error);
   std::unique_ptr<Pass> pass = info.create(passOptionsWithDefaults(info, options));
   passes_.push_back({&info, std::move(options), std::move(pass)});
   timings_.push_back({describePass(info, passes_.back().options), 0, 0});

@@ -40,9 +40,10 @@ class PassManager {
 public:
   bool verifyEach = true;
 
-  // Creates the pass with its declared defaults filled in; throws std::invalid_argument for an
-  // unknown option or a bad value (passOptionsWithDefaults). The instance keeps the options as
-  // given.
+  // Creates the pass with its declared defaults filled in. The options must be valid
+  // (passOptionsError: parsePipeline checks them, locating each error in the pipeline text);
+  // invalid ones are the caller's bug, an internal error (std::logic_error). The instance keeps
+  // the options as given.
   void add(const PassInfo &info, PassOptions options);
   void add(const PipelineEntry &entry) { add(*entry.info, entry.options); }
   bool empty() const { return passes_.empty(); }

@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
-#include <stdexcept>
 
 #include "ir/edit_distance.h"
 #include "transform/pass.h"
@@ -68,7 +67,7 @@ PassOptionInfo choiceOption(std::string name, std::vector<std::string> choices, 
 }
 
 PassOptionInfo textOption(std::string name, std::string defaultValue, std::string description,
-                          std::function<void(const std::string &)> check) {
+                          std::function<std::string(const std::string &)> check) {
   PassOptionInfo option =
       declared(std::move(name), PassOptionType::Text, std::move(defaultValue), std::move(description));
   option.check = std::move(check);
@@ -131,30 +130,33 @@ std::string passOptionValueError(const PassInfo &info, const PassOptionInfo &opt
     return where + " is " + passOptionTypeText(option) + ", not '" + value + "'";
   case PassOptionType::Text: break;
   }
-  if (option.check) {
-    try {
-      option.check(value);
-    } catch (const std::invalid_argument &e) {
-      return where + ": " + e.what();
-    }
+  if (option.check)
+    if (std::string error = option.check(value); !error.empty())
+      return where + ": " + error;
+  return "";
+}
+
+std::string passOptionGivenTwiceMessage(const PassInfo &info, std::string_view name) {
+  return "option '" + std::string(name) + "' of pass '" + info.name + "' is given twice";
+}
+
+std::string passOptionsError(const PassInfo &info, const PassOptions &given) {
+  for (size_t k = 0; k < given.size(); ++k) {
+    // Not a structured binding: clang 15 (the fuzz build's compiler) cannot capture one below.
+    const std::string &key = given[k].first;
+    const PassOptionInfo *option = findPassOption(info, key);
+    if (!option)
+      return unknownPassOptionMessage(info, key);
+    auto earlier = given.begin() + static_cast<std::ptrdiff_t>(k);
+    if (std::any_of(given.begin(), earlier, [&](const auto &kv) { return kv.first == key; }))
+      return passOptionGivenTwiceMessage(info, key);
+    if (std::string error = passOptionValueError(info, *option, given[k].second); !error.empty())
+      return error;
   }
   return "";
 }
 
 PassOptions passOptionsWithDefaults(const PassInfo &info, const PassOptions &given) {
-  for (size_t k = 0; k < given.size(); ++k) {
-    // Not a structured binding: clang 15 (the fuzz build's compiler) cannot capture one below.
-    const std::string &key = given[k].first;
-    const std::string &value = given[k].second;
-    const PassOptionInfo *option = findPassOption(info, key);
-    if (!option)
-      throw std::invalid_argument(unknownPassOptionMessage(info, key));
-    auto earlier = given.begin() + static_cast<std::ptrdiff_t>(k);
-    if (std::any_of(given.begin(), earlier, [&](const auto &kv) { return kv.first == key; }))
-      throw std::invalid_argument("option '" + key + "' of pass '" + info.name + "' is given twice");
-    if (std::string error = passOptionValueError(info, *option, value); !error.empty())
-      throw std::invalid_argument(error);
-  }
   PassOptions out = given;
   for (const PassOptionInfo &option : info.options)
     if (!option.defaultValue.empty() && !find(given, option.name))

@@ -36,8 +36,9 @@ struct PassOptionInfo {
   std::vector<std::string> choices; // Choice
   int64_t minimum = INT64_MIN;      // Integer
   int64_t maximum = INT64_MAX;      // Integer
-  // Text: throws std::invalid_argument saying what is wrong with a value.
-  std::function<void(const std::string &)> check;
+  // Text: what is wrong with a value ("require expects BUFFER=LAYOUT entries ..."), empty
+  // when it is valid.
+  std::function<std::string(const std::string &)> check;
 };
 
 // Declarations, one a type (an empty default: absent unless given).
@@ -47,7 +48,7 @@ PassOptionInfo numberOption(std::string name, std::string defaultValue, std::str
 PassOptionInfo choiceOption(std::string name, std::vector<std::string> choices, std::string defaultValue,
                             std::string description);
 PassOptionInfo textOption(std::string name, std::string defaultValue, std::string description,
-                          std::function<void(const std::string &)> check = {});
+                          std::function<std::string(const std::string &)> check = {});
 
 struct PassInfo;
 
@@ -58,12 +59,17 @@ const PassOptionInfo *findPassOption(const PassInfo &info, std::string_view name
 // "unknown option 'limt' for pass 'unroll'; did you mean 'limit'?" (listing the valid options
 // when none is close, or saying that the pass takes none).
 std::string unknownPassOptionMessage(const PassInfo &info, std::string_view name);
+// "option 'limit' of pass 'unroll' is given twice".
+std::string passOptionGivenTwiceMessage(const PassInfo &info, std::string_view name);
 // Empty when `value` is a valid value of `option`, else what is wrong: "option 'limit' of pass
 // 'unroll' takes an integer >= 1, not 'x'".
 std::string passOptionValueError(const PassInfo &info, const PassOptionInfo &option, const std::string &value);
-// The options a pass is created with: `given` checked (throws std::invalid_argument for an
-// unknown option, one given twice or a bad value), then every declared option with a default
-// that is not given, in declaration order.
+// What is wrong with `given` as the options of `info`: the first unknown option, option given
+// twice or bad value, in the order written; empty when all are valid. The pipeline parser
+// checks the same option by option, to locate each error in the pipeline text.
+std::string passOptionsError(const PassInfo &info, const PassOptions &given);
+// The options a pass is created with: `given`, which must be valid (passOptionsError), then
+// every declared option with a default that is not given, in declaration order.
 PassOptions passOptionsWithDefaults(const PassInfo &info, const PassOptions &given);
 
 // Typed reads of checked options (passOptionsWithDefaults): the value of `name`, or nullopt when

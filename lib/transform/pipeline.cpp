@@ -92,7 +92,7 @@ private:
       std::string key(text_.substr(keyStart, pos_ - keyStart));
       checkOption(*entry.info, key, keyStart);
       if (std::any_of(entry.options.begin(), entry.options.end(), [&](const auto &kv) { return kv.first == key; }))
-        fail("option '" + key + "' of pass '" + entry.info->name + "' is given twice", keyStart, key.size());
+        fail(passOptionGivenTwiceMessage(*entry.info, key), keyStart, key.size());
       skipSpace();
       if (atEnd() || text_[pos_] != '=')
         fail("expected '=' after option '" + key + "'", pos_, 1);

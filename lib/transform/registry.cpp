@@ -33,6 +33,8 @@ const PassRegistry &PassRegistry::builtin() {
     r.add(vectorizePassInfo());
     r.add(vectorTypeRewritePassInfo());
     r.add(lowerVectorAccessPassInfo());
+    if (!r.conflicts().empty())
+      throw std::logic_error(r.conflicts().front());
     return r;
   }();
   return registry;
@@ -41,8 +43,9 @@ const PassRegistry &PassRegistry::builtin() {
 void PassRegistry::add(PassInfo info) {
   auto taken = [this](const std::string &name) { return find(name) != nullptr; };
   if (taken(info.name) || std::any_of(info.aliases.begin(), info.aliases.end(), taken))
-    throw std::logic_error("pass '" + info.name + "' is registered twice or shares a name");
-  passes_.push_back(std::move(info));
+    conflicts_.push_back("pass '" + info.name + "' is registered twice or shares a name");
+  else
+    passes_.push_back(std::move(info));
 }
 
 const char *irPropertyName(IRProperty property) {

@@ -74,10 +74,8 @@ PassInfo verifyLayoutsPassInfo() {
                   choiceOption("mode", {"error", "warn"}, "",
                                "unmet requirements are errors or warnings (default: --layout-verify, else error)")};
   info.create = [](const PassOptions &options) {
-    const std::string *require = passOptionText(options, "require");
     const std::string *mode = passOptionText(options, "mode");
-    return std::make_unique<VerifyLayoutsPass>(require ? parseRequireOption(*require)
-                                                       : std::vector<LayoutRequirement>{},
+    return std::make_unique<VerifyLayoutsPass>(requireOptionOf(options),
                                                mode ? std::optional<bool>(*mode == "warn") : std::nullopt);
   };
   return info;

@@ -230,6 +230,20 @@ def pass_flags():
         check(r.out == "", "output despite the error")
         r = expect(run([ok, "--pass=verify-layouts{mode=loud}"]), 2, "bad choice")
         check("option 'mode' of pass 'verify-layouts' is error|warn, not 'loud'" in r.err, r.err)
+        # An option given twice, and a text option whose own check fails (require=): each is
+        # misuse located in the pipeline text, with no output.
+        r = expect(run([ok, "--pass=unroll{limit=2,limit=3}"]), 2, "option given twice")
+        check("--pass: option 'limit' of pass 'unroll' is given twice (column 16)\n"
+              "  unroll{limit=2,limit=3}\n"
+              "                 ^~~~~\n" in r.err, r.err)
+        check(r.out == "", "output despite the error")
+        r = expect(run([ok, "--pass-pipeline=simplify,verify-layouts{require=A=NCHW;B}"]), 2, "require entry without '='")
+        check("--pass-pipeline: option 'require' of pass 'verify-layouts': require expects BUFFER=LAYOUT entries "
+              "separated by ';', got 'B' (column 33)" in r.err, r.err)
+        r = expect(run([ok, "--pass=legalize-layouts{require='A=NCHW4c;B=NCHWc'}"]), 2, "malformed required layout")
+        check("--pass: option 'require' of pass 'legalize-layouts': malformed layout requirement \"NCHWc\" for 'B': "
+              "split axis 'c' needs a factor (e.g. 4c) (at character 5) (column 26)" in r.err, r.err)
+        check(r.out == "", "output despite the error")
         expect(run([ok, "--pass=unroll{limit=8},verify-layouts{mode=warn}"]), 0, "valid options")
         # Pass contracts: a pass before the one establishing what it requires, across flags too.
         r = expect(run([ok, "--pass=flatten", "--pass=apply-layout-transforms"]), 2, "flatten before its layouts")

@@ -54,7 +54,8 @@ PassInfo scaleConstantsPassInfo() {
   info.name = "scale-float-constants";
   info.summary = "multiply every floating-point constant by a factor (an out-of-tree example)";
   info.options = {numberOption("factor", "1", "the factor")};
-  // The pass manager checks the value against the declaration and fills in the default.
+  // The pipeline parser checks the value against the declaration; the pass manager fills in
+  // the default.
   info.create = [](const PassOptions &options) -> std::unique_ptr<Pass> {
     return std::make_unique<ScaleConstantsPass>(passOptionNumber(options, "factor").value());
   };

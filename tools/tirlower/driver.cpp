@@ -52,15 +52,8 @@ bool buildPipeline(const ToolOptions &options, PassManager &manager) {
     texts.emplace_back("--pass", text);
   for (const auto &[flag, text] : texts) {
     try {
-      for (const PipelineEntry &entry : parsePipeline(text, toolPassRegistry())) {
-        try {
-          manager.add(entry);
-        } catch (const std::invalid_argument &e) {
-          printToolError(flag + ": " +
-                         formatPipelineError(text, PipelineError(e.what(), entry.offset, entry.info->name.size())));
-          return false;
-        }
-      }
+      for (const PipelineEntry &entry : parsePipeline(text, toolPassRegistry()))
+        manager.add(entry); // parsePipeline has checked the options
     } catch (const PipelineError &e) {
       printToolError(flag + ": " + formatPipelineError(text, e));
       return false;

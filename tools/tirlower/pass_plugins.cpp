@@ -36,11 +36,15 @@ std::string loadPassPlugins(const std::vector<std::string> &paths) {
     if (*version != TIRLOWER_PLUGIN_API_VERSION)
       return where + "the plugin was built for plugin API version " + std::to_string(*version) +
              ", this tirlower has version " + std::to_string(TIRLOWER_PLUGIN_API_VERSION) + "; rebuild it";
+    size_t conflicts = registry().conflicts().size();
+    // The plugin's own code: an exception it throws is its failure, reported here.
     try {
       registerPasses(&registry());
     } catch (const std::exception &e) {
       return where + "registering its passes failed: " + e.what();
     }
+    if (registry().conflicts().size() > conflicts)
+      return where + "registering its passes failed: " + registry().conflicts()[conflicts];
   }
   return "";
 }

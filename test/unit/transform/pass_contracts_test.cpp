@@ -6,6 +6,7 @@
 #include "parse/diagnostic_engine.h"
 #include "parse/parser.h"
 #include "transform/pass_manager.h"
+#include "transform/passes.h"
 #include "transform/target_pipelines.h"
 
 using namespace tirlower;
@@ -72,6 +73,22 @@ TEST_CASE("the registry orders the passes that establish a property by their con
     blocks.push_back(info->name);
   CHECK(blocks == std::vector<std::string>{"lower-init-block", "convert-blocks-to-opaque", "lower-match-buffer",
                                            "lower-opaque-block"});
+}
+
+TEST_CASE("the registry refuses a name or alias already taken and records it", "[transform]") {
+  PassRegistry registry = PassRegistry::builtin();
+  CHECK(registry.conflicts().empty());
+  const size_t count = registry.passes().size();
+  registry.add(unrollPassInfo());
+  PassInfo alias = simplifyPassInfo();
+  alias.name = "fresh-name";
+  alias.aliases = {"flatten-buffer"};
+  registry.add(alias);
+  CHECK(registry.passes().size() == count);
+  CHECK(registry.conflicts() == std::vector<std::string>{"pass 'unroll' is registered twice or shares a name",
+                                                         "pass 'fresh-name' is registered twice or shares a name"});
+  CHECK(registry.find("flatten-buffer")->name == "flatten");
+  CHECK_FALSE(registry.find("fresh-name"));
 }
 
 TEST_CASE("verifyModule checks a function node once; a new node is checked again", "[transform]") {
