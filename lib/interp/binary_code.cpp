@@ -25,6 +25,29 @@ Cell boolCell(bool value) {
   runtimeError(loc, std::string("division by zero in ") + binaryOpName(op));
 }
 
+// Min, Max, the comparisons, And and Or of x and y (a and b's values as the kind computes them):
+// the same for every kind.
+template <BinaryOp Op, typename T> Cell compareOrPick(T x, T y, Cell a, Cell b) {
+  if constexpr (Op == BinaryOp::Min)
+    return x < y ? a : b;
+  else if constexpr (Op == BinaryOp::Max)
+    return x > y ? a : b;
+  else if constexpr (Op == BinaryOp::EQ)
+    return boolCell(x == y);
+  else if constexpr (Op == BinaryOp::NE)
+    return boolCell(x != y);
+  else if constexpr (Op == BinaryOp::LT)
+    return boolCell(x < y);
+  else if constexpr (Op == BinaryOp::LE)
+    return boolCell(x <= y);
+  else if constexpr (Op == BinaryOp::GT)
+    return boolCell(x > y);
+  else if constexpr (Op == BinaryOp::GE)
+    return boolCell(x >= y);
+  else
+    return boolCell(Op == BinaryOp::And ? (x != 0 && y != 0) : (x != 0 || y != 0));
+}
+
 template <BinaryOp Op> Cell applySigned(Cell a, Cell b, int bits, SourceRange loc) {
   const int64_t x = a.i, y = b.i;
   auto wrap = [&](uint64_t v) { return normalizeInt(v, NumKind::Int, bits); };
@@ -50,24 +73,8 @@ template <BinaryOp Op> Cell applySigned(Cell a, Cell b, int bits, SourceRange lo
       return wrap(static_cast<uint64_t>(adjust ? q - 1 : q));
     else
       return wrap(static_cast<uint64_t>(adjust ? r + y : r));
-  } else if constexpr (Op == BinaryOp::Min)
-    return x < y ? a : b;
-  else if constexpr (Op == BinaryOp::Max)
-    return x > y ? a : b;
-  else if constexpr (Op == BinaryOp::EQ)
-    return boolCell(x == y);
-  else if constexpr (Op == BinaryOp::NE)
-    return boolCell(x != y);
-  else if constexpr (Op == BinaryOp::LT)
-    return boolCell(x < y);
-  else if constexpr (Op == BinaryOp::LE)
-    return boolCell(x <= y);
-  else if constexpr (Op == BinaryOp::GT)
-    return boolCell(x > y);
-  else if constexpr (Op == BinaryOp::GE)
-    return boolCell(x >= y);
-  else
-    return boolCell(Op == BinaryOp::And ? (x && y) : (x || y));
+  } else
+    return compareOrPick<Op>(x, y, a, b);
 }
 
 template <BinaryOp Op> Cell applyUnsigned(Cell a, Cell b, NumKind kind, int bits, SourceRange loc) {
@@ -87,24 +94,8 @@ template <BinaryOp Op> Cell applyUnsigned(Cell a, Cell b, NumKind kind, int bits
     if (y == 0)
       divisionByZero(Op, loc);
     return wrap(x % y);
-  } else if constexpr (Op == BinaryOp::Min)
-    return x < y ? a : b;
-  else if constexpr (Op == BinaryOp::Max)
-    return x > y ? a : b;
-  else if constexpr (Op == BinaryOp::EQ)
-    return boolCell(x == y);
-  else if constexpr (Op == BinaryOp::NE)
-    return boolCell(x != y);
-  else if constexpr (Op == BinaryOp::LT)
-    return boolCell(x < y);
-  else if constexpr (Op == BinaryOp::LE)
-    return boolCell(x <= y);
-  else if constexpr (Op == BinaryOp::GT)
-    return boolCell(x > y);
-  else if constexpr (Op == BinaryOp::GE)
-    return boolCell(x >= y);
-  else
-    return boolCell(Op == BinaryOp::And ? (x && y) : (x || y));
+  } else
+    return compareOrPick<Op>(x, y, a, b);
 }
 
 // T is the type computations are done in (float for float32, double otherwise).
@@ -134,24 +125,8 @@ template <typename T, BinaryOp Op> Cell applyFloat(Cell a, Cell b, NumKind kind)
     const T q = std::floor(narrow(x / y));
     const T p = narrow(q * y);
     return result(x - p);
-  } else if constexpr (Op == BinaryOp::Min)
-    return x < y ? a : b;
-  else if constexpr (Op == BinaryOp::Max)
-    return x > y ? a : b;
-  else if constexpr (Op == BinaryOp::EQ)
-    return boolCell(x == y);
-  else if constexpr (Op == BinaryOp::NE)
-    return boolCell(x != y);
-  else if constexpr (Op == BinaryOp::LT)
-    return boolCell(x < y);
-  else if constexpr (Op == BinaryOp::LE)
-    return boolCell(x <= y);
-  else if constexpr (Op == BinaryOp::GT)
-    return boolCell(x > y);
-  else if constexpr (Op == BinaryOp::GE)
-    return boolCell(x >= y);
-  else
-    return boolCell(Op == BinaryOp::And ? (x != 0 && y != 0) : (x != 0 || y != 0));
+  } else
+    return compareOrPick<Op>(x, y, a, b);
 }
 
 template <NumKind K, BinaryOp Op> inline Cell apply(Cell a, Cell b, int bits, SourceRange loc) {

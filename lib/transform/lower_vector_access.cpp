@@ -15,23 +15,11 @@
 
 namespace tirlower {
 
-namespace {
-class LowerVectorAccessPass : public Pass {
-public:
-  std::optional<Module> run(Module module, PassContext &ctx) override {
-    Module result = std::move(module);
-    for (PrimFunc &func : result.functions)
-      func = rewriteVectorAccesses(func, VectorAliasMode::PerAccess, ctx);
-    return result;
-  }
-};
-} // namespace
-
 PassInfo lowerVectorAccessPassInfo() {
   PassInfo info;
   info.name = "lower-vector-access";
   info.summary = "turn aligned stride-1 ramp accesses into accesses of vector-typed aliases (explicit casts)";
-  info.create = [](const PassOptions &) { return std::make_unique<LowerVectorAccessPass>(); };
+  info.create = [](const PassOptions &) { return vectorAliasPass(VectorAliasMode::PerAccess); };
   return info;
 }
 

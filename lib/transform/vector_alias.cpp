@@ -188,4 +188,24 @@ PrimFunc rewriteVectorAccesses(const PrimFunc &func, VectorAliasMode mode, PassC
   return PrimFuncNode::make(std::move(f));
 }
 
+namespace {
+class VectorAliasPass : public Pass {
+public:
+  explicit VectorAliasPass(VectorAliasMode mode) : mode_(mode) {}
+  std::optional<Module> run(Module module, PassContext &ctx) override {
+    Module result = std::move(module);
+    for (PrimFunc &func : result.functions)
+      func = rewriteVectorAccesses(func, mode_, ctx);
+    return result;
+  }
+
+private:
+  VectorAliasMode mode_;
+};
+} // namespace
+
+std::unique_ptr<Pass> vectorAliasPass(VectorAliasMode mode) {
+  return std::make_unique<VectorAliasPass>(mode);
+}
+
 } // namespace tirlower

@@ -6,6 +6,7 @@
 
 #include <functional>
 #include <map>
+#include <memory>
 
 #include "transform/pass.h"
 
@@ -18,5 +19,7 @@ enum class VectorAliasMode {
 
 // Rewrites one function; remarks (when ctx.remarks) say what was rewritten or refused and why.
 PrimFunc rewriteVectorAccesses(const PrimFunc &func, VectorAliasMode mode, PassContext &ctx);
+// The pass of a mode: rewriteVectorAccesses on every function.
+std::unique_ptr<Pass> vectorAliasPass(VectorAliasMode mode);
 
 } // namespace tirlower

@@ -14,23 +14,11 @@
 
 namespace tirlower {
 
-namespace {
-class VectorTypeRewritePass : public Pass {
-public:
-  std::optional<Module> run(Module module, PassContext &ctx) override {
-    Module result = std::move(module);
-    for (PrimFunc &func : result.functions)
-      func = rewriteVectorAccesses(func, VectorAliasMode::AllOrNothing, ctx);
-    return result;
-  }
-};
-} // namespace
-
 PassInfo vectorTypeRewritePassInfo() {
   PassInfo info;
   info.name = "vector-type-rewrite";
   info.summary = "access scalar buffers used only by aligned stride-1 ramps through a vector-typed alias";
-  info.create = [](const PassOptions &) { return std::make_unique<VectorTypeRewritePass>(); };
+  info.create = [](const PassOptions &) { return vectorAliasPass(VectorAliasMode::AllOrNothing); };
   return info;
 }
 
