@@ -519,7 +519,7 @@ const StmtNode *ScriptPrinter::visitEvaluate(const EvaluateNode *node, bool) {
 // or `T.launch_thread(v, 8)` for a variable declared before (an attribute named it first).
 // Another attribute naming a variable that is not bound yet declares it first, as
 // `v = T.env_thread("threadIdx.x")` when a launch in its body binds it (what TVM's parser reads;
-// TVM itself prints `v = T.int32()`), else `v = T.int32()`.
+// TVM itself prints `v = T.int32()`; an int64 index adds `dtype="int64"`), else `v = T.int32()`.
 void ScriptPrinter::printAttr(const AttrStmtNode &attr, bool concise) {
   const VarNode *var = attr.node.as<VarNode>();
   auto declared = [&](const VarNode *v) {
@@ -575,6 +575,10 @@ void ScriptPrinter::printAttr(const AttrStmtNode &attr, bool concise) {
     if (!finder.tag.empty()) {
       out_ += "T.env_thread(";
       appendQuoted(out_, finder.tag.view());
+      if (var->type != DataType::int32()) {
+        out_ += ", dtype=";
+        appendQuoted(out_, var->type.str());
+      }
       out_ += ")\n";
     } else {
       out_ += typeSpelling(var->type).annotation;

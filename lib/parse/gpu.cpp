@@ -81,12 +81,21 @@ bool Parser::declareFreeVar(uint32_t target, uint32_t call) {
   Symbol tag;
   DataType type = DataType::int32();
   if (callee == "env_thread") {
-    CallArgs args = callArgs(call, callee, 1, 1, {});
+    // T.env_thread("threadIdx.x") or, for an int64 index (Relax's functions), with dtype="int64".
+    CallArgs args = callArgs(call, callee, 1, 2, {"dtype"});
     std::string text = stringLiteral(args.positional[0]);
     if (!parseThreadTag(text))
       fail(nodeRange(args.positional[0]),
            "unknown thread tag '" + text + "' (expected blockIdx.x|y|z, threadIdx.x|y|z or vthread)");
     tag = Symbol(text);
+    uint32_t dtypeNode = args.positional.size() > 1 ? args.positional[1] : args.find("dtype");
+    if (args.positional.size() > 1 && args.find("dtype") != UINT32_MAX)
+      fail(nodeRange(args.find("dtype")), "the dtype is given twice");
+    if (dtypeNode != UINT32_MAX) {
+      type = dtypeArgument(dtypeNode);
+      if (!type.isInt() || type.isVector())
+        fail(nodeRange(dtypeNode), "a thread index is a scalar signed integer, not " + type.str());
+    }
   } else {
     // `v = T.int32()`: TVM's declaration of a variable used before it is bound.
     std::optional<DataType> parsed = callee.empty() ? std::nullopt : DataType::parse(callee);
@@ -334,8 +343,10 @@ Stmt Parser::resolveThreadTags(const Stmt &body) {
       const auto *var = attr->node.as<VarNode>();
       fail(attr->loc, "cannot tell which thread index '" + var->name.str() +
                           "' is: TVM prints no thread tag for a variable declared by " + var->name.str() +
-                          " = T.int32(), and no other launch of this kernel settles it; declare it with " +
-                          var->name.str() + " = T.env_thread(\"threadIdx.x\") (or the index it is)");
+                          " = T." + var->type.str() + "(), and no other launch of this kernel settles it; declare it with " +
+                          var->name.str() + " = T.env_thread(\"threadIdx.x\"" +
+                          (var->type == DataType::int32() ? "" : ", dtype=\"" + var->type.str() + "\"") +
+                          ") (or the index it is)");
     }
     resolved.emplace(attr, tag);
   }
