@@ -386,9 +386,9 @@ private:
       for (int d = 0; d < 3; ++d) {
         const int64_t *k = nullptr;
         BinaryOp op = b->op;
-        if (b->a.get() == p_.canon_[d].get())
+        if (p_.isThreadIndex(b->a, d))
           k = asConstInt(b->b);
-        else if (b->b.get() == p_.canon_[d].get()) {
+        else if (p_.isThreadIndex(b->b, d)) {
           k = asConstInt(b->a);
           op = op == BinaryOp::LT ? BinaryOp::GT : op == BinaryOp::GT ? BinaryOp::LT
                : op == BinaryOp::LE ? BinaryOp::GE : op == BinaryOp::GE ? BinaryOp::LE : op;
@@ -480,6 +480,19 @@ private:
     int dim = 0;
   };
 
+  // The thread index of dimension d (int32), possibly through casts to integer types of 32 bits
+  // or more, which keep its value: an int64 thread variable, as Relax's functions bind them, is
+  // canonicalized to int64(threadIdx), and lower-thread-allreduce indexes with int32 of that.
+  bool isThreadIndex(const Expr &e, int d) const {
+    const Expr *inner = &e;
+    while (const auto *cast = inner->as<CastNode>()) {
+      if (!cast->type.isInt() || cast->type.isVector() || cast->type.bits() < 32)
+        return false;
+      inner = &cast->value;
+    }
+    return inner->get() == canon_[d].get();
+  }
+
   bool mentionsThread(const Expr &e) const {
     for (int d = 0; d < 3; ++d)
       if (usesAnyVar(e, {canon_[d]}))
@@ -498,7 +511,7 @@ private:
       return true;
     };
     for (int d = 0; d < 3; ++d)
-      if (e.get() == canon_[d].get())
+      if (isThreadIndex(e, d))
         return add({"t" + std::to_string(d), scale, e, nullptr, BinaryOp::Add, 0, d});
     if (const auto *b = e.as<BinaryNode>()) {
       if (b->op == BinaryOp::Add)
