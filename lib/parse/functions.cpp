@@ -161,6 +161,12 @@ void Parser::parseTopLevel(Module &module) {
     expect(Tok::Newline, "end of line");
     return;
   case Tok::At: break;
+  case Tok::Name:
+    if (peek(1).kind == Tok::Assign) {
+      parseTypeVar();
+      return;
+    }
+    fail(tokenRange(t), "expected '@T.prim_func' or '@I.ir_module'");
   case Tok::KwDef: fail(tokenRange(t), "a function needs the @T.prim_func decorator");
   case Tok::KwClass: fail(tokenRange(t), "a class needs the @I.ir_module decorator");
   case Tok::Error: failSilently();
@@ -202,6 +208,30 @@ void Parser::parseTopLevel(Module &module) {
 
 // `from tvm.script import tirx as T`, `import tvm`: read as Python would and otherwise
 // ignored (T, I and the rest are known names).
+// `n = TypeVar("n")` at module level: TVM 0.27 prints one for each symbolic extent (a dynamic
+// shape) that the functions after it use in their parameters' annotations.
+void Parser::parseTypeVar() {
+  const Token name = expect(Tok::Name, "a name");
+  expect(Tok::Assign, "'='");
+  uint32_t value = parseExpr();
+  expect(Tok::Newline, "end of line");
+  uint32_t callee = node(value).kind == Ast::Call ? child(value, 0) : UINT32_MAX;
+  bool isTypeVar = callee != UINT32_MAX && ((node(callee).kind == Ast::Name && nodeText(callee) == "TypeVar") ||
+                                            builtinName(callee, "typing") == "TypeVar");
+  if (!isTypeVar)
+    fail(nodeRange(value), "only a symbolic extent, " + std::string(tokenText(name)) + " = TypeVar(\"" +
+                               std::string(tokenText(name)) + "\"), may be assigned outside a function");
+  CallArgs args = callArgs(value, "TypeVar", 1, 1, {});
+  if (node(args.positional[0]).kind != Ast::String)
+    fail(nodeRange(args.positional[0]), "TypeVar takes the variable's name as a string");
+  std::string declared = stringLiteral(args.positional[0]);
+  if (declared != tokenText(name))
+    fail(nodeRange(args.positional[0]), "TypeVar binding '" + std::string(tokenText(name)) +
+                                            "' must match its declared name '" + declared + "'");
+  if (std::find(typeVars_.begin(), typeVars_.end(), declared) == typeVars_.end())
+    typeVars_.push_back(declared);
+}
+
 void Parser::parseImport() {
   auto dottedName = [&] {
     expect(Tok::Name, "a module name");
@@ -335,6 +365,8 @@ void Parser::parseParams(PrimFuncNode::Fields &func) {
   }
   expect(Tok::RParen, "')' after the parameters");
   func.params.resize(params.size());
+  if (!typeVars_.empty() && !params.empty())
+    bindSymbolicExtents(params, names, func);
   std::vector<bool> isBuffer(params.size());
   for (size_t k = 0; k < params.size(); ++k) {
     uint32_t type = params[k].type;
@@ -349,6 +381,34 @@ void Parser::parseParams(PrimFuncNode::Fields &func) {
   // A failed parameter leaves a hole; keep the signature well formed for the rest of parsing.
   func.params.erase(std::remove_if(func.params.begin(), func.params.end(), [](const Var &v) { return !v; }),
                     func.params.end());
+}
+
+// The module's TypeVars named in the parameters' annotations (and not parameters themselves):
+// each an int64 variable in scope and a trailing scalar parameter, in declaration order. The C,
+// LLVM and OpenCL ABIs pass buffers as plain pointers, so the caller passes each extent.
+void Parser::bindSymbolicExtents(const std::vector<ParamSyntax> &params,
+                                 const std::unordered_set<std::string_view> &paramNames,
+                                 PrimFuncNode::Fields &func) {
+  std::unordered_map<std::string_view, SourceRange> used;
+  std::vector<uint32_t> stack;
+  for (const ParamSyntax &p : params)
+    stack.push_back(p.type);
+  while (!stack.empty()) {
+    uint32_t id = stack.back();
+    stack.pop_back();
+    if (node(id).kind == Ast::Name && !paramNames.count(nodeText(id)))
+      used.emplace(nodeText(id), nodeRange(id));
+    for (uint32_t k = 0; k < node(id).count; ++k)
+      stack.push_back(child(id, k));
+  }
+  for (const std::string &name : typeVars_) {
+    auto it = used.find(name);
+    if (it == used.end())
+      continue;
+    Var var = VarNode::make(Symbol(name), DataType::int64(), it->second);
+    scope_.define(var->name.view(), {Binding::Kind::Var, var, nullptr, it->second});
+    func.params.push_back(var);
+  }
 }
 
 // Parameter k, `name: T.int32` or `name: T.handle(dtype, scope)`: its variable, in scope (a

@@ -300,7 +300,11 @@ private:
   void parseFunction(Module &module, uint32_t decoratorBegin, bool isPrivate);
   void parseClass(Module &module);
   void parseImport();
+  void parseTypeVar();
   void parseParams(PrimFuncNode::Fields &func);
+  struct ParamSyntax;
+  void bindSymbolicExtents(const std::vector<ParamSyntax> &params,
+                           const std::unordered_set<std::string_view> &paramNames, PrimFuncNode::Fields &func);
   // A parameter as written: its name and the AST of its type.
   struct ParamSyntax {
     Token name;
@@ -411,6 +415,9 @@ private:
   ScopeStack scope_;
   BlockScope *block_ = nullptr;
   bool sawTirxSpelling_ = false; // s_tir=, T.sblock: the module prints back in TVM 0.25-0.27's spelling
+  // Module-level `n = TypeVar("n")` (TVM 0.27's symbolic extents), in order: a function whose
+  // parameter annotations name one gets it as a trailing int64 scalar parameter.
+  std::vector<std::string> typeVars_;
   // The loops around the statement being read, innermost last: T.axis.remap takes their domains.
   std::vector<std::pair<const VarNode *, Range>> loopDomains_;
   std::unordered_set<std::string_view> functionNames_;
