@@ -232,6 +232,29 @@ void Parser::parseTypeVar() {
     typeVars_.push_back(declared);
 }
 
+// `def f[n, m: int](...)`: PEP 695 type parameters, which TVM 0.27's parser also takes for
+// symbolic extents (each an int64 variable, like a module-level TypeVar, for this function only).
+void Parser::parseTypeParams() {
+  while (!at(Tok::RBracket)) {
+    const Token name = expect(Tok::Name, "a type parameter name");
+    if (accept(Tok::Colon)) {
+      const Token bound = expect(Tok::Name, "'int' after ':'");
+      if (tokenText(bound) != "int")
+        fail(tokenRange(bound), "a symbolic extent's type parameter is unannotated or annotated as int, not '" +
+                                    std::string(tokenText(bound)) + "'");
+    }
+    if (at(Tok::Assign))
+      fail(tokenRange(peek()), "a symbolic extent's type parameter takes no default");
+    std::string text(tokenText(name));
+    if (std::find(typeParams_.begin(), typeParams_.end(), text) != typeParams_.end())
+      fail(tokenRange(name), "duplicate type parameter '" + text + "'");
+    typeParams_.push_back(std::move(text));
+    if (!accept(Tok::Comma))
+      break;
+  }
+  expect(Tok::RBracket, "']' after the type parameters");
+}
+
 void Parser::parseImport() {
   auto dottedName = [&] {
     expect(Tok::Name, "a module name");
@@ -293,6 +316,9 @@ void Parser::parseFunction(Module &module, uint32_t decoratorBegin, bool isPriva
   expect(Tok::KwDef, "'def' after @T.prim_func");
   const Token name = expect(Tok::Name, "a function name");
   std::string_view nameText = tokenText(name);
+  typeParams_.clear();
+  if (accept(Tok::LBracket))
+    parseTypeParams();
   expect(Tok::LParen, "'(' after the function name");
   PrimFuncNode::Fields fields;
   fields.name = Symbol(nameText);
@@ -365,7 +391,7 @@ void Parser::parseParams(PrimFuncNode::Fields &func) {
   }
   expect(Tok::RParen, "')' after the parameters");
   func.params.resize(params.size());
-  if (!typeVars_.empty() && !params.empty())
+  if ((!typeVars_.empty() || !typeParams_.empty()) && !params.empty())
     bindSymbolicExtents(params, names, func);
   std::vector<bool> isBuffer(params.size());
   for (size_t k = 0; k < params.size(); ++k) {
@@ -383,8 +409,9 @@ void Parser::parseParams(PrimFuncNode::Fields &func) {
                     func.params.end());
 }
 
-// The module's TypeVars named in the parameters' annotations (and not parameters themselves):
-// each an int64 variable in scope and a trailing scalar parameter, in declaration order. The C,
+// The module's TypeVars and the function's type parameters named in the parameters' annotations
+// (and not parameters themselves): each an int64 variable in scope and a trailing scalar
+// parameter, in declaration order (the module's first). The C,
 // LLVM and OpenCL ABIs pass buffers as plain pointers, so the caller passes each extent.
 void Parser::bindSymbolicExtents(const std::vector<ParamSyntax> &params,
                                  const std::unordered_set<std::string_view> &paramNames,
@@ -401,7 +428,11 @@ void Parser::bindSymbolicExtents(const std::vector<ParamSyntax> &params,
     for (uint32_t k = 0; k < node(id).count; ++k)
       stack.push_back(child(id, k));
   }
-  for (const std::string &name : typeVars_) {
+  std::vector<std::string> declared = typeVars_;
+  for (const std::string &name : typeParams_)
+    if (std::find(declared.begin(), declared.end(), name) == declared.end())
+      declared.push_back(name);
+  for (const std::string &name : declared) {
     auto it = used.find(name);
     if (it == used.end())
       continue;

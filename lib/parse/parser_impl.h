@@ -301,6 +301,7 @@ private:
   void parseClass(Module &module);
   void parseImport();
   void parseTypeVar();
+  void parseTypeParams();
   void parseParams(PrimFuncNode::Fields &func);
   struct ParamSyntax;
   void bindSymbolicExtents(const std::vector<ParamSyntax> &params,
@@ -418,6 +419,7 @@ private:
   // Module-level `n = TypeVar("n")` (TVM 0.27's symbolic extents), in order: a function whose
   // parameter annotations name one gets it as a trailing int64 scalar parameter.
   std::vector<std::string> typeVars_;
+  std::vector<std::string> typeParams_; // the current function's `def f[n, m]`
   // The loops around the statement being read, innermost last: T.axis.remap takes their domains.
   std::vector<std::pair<const VarNode *, Range>> loopDomains_;
   std::unordered_set<std::string_view> functionNames_;
