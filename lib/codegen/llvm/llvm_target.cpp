@@ -123,7 +123,26 @@ std::unique_ptr<llvm::TargetMachine> createTargetMachine(const LLVMEmitOptions &
   return machine;
 }
 
+std::string kernelPipeline(int optLevel) {
+  // Two flavours of simplifycfg, spelled as LLVM's own default pipeline prints them: loops kept
+  // intact (before the loop passes) and the late one that may fold loops and form lookup tables.
+  const std::string keepLoops = "simplifycfg<bonus-inst-threshold=1;no-forward-switch-cond;switch-range-to-icmp;"
+                                "no-switch-to-lookup;keep-loops;no-hoist-common-insts;no-sink-common-insts>";
+  const std::string late = "simplifycfg<bonus-inst-threshold=1;forward-switch-cond;switch-range-to-icmp;"
+                           "switch-to-lookup;no-keep-loops;hoist-common-insts;sink-common-insts>";
+  return "inferattrs,function(sroa,early-cse<>,instcombine," + keepLoops +
+         ",loop-mssa(licm<no-allowspeculation>,loop-rotate,licm<allowspeculation>)," + keepLoops +
+         ",loop(loop-unroll-full),sroa,early-cse<memssa>,instcombine,loop-mssa(licm<allowspeculation>),"
+         "loop(indvars),loop-mssa(licm<allowspeculation>),"
+         "loop-vectorize<no-interleave-forced-only;no-vectorize-forced-only;>," +
+         late + ",slp-vectorizer,instcombine,loop-unroll<O" + std::to_string(optLevel) +
+         ">,loop-mssa(licm<allowspeculation>)," + keepLoops + ")";
+}
+
 void optimizeModule(llvm::Module &module, llvm::TargetMachine &machine, int optLevel) {
+  if (optLevel < 0 || optLevel > 3)
+    throw CompileError(SourceRange{},
+                       "LLVM emitter: optimisation level " + std::to_string(optLevel) + " is not in 0..3");
   llvm::LoopAnalysisManager loops;
   llvm::FunctionAnalysisManager functions;
   llvm::CGSCCAnalysisManager cgscc;
@@ -137,14 +156,16 @@ void optimizeModule(llvm::Module &module, llvm::TargetMachine &machine, int optL
   builder.registerFunctionAnalyses(functions);
   builder.registerLoopAnalyses(loops);
   builder.crossRegisterProxies(loops, functions, cgscc, modules);
-  static const llvm::OptimizationLevel levels[] = {llvm::OptimizationLevel::O0, llvm::OptimizationLevel::O1,
-                                                   llvm::OptimizationLevel::O2, llvm::OptimizationLevel::O3};
-  if (optLevel < 0 || optLevel > 3)
-    throw CompileError(SourceRange{},
-                       "LLVM emitter: optimisation level " + std::to_string(optLevel) + " is not in 0..3");
-  // buildPerModuleDefaultPipeline asserts on O0; the O0 pipeline is its documented counterpart.
-  llvm::ModulePassManager pipeline = optLevel == 0 ? builder.buildO0DefaultPipeline(llvm::OptimizationLevel::O0)
-                                                   : builder.buildPerModuleDefaultPipeline(levels[optLevel]);
+  llvm::ModulePassManager pipeline;
+  if (optLevel == 0) {
+    // buildPerModuleDefaultPipeline asserts on O0; the O0 pipeline is its documented counterpart.
+    pipeline = builder.buildO0DefaultPipeline(llvm::OptimizationLevel::O0);
+  } else if (optLevel == 1) {
+    pipeline = builder.buildPerModuleDefaultPipeline(llvm::OptimizationLevel::O1);
+  } else if (llvm::Error error = builder.parsePassPipeline(pipeline, kernelPipeline(optLevel))) {
+    throw CompileError(SourceRange{}, "LLVM emitter internal error: the -O" + std::to_string(optLevel) +
+                                          " pipeline does not parse: " + llvm::toString(std::move(error)));
+  }
   pipeline.run(module, modules);
 }
 

@@ -19,8 +19,17 @@ void initializeLLVMTargets();
 // CompileError when LLVM has no such target.
 std::unique_ptr<llvm::TargetMachine> createTargetMachine(const LLVMEmitOptions &options);
 
-// Runs the new pass manager's default pipeline for options.optLevel (O0: the O0 pipeline,
-// which only keeps always-inline semantics).
+// The -O2/-O3 pipeline (docs/llvm-emitter.md, "Target and pipelines"), as the textual pipeline
+// `opt -passes=` takes: function passes only, run function by function. The emitted functions
+// call nothing that could be inlined, so LLVM's interprocedural default pipeline is overhead;
+// these are the passes that shape loop kernels: promotion to registers, full unrolling of
+// short loops and promotion of their accumulators (LICM), loop and SLP vectorisation, and
+// runtime unrolling (loop-unroll<O2> or <O3>).
+std::string kernelPipeline(int optLevel);
+
+// Runs the pipeline of optLevel: O0, LLVM's O0 pipeline (it only keeps always-inline
+// semantics); O1, LLVM's per-module default O1 pipeline; O2 and O3, kernelPipeline(optLevel).
+// Throws CompileError when optLevel is not in 0..3.
 void optimizeModule(llvm::Module &module, llvm::TargetMachine &machine, int optLevel);
 
 // Throws CompileError (an internal error) when the module is not valid LLVM IR.

@@ -75,6 +75,23 @@ TEST_CASE("every -O level verifies and keeps the symbol", "[llvm][emit]") {
   CHECK_THROWS_AS(emitLLVMText(moduleOf({addFunction("add", true)}), bad), CompileError);
 }
 
+TEST_CASE("-O2 and -O3 run the kernel pipeline: loops vectorised, -O1 keeps scalars", "[llvm][emit]") {
+  // A 16-float add over noalias buffers: the kernel pipeline unrolls the short loop and the SLP
+  // vectoriser packs it (the loop vectoriser would do the same for a longer one); LLVM's O1 does
+  // not vectorise.
+  for (int level = 1; level <= 3; ++level) {
+    LLVMEmitOptions options;
+    options.optLevel = level;
+    options.targetTriple = "x86_64-unknown-linux-gnu";
+    std::string text = emitLLVMText(moduleOf({addFunction("add", true)}), options);
+    INFO("O" << level << "\n" << text);
+    CHECK(contains(text, "define i32 @add("));
+    CHECK(contains(text, "fadd <") == (level >= 2));
+    if (level >= 2)
+      CHECK(!contains(text, "br ")); // the 16-iteration loop is fully unrolled
+  }
+}
+
 TEST_CASE("vector alignment follows the index and the known base alignment", "[llvm][emit]") {
   LLVMEmitOptions aligned;
   aligned.paramAlignment = 64;
