@@ -250,7 +250,15 @@ void Parser::parseMatchBuffer(uint32_t target, uint32_t call) {
                                     b.buffer->name.str() + "'");
     fail(nodeRange(handle), "'" + std::string(nodeText(handle)) + "' is not a T.handle parameter");
   }
-  Buffer buffer = buildBuffer(target, args, 1, pending->first, nodeRange(call));
+  matchingShape_ = true;
+  Buffer buffer;
+  try {
+    buffer = buildBuffer(target, args, 1, pending->first, nodeRange(call));
+  } catch (...) {
+    matchingShape_ = false;
+    throw;
+  }
+  matchingShape_ = false;
   defineBuffer(target, buffer);
   func_.fields->bufferMap.push_back({pending->first, buffer});
   func_.handleParams.erase(pending);

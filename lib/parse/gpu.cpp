@@ -113,6 +113,18 @@ bool Parser::declareFreeVar(uint32_t target, uint32_t call) {
 void Parser::checkFreeVarUse(uint32_t nameNode, const VarNode *var) {
   if (namingSubject_)
     return;
+  if (matchingShape_) {
+    // `n = T.int64()` then `A = T.match_buffer(a, (n, 32))`: a symbolic extent, as TVM before
+    // 0.25 prints dynamic shapes; like a TypeVar's, it becomes a trailing scalar parameter.
+    auto it = std::find_if(func_.freeVars.begin(), func_.freeVars.end(), [&](const FunctionState::FreeVar &free) {
+      return free.var == var && free.tag.empty() && !free.launched;
+    });
+    if (it != func_.freeVars.end()) {
+      func_.fields->params.push_back(Var(var));
+      func_.freeVars.erase(it);
+      return;
+    }
+  }
   for (const FunctionState::FreeVar &free : func_.freeVars)
     if (free.var == var && !free.launched)
       fail(nodeRange(nameNode), "'" + var->name.str() + "' is declared by " + var->name.str() + " = T." +

@@ -408,6 +408,7 @@ private:
   uint32_t blockDepth_ = 0;
   size_t openDecls_ = 0; // declarations whose body (the rest of a block) is still open
   bool namingSubject_ = false; // lowering T.attr's node or T.launch_thread's variable
+  bool matchingShape_ = false; // lowering a T.match_buffer of a parameter: T.int64() names are extents
 
   std::vector<AstNode> ast_;
   std::vector<uint32_t> children_;
