@@ -32,16 +32,49 @@ protected:
   void visit(const BufferLoadNode *op) override { ++count, IRVisitor::visit(op); }
 };
 
-class CostCounter : public SizeCounter {
+// exprCost: every node counts 1 except integer constants (0) and a multiplication by an
+// integer constant (its operands only). The simplifier asks for the cost of each rewrite at
+// every level, so each node memoizes its subtree's cost (ExprNode::cachedCost), and a
+// node's cost is its own plus its children's memoized ones.
+class CostCounter : public ExprFunctor<size_t(const Expr &)> {
 public:
-  using SizeCounter::visit;
+  size_t cost(const Expr &e) {
+    if (!e)
+      return 0;
+    if (uint8_t cached = e->cachedCost())
+      return cached - 1u;
+    size_t c = visitExpr(e);
+    if (c < UINT8_MAX)
+      e->cacheCost(static_cast<uint8_t>(c + 1));
+    return c;
+  }
 
 protected:
-  void visit(const IntImmNode *) override {}
-  void visit(const BinaryNode *op) override {
-    if (op->op == BinaryOp::Mul && (op->a.as<IntImmNode>() || op->b.as<IntImmNode>()))
-      return IRVisitor::visit(op); // the operands only
-    SizeCounter::visit(op);
+  size_t visitVar(const VarNode *) override { return 1; }
+  size_t visitIntImm(const IntImmNode *) override { return 0; }
+  size_t visitFloatImm(const FloatImmNode *) override { return 1; }
+  size_t visitStringImm(const StringImmNode *) override { return 1; }
+  size_t visitBinary(const BinaryNode *op) override {
+    bool byConstant = op->op == BinaryOp::Mul && (op->a.as<IntImmNode>() || op->b.as<IntImmNode>());
+    return (byConstant ? 0 : 1) + cost(op->a) + cost(op->b);
+  }
+  size_t visitNot(const NotNode *op) override { return 1 + cost(op->a); }
+  size_t visitSelect(const SelectNode *op) override {
+    return 1 + cost(op->condition) + cost(op->trueValue) + cost(op->falseValue);
+  }
+  size_t visitCast(const CastNode *op) override { return 1 + cost(op->value); }
+  size_t visitRamp(const RampNode *op) override { return 1 + cost(op->base) + cost(op->stride); }
+  size_t visitBroadcast(const BroadcastNode *op) override { return 1 + cost(op->value); }
+  size_t visitLet(const LetNode *op) override { return 1 + cost(op->value) + cost(op->body); }
+  size_t visitCall(const CallNode *op) override { return 1 + sum(op->args); }
+  size_t visitBufferLoad(const BufferLoadNode *op) override { return 1 + sum(op->indices); }
+
+private:
+  size_t sum(const std::vector<Expr> &list) {
+    size_t total = 0;
+    for (const Expr &e : list)
+      total += cost(e);
+    return total;
   }
 };
 
@@ -87,9 +120,7 @@ size_t exprSize(const Expr &e) {
 }
 
 size_t exprCost(const Expr &e) {
-  CostCounter counter;
-  counter.visit(e);
-  return counter.count;
+  return CostCounter().cost(e);
 }
 
 bool usesAnyVar(const Expr &e, const std::vector<Var> &vars) {

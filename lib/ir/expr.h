@@ -2,6 +2,7 @@
 // node's own typing rules (operand types, lanes) and throws IRTypeError when they do not hold.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <stdexcept>
 #include <string>
@@ -41,11 +42,20 @@ public:
   ExprKind kind() const { return kind_; }
   DataType type;
 
+  // A memo of one function of the (immutable) subtree, kept in a byte that was padding (one
+  // byte, so that the members of derived nodes keep their offsets and sizes): the simplifier's
+  // cost measure (arith/expr_util.cpp: exprCost), plus one; 0 until computed, and for costs
+  // that do not fit. Atomic (relaxed) so that threads sharing a node may both fill it in with
+  // the same value.
+  uint8_t cachedCost() const { return cachedCost_.load(std::memory_order_relaxed); }
+  void cacheCost(uint8_t value) const { cachedCost_.store(value, std::memory_order_relaxed); }
+
 protected:
   explicit ExprNode(ExprKind kind, DataType type) : type(type), kind_(kind) {}
 
 private:
   ExprKind kind_;
+  mutable std::atomic<uint8_t> cachedCost_{0};
 };
 using Expr = Ref<ExprNode>;
 const char *exprKindName(ExprKind kind); // "var", "int", "buffer_load", ... (JSON and messages)
