@@ -63,31 +63,31 @@ bool LinearSum::addSortedTerm(int64_t coef, const AtomList &sorted) {
       t.coef = *sum;
     return sum.has_value();
   };
-  if (index_.empty()) {
+  if (!index_) {
     for (Term &t : terms_)
       if (t.hash == hash && sameAtoms(t.atoms, sorted))
         return addTo(t);
   } else {
-    auto [first, last] = index_.equal_range(hash);
+    auto [first, last] = index_->equal_range(hash);
     for (auto it = first; it != last; ++it)
       if (sameAtoms(terms_[it->second].atoms, sorted))
         return addTo(terms_[it->second]);
   }
-  if (terms_.empty())
-    terms_.reserve(4); // sums of index expressions have a few terms: one allocation, not three
   terms_.push_back({coef, sorted, hash});
-  if (!index_.empty())
-    index_.emplace(hash, terms_.size() - 1);
+  if (index_)
+    index_->emplace(hash, terms_.size() - 1);
   else if (terms_.size() > kIndexedTerms)
     rebuildIndex();
   return true;
 }
 
 void LinearSum::rebuildIndex() {
-  index_.clear();
-  if (terms_.size() > kIndexedTerms)
+  index_.reset();
+  if (terms_.size() > kIndexedTerms) {
+    index_ = std::make_unique<TermIndex>();
     for (size_t k = 0; k < terms_.size(); ++k)
-      index_.emplace(terms_[k].hash, k);
+      index_->emplace(terms_[k].hash, k);
+  }
 }
 
 bool LinearSum::addConstant(int64_t value) {
@@ -157,8 +157,8 @@ std::optional<LinearSum> LinearSum::multiply(const LinearSum &other) const {
 }
 
 void LinearSum::compact() {
-  // In place, order kept: a new vector per call was a third of the sums' allocations.
-  terms_.erase(std::remove_if(terms_.begin(), terms_.end(), [](const Term &t) { return t.coef == 0; }), terms_.end());
+  // In place, order kept: a new list per call was a third of the sums' allocations.
+  terms_.dropZeroTerms();
   rebuildIndex();
 }
 

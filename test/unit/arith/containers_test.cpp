@@ -1,11 +1,13 @@
-// The small containers behind the analyzer: PointerMap (memo tables) and LinearSum's term
-// lookup, which scans short sums and indexes long ones.
+// The small containers behind the analyzer: PointerMap (memo tables), LinearSum's term list
+// (four terms in place, then the heap) and its term lookup, which scans short sums and indexes
+// long ones; and exprCost's per-node memo.
 #include <catch2/catch.hpp>
 
 #include <memory>
 #include <string>
 #include <vector>
 
+#include "arith/expr_util.h"
 #include "arith/linear_sum.h"
 #include "arith/pointer_map.h"
 
@@ -54,4 +56,67 @@ TEST_CASE("LinearSum merges equal terms in short and long sums", "[arith][contai
     REQUIRE(sum.terms().size() == 1);
     CHECK(sum.terms()[0].coef == 3);
   }
+}
+
+TEST_CASE("TermList keeps its terms across copies and moves, in place and on the heap", "[arith][containers]") {
+  std::vector<Var> vars;
+  for (int k = 0; k < 9; ++k)
+    vars.push_back(VarNode::make(Symbol("t" + std::to_string(k)), DataType::int32()));
+  auto check = [&](const TermList &list, const std::vector<int64_t> &coefs) {
+    REQUIRE(list.size() == coefs.size());
+    for (size_t k = 0; k < coefs.size(); ++k) {
+      CHECK(list[k].coef == coefs[k]);
+      CHECK(list[k].atoms[0].same(vars[k]));
+    }
+  };
+  for (size_t count : {0, 1, 4, 5, 9}) {
+    TermList list;
+    std::vector<int64_t> coefs;
+    for (size_t k = 0; k < count; ++k) {
+      list.push_back({static_cast<int64_t>(k + 1), {vars[k]}, k});
+      coefs.push_back(static_cast<int64_t>(k + 1));
+    }
+    check(list, coefs);
+    TermList copy = list;
+    check(copy, coefs);
+    check(list, coefs);
+    TermList moved = std::move(copy);
+    check(moved, coefs);
+    CHECK(copy.empty()); // NOLINT(bugprone-use-after-move): a moved-from list is empty
+    TermList assigned;
+    assigned.push_back({100, {vars[0]}, 0});
+    assigned = moved;
+    check(assigned, coefs);
+    assigned = TermList();
+    CHECK(assigned.empty());
+    // Zero terms go, the others keep their order; slots freed in place are reused.
+    for (Term &t : list)
+      if (t.coef % 2 == 0)
+        t.coef = 0;
+    list.dropZeroTerms();
+    REQUIRE(list.size() == (count + 1) / 2);
+    for (size_t k = 0; k < list.size(); ++k)
+      CHECK(list[k].coef == static_cast<int64_t>(2 * k + 1));
+  }
+}
+
+TEST_CASE("exprCost is the same when asked again, for shared subtrees and past the memo's range", "[arith][containers]") {
+  Var x = VarNode::make(Symbol("x"), DataType::int32());
+  Expr four = IntImmNode::make(DataType::int32(), 4);
+  Expr scaled = x * four;     // multiplying by a constant costs only its operands: 1
+  Expr shared = scaled + x;   // 1 + 1 + 1
+  Expr both = shared * shared; // 1 + 3 + 3
+  CHECK(exprCost(scaled) == 1);
+  CHECK(exprCost(both) == 7);
+  CHECK(exprCost(both) == 7);
+  CHECK(exprCost(shared) == 3);
+  // Costs that do not fit the one-byte memo (shared subtrees count at every use): recomputed
+  // from their memoized parts.
+  Expr tree = x;
+  for (int k = 0; k < 16; ++k)
+    tree = tree + tree;
+  CHECK(exprCost(tree) == 131071);
+  CHECK(exprCost(tree) == 131071);
+  CHECK(exprCost(tree * four) == 131071);
+  CHECK(exprCost(tree + four) == 131072);
 }
