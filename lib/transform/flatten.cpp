@@ -17,6 +17,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <optional>
 #include <unordered_map>
 
 #include "arith/analyzer.h"
@@ -62,8 +63,35 @@ Expr castTo(const Expr &e, DataType type) {
   return e->type == type ? e : CastNode::make(type.withLanes(e->type.lanes()), e);
 }
 
-// True when the exact value of `e` (computed in int64) provably fits in int32.
+// The value of an int64 sum or product of integer constants (widened by casts), as the
+// analyzer would fold it; nullopt for anything else, and on overflow (which the analyzer
+// reports as an error).
+std::optional<int64_t> constantProduct(const Expr &e) {
+  if (e->type != DataType::int64())
+    return std::nullopt;
+  if (const int64_t *v = asConstInt(e))
+    return *v;
+  if (const auto *cast = e.as<CastNode>()) {
+    const int64_t *v = asConstInt(cast->value);
+    if (v && cast->value->type.isInt() && cast->value->type.isScalar())
+      return *v; // a signed integer widens to int64 unchanged
+    return std::nullopt;
+  }
+  const auto *op = e.as<BinaryNode>();
+  if (!op || (op->op != BinaryOp::Add && op->op != BinaryOp::Mul))
+    return std::nullopt;
+  std::optional<int64_t> a = constantProduct(op->a), b = constantProduct(op->b);
+  if (!a || !b)
+    return std::nullopt;
+  return op->op == BinaryOp::Add ? checkedAdd(*a, *b) : checkedMul(*a, *b);
+}
+
+// True when the exact value of `e` (computed in int64) provably fits in int32. A buffer's
+// extents are constants in nearly every function, and folding them here costs a fraction of
+// an analyzer query.
 bool fitsInt32(Analyzer &analyzer, const Expr &e) {
+  if (std::optional<int64_t> v = constantProduct(e))
+    return *v >= INT32_MIN && *v <= INT32_MAX;
   IntBounds b = analyzer.bounds(analyzer.simplify(e));
   return b.min && b.max && *b.min >= INT32_MIN && *b.max <= INT32_MAX;
 }
