@@ -9,8 +9,6 @@
 #include <llvm/Support/Host.h>
 #include <llvm/Support/raw_ostream.h>
 
-#include <sstream>
-
 #include "codegen/llvm/llvm_emitter.h"
 #include "codegen/llvm/llvm_target.h"
 
@@ -25,15 +23,6 @@ namespace {
 
 [[noreturn]] void fail(const std::string &what, llvm::Error error) {
   throw CompileError(SourceRange{}, "LLVM JIT: " + what + ": " + llvm::toString(std::move(error)));
-}
-
-std::vector<std::string> splitFeatures(const std::string &features) {
-  std::vector<std::string> list;
-  std::stringstream stream(features);
-  for (std::string feature; std::getline(stream, feature, ',');)
-    if (!feature.empty())
-      list.push_back(feature);
-  return list;
 }
 
 // The packed entry point's symbol; tl_ names are the emitters' own (IR names never get them).
@@ -69,16 +58,10 @@ void addPackedEntryPoint(llvm::Module &module, llvm::Function &callee) {
 // The host's triple with the CPU and features `options` name, as an object file would get them
 // (generic by default): the JIT runs the code `--emit=obj` would produce here.
 llvm::orc::JITTargetMachineBuilder machineFor(const LLVMEmitOptions &options) {
-  if (options.cpu == "native") {
-    auto host = llvm::orc::JITTargetMachineBuilder::detectHost();
-    if (!host)
-      fail("cannot detect the host", host.takeError());
-    host->addFeatures(splitFeatures(options.features));
-    return std::move(*host);
-  }
+  TargetCpu target = targetCpuOf(options);
   llvm::orc::JITTargetMachineBuilder machine{llvm::Triple(llvm::sys::getProcessTriple())};
-  machine.setCPU(options.cpu.empty() ? "generic" : options.cpu);
-  machine.addFeatures(splitFeatures(options.features));
+  machine.setCPU(target.cpu);
+  machine.addFeatures(target.featureList());
   return machine;
 }
 

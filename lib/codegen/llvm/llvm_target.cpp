@@ -95,17 +95,10 @@ std::string llvmVersion() {
   return LLVM_VERSION_STRING;
 }
 
-std::unique_ptr<llvm::TargetMachine> createTargetMachine(const LLVMEmitOptions &options) {
-  initializeLLVMTargets();
-  std::string triple = tripleOf(options);
-  std::string error;
-  const llvm::Target *target = llvm::TargetRegistry::lookupTarget(triple, error);
-  if (!target)
-    throw CompileError(SourceRange{}, "LLVM emitter: unknown target triple '" + triple + "': " + error);
-  std::string cpu = options.cpu.empty() ? "generic" : options.cpu;
-  std::string features = options.features;
-  if (cpu == "native") {
-    cpu = llvm::sys::getHostCPUName().str();
+TargetCpu targetCpuOf(const LLVMEmitOptions &options) {
+  TargetCpu result{options.cpu.empty() ? "generic" : options.cpu, options.features};
+  if (result.cpu == "native") {
+    result.cpu = llvm::sys::getHostCPUName().str();
     llvm::StringMap<bool> hostFeatures;
     std::string hostFeatureList;
     if (llvm::sys::getHostCPUFeatures(hostFeatures))
@@ -113,8 +106,29 @@ std::unique_ptr<llvm::TargetMachine> createTargetMachine(const LLVMEmitOptions &
         hostFeatureList +=
             (hostFeatureList.empty() ? "" : ",") + std::string(feature.second ? "+" : "-") + feature.first().str();
     // The host's features first, so that --mattr can still add or remove one.
-    features = hostFeatureList + (features.empty() || hostFeatureList.empty() ? "" : ",") + features;
+    result.features =
+        hostFeatureList + (options.features.empty() || hostFeatureList.empty() ? "" : ",") + options.features;
   }
+  return result;
+}
+
+std::vector<std::string> TargetCpu::featureList() const {
+  std::vector<std::string> list;
+  std::stringstream stream(features);
+  for (std::string feature; std::getline(stream, feature, ',');)
+    if (!feature.empty())
+      list.push_back(feature);
+  return list;
+}
+
+std::unique_ptr<llvm::TargetMachine> createTargetMachine(const LLVMEmitOptions &options) {
+  initializeLLVMTargets();
+  std::string triple = tripleOf(options);
+  std::string error;
+  const llvm::Target *target = llvm::TargetRegistry::lookupTarget(triple, error);
+  if (!target)
+    throw CompileError(SourceRange{}, "LLVM emitter: unknown target triple '" + triple + "': " + error);
+  auto [cpu, features] = targetCpuOf(options);
   llvm::TargetOptions targetOptions; // IEEE floats: no fast-math flags, no FP contraction
   std::unique_ptr<llvm::TargetMachine> machine(
       target->createTargetMachine(triple, cpu, features, targetOptions, llvm::Reloc::PIC_));

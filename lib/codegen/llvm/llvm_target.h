@@ -3,6 +3,7 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
 #include <llvm/IR/Module.h>
 #include <llvm/Target/TargetMachine.h>
@@ -14,6 +15,15 @@ namespace tirlower {
 // Registers every target LLVM was built with (once per process); the host's asm printer and
 // parser are what object emission and the JIT need.
 void initializeLLVMTargets();
+
+// The CPU and features options name: "generic" when empty; "native" is the host's CPU and its
+// features, followed by options.features ("+avx2,-fma"). The target machine and the JIT use it.
+struct TargetCpu {
+  std::string cpu;
+  std::string features; // comma-separated
+  std::vector<std::string> featureList() const;
+};
+TargetCpu targetCpuOf(const LLVMEmitOptions &options);
 
 // The target machine for options.targetTriple (host when empty) and options.cpu. Throws
 // CompileError when LLVM has no such target.
