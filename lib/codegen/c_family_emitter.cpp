@@ -104,6 +104,12 @@ void CFamilyEmitter::visitDeclBuffer(const DeclBufferNode *op) {
 }
 
 void CFamilyEmitter::visitAttrStmt(const AttrStmtNode *op) {
+  if (const auto *data = op->node.as<VarNode>(); data && op->key.view() == "nontemporal_store") {
+    streaming_.push_back(data);
+    emitStmt(op->body);
+    streaming_.pop_back();
+    return;
+  }
   line("/* attr \"" + op->key.str() + "\" */");
   emitStmt(op->body);
 }

@@ -111,6 +111,9 @@ protected:
   const PrimFuncNode &func_;
   AccessCensus access_;
   IntRanges ranges_; // loop, thread and let variables with known bounds
+  // Data variables whose stores are non-temporal here (`T.attr(B.data, "nontemporal_store", 1)`
+  // around the statement, from tile-copies): a hint the C emitter honours for vector stores.
+  std::vector<const VarNode *> streaming_;
   std::string body_;
   int indent_ = 1;
   // An unused let of a constant value writes nothing (OpenCL), or `(void)(value);` (C).

@@ -3,6 +3,8 @@
 // are arrays on the stack; others are malloc'd and freed where their scope ends and on every
 // early return.
 #include "codegen/c_function_emitter.h"
+
+#include <algorithm>
 #include "codegen/source_names.h"
 #include "ir/elem_offset.h"
 
@@ -118,7 +120,11 @@ void CFunctionEmitter::visitBufferStore(const BufferStoreNode *op) {
   }
   int elementLanes = op->buffer->dtype.lanes();
   if (Expr start = contiguousElemOffset(*op->buffer, index)) {
-    line(support_.vectorStore(valueType) + "(" + pointer + " + " + expr(start) + ", " + value + ");");
+    bool streamed = std::find(streaming_.begin(), streaming_.end(), op->buffer->data.get()) != streaming_.end();
+    std::string store = streamed ? support_.streamStore(valueType) : std::string();
+    if (store.empty())
+      store = support_.vectorStore(valueType);
+    line(store + "(" + pointer + " + " + expr(start) + ", " + value + ");");
     return;
   }
   // Scatter lane by lane: index lane k covers elementLanes value lanes.

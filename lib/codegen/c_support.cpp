@@ -154,6 +154,37 @@ std::string CSupport::vectorStore(DataType type) {
                           std::to_string(lanes) + " * sizeof(" + s + ")); }\n");
 }
 
+// Clang's __builtin_nontemporal_store takes any vector; GCC has no such builtin, so on x86 it
+// takes the SSE2/AVX streaming intrinsics (its vector types cast to __m128i/__m256i as they have
+// the same size). The store needs an aligned address: a misaligned one takes the plain store.
+std::string CSupport::streamStore(DataType type) {
+  const int lanes = type.lanes();
+  const int bytes = lanes * type.element().laneBytes();
+  if (cVectorLanes(lanes) != lanes || type.isBool() || (bytes != 16 && bytes != 32))
+    return {};
+  std::string t = typeName(type), s = scalarTypeName(type.element()), name = "tl_stream_" + suffix(type);
+  std::string size = std::to_string(bytes), mask = std::to_string(bytes - 1);
+  std::string x86 = bytes == 16 ? "__SSE2__" : "__AVX__";
+  std::string intrinsic = bytes == 16 ? "_mm_stream_si128((__m128i *)p, (__m128i)v)"
+                                      : "_mm256_stream_si256((__m256i *)p, (__m256i)v)";
+  return define(name, "#if !defined(__clang__) && defined(" + x86 + ")\n#include <immintrin.h>\n#endif\n"
+                      "static inline void " + name + "(" + s + " *p, " + t + " v) {\n"
+                      "#if defined(__clang__)\n"
+                      "  typedef " + s + " aligned_t __attribute__((vector_size(" + size + ")));\n"
+                      "  if (((uintptr_t)p & " + mask + ") == 0) {\n"
+                      "    __builtin_nontemporal_store((aligned_t)v, (aligned_t *)p);\n"
+                      "    return;\n"
+                      "  }\n"
+                      "#elif defined(" + x86 + ")\n"
+                      "  if (((uintptr_t)p & " + mask + ") == 0) {\n"
+                      "    " + intrinsic + ";\n"
+                      "    return;\n"
+                      "  }\n"
+                      "#endif\n"
+                      "  *(" + t + " *)p = v;\n"
+                      "}\n");
+}
+
 std::string CSupport::ramp(DataType type) {
   std::string t = typeName(type), s = scalarTypeName(type.element()), name = "tl_ramp_" + suffix(type);
   // Padding lanes repeat the last lane, so they compute what it computes (no new traps).

@@ -33,6 +33,10 @@ public:
   std::string floatFloorMod(DataType type);                  // scalar float a - floor(a / b) * b
   std::string vectorLoad(DataType vectorType);               // T load(const S *p): unaligned-safe
   std::string vectorStore(DataType vectorType);              // void store(S *p, T v)
+  // void stream(S *p, T v): a non-temporal store where the compiler and CPU have one and `p`
+  // is aligned to the vector's size, else the plain store. Empty for vectors that are not 16 or
+  // 32 bytes of numbers (the caller uses vectorStore).
+  std::string streamStore(DataType vectorType);
   std::string ramp(DataType vectorType);                     // T ramp(S base, S stride)
   std::string broadcast(DataType vectorType);                // T broadcast(S v)
   std::string select(DataType vectorType);                   // T select(C cond, T a, T b), lane by lane

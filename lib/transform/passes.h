@@ -12,6 +12,7 @@ PassInfo simplifyPassInfo();              // simplify.cpp
 PassInfo removeNoOpPassInfo();            // remove_no_op.cpp
 PassInfo convertSSAPassInfo();            // convert_ssa.cpp
 PassInfo vectorizePassInfo();             // vectorize.cpp
+PassInfo tileCopiesPassInfo();            // tile_copies.cpp
 PassInfo unrollPassInfo();                // unroll.cpp
 PassInfo vectorTypeRewritePassInfo();     // vector_type_rewrite.cpp
 PassInfo lowerVectorAccessPassInfo();     // lower_vector_access.cpp

@@ -29,6 +29,7 @@ const PassRegistry &PassRegistry::builtin() {
     r.add(simplifyPassInfo());
     r.add(removeNoOpPassInfo());
     r.add(convertSSAPassInfo());
+    r.add(tileCopiesPassInfo());
     r.add(unrollPassInfo());
     r.add(vectorizePassInfo());
     r.add(vectorTypeRewritePassInfo());

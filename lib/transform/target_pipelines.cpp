@@ -12,8 +12,8 @@ const std::vector<TargetPipeline> &targetPipelines() {
       // Blocks first, then layout transforms (they rewrite multi-dimensional accesses), then
       // flattening to the emitters' 1-d buffers, vector code, and cleanup of the index
       // arithmetic.
-      {"c", "c", TL_LOWER_BLOCKS "apply-layout-transforms,compact-buffer-allocation,flatten,vectorize,simplify,remove-no-op"},
-      {"llvm", "llvm", TL_LOWER_BLOCKS "apply-layout-transforms,compact-buffer-allocation,flatten,vectorize,simplify,remove-no-op"},
+      {"c", "c", TL_LOWER_BLOCKS "apply-layout-transforms,compact-buffer-allocation,flatten,tile-copies,vectorize,simplify,remove-no-op"},
+      {"llvm", "llvm", TL_LOWER_BLOCKS "apply-layout-transforms,compact-buffer-allocation,flatten,tile-copies,vectorize,simplify,remove-no-op"},
       // The layout passes meet the texture role of the target (and any --require-layout).
       // Reductions across threads are rewritten while they are blocks (TVM's
       // LowerCrossThreadReduction); thread-bound loops become launches once blocks are gone; cross-thread reductions become

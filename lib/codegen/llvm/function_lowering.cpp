@@ -136,7 +136,13 @@ void FunctionLowering::visitDeclBuffer(const DeclBufferNode *op) {
 }
 
 void FunctionLowering::visitAttrStmt(const AttrStmtNode *op) {
+  const auto *data = op->node.as<VarNode>();
+  bool streams = data && op->key.view() == "nontemporal_store";
+  if (streams)
+    streaming_.push_back(data);
   lowerStmt(op->body);
+  if (streams)
+    streaming_.pop_back();
 }
 
 void FunctionLowering::visitEvaluate(const EvaluateNode *op) {

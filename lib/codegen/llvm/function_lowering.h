@@ -123,6 +123,9 @@ private:
   std::unordered_map<const VarNode *, ModularSet> letSets_;     // index analysis of let-bound values
   std::unordered_map<const VarNode *, uint64_t> dataAlignment_; // bytes; absent: element alignment
   std::vector<llvm::Value *> heap_;                             // live malloc'ed pointers, in order
+  // Data variables whose vector stores are non-temporal here (`T.attr(B.data,
+  // "nontemporal_store", 1)` around the statement, from tile-copies).
+  std::vector<const VarNode *> streaming_;
 };
 
 

@@ -12,6 +12,8 @@
 // heap storage 16 (malloc), parameters LLVMEmitOptions::paramAlignment (else element size).
 #include "codegen/llvm/function_lowering.h"
 
+#include <algorithm>
+
 #include <functional>
 
 #include <numeric>
@@ -158,7 +160,35 @@ void FunctionLowering::visitBufferStore(const BufferStoreNode *op) {
   llvm::Value *value = toMemory(type, lowerExpr(op->value));
   if (Expr start = contiguousElemOffset(buffer, index)) {
     llvm::Value *pointer = elementPointer(buffer, base, start);
-    builder_.CreateAlignedStore(value, pointer, llvm::Align(alignmentOf(buffer, start)));
+    const uint64_t alignment = alignmentOf(buffer, start);
+    const uint64_t bytes = static_cast<uint64_t>(type.lanes() * type.element().laneBytes());
+    bool streamed = std::find(streaming_.begin(), streaming_.end(), buffer.data.get()) != streaming_.end() &&
+                    !type.isScalar() && !type.isBool() && (bytes == 16 || bytes == 32);
+    if (!streamed) {
+      builder_.CreateAlignedStore(value, pointer, llvm::Align(alignment));
+      return;
+    }
+    // A non-temporal store needs an address aligned to its size (movntps); when that is not
+    // known, the alignment is tested and a misaligned address takes the plain store.
+    auto streamingStore = [&] {
+      llvm::StoreInst *store = builder_.CreateAlignedStore(value, pointer, llvm::Align(bytes));
+      store->setMetadata(llvm::LLVMContext::MD_nontemporal,
+                         llvm::MDNode::get(context_, llvm::ConstantAsMetadata::get(builder_.getInt32(1))));
+    };
+    if (alignment >= bytes)
+      return streamingStore();
+    llvm::Value *misalignment =
+        builder_.CreateAnd(builder_.CreatePtrToInt(pointer, builder_.getInt64Ty()), builder_.getInt64(bytes - 1));
+    llvm::BasicBlock *aligned = newBlock("store.stream"), *plain = newBlock("store.plain"),
+                     *done = newBlock("store.done");
+    builder_.CreateCondBr(builder_.CreateICmpEQ(misalignment, builder_.getInt64(0)), aligned, plain);
+    builder_.SetInsertPoint(aligned);
+    streamingStore();
+    builder_.CreateBr(done);
+    builder_.SetInsertPoint(plain);
+    builder_.CreateAlignedStore(value, pointer, llvm::Align(alignment));
+    builder_.CreateBr(done);
+    builder_.SetInsertPoint(done);
     return;
   }
   // Scatter, lane by lane in order (a later lane wins when two lanes hit one element).
