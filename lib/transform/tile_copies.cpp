@@ -148,6 +148,155 @@ std::optional<Nest> matchNest(const ForNode *top) {
   return nest;
 }
 
+// The loops of the copy as dims, outermost first: one per loop, or two digits when an index
+// takes `v // d` or `v % d` of it; nothing when the digits of one loop differ or do not divide.
+std::optional<std::vector<Dim>> dimsOf(const Nest &nest, const Affine &out, const Affine &in) {
+  std::vector<Dim> dims;
+  for (const ForNode *loop : nest.loops) {
+    const VarNode *v = loop->loopVar.get();
+    const int64_t extent = *asConstInt(loop->extent);
+    int64_t div = 0;
+    for (const Affine *a : {&out, &in})
+      for (const Term &t : a->terms)
+        if (t.var == v && t.div) {
+          if (div && div != t.div)
+            return std::nullopt;
+          div = t.div;
+        }
+    if (div >= extent)
+      div = 0; // v // d is 0 and v % d is v
+    if (div && extent % div != 0)
+      return std::nullopt;
+    // The coefficient of the whole loop (div 0), or of its outer or inner digit.
+    auto stride = [&](const Affine &a, bool outer) {
+      int64_t sum = 0;
+      for (const Term &t : a.terms) {
+        if (t.var != v)
+          continue;
+        if (!div)
+          sum += t.div && !t.mod ? 0 : t.coeff; // v // d with d >= extent is 0
+        else if (outer)
+          sum += t.div ? (t.mod ? 0 : t.coeff) : t.coeff * div;
+        else
+          sum += t.div ? (t.mod ? t.coeff : 0) : t.coeff;
+      }
+      return sum;
+    };
+    std::string name = v->name.str();
+    if (!div) {
+      dims.push_back({name, v->type, extent, stride(out, true), stride(in, true), loop->loopVar});
+    } else {
+      dims.push_back({name + "_o", v->type, extent / div, stride(out, true), stride(in, true), {}});
+      dims.push_back({name + "_i", v->type, div, stride(out, false), stride(in, false), {}});
+    }
+  }
+  return dims;
+}
+
+// Drops loops of one iteration and sorts the dims by output stride; false unless every output
+// element is written once (positive strides, each larger than the span of the smaller ones) and
+// the input strides are non-negative (the input may be read more than once).
+bool sortedWrittenOnce(std::vector<Dim> &dims) {
+  dims.erase(std::remove_if(dims.begin(), dims.end(), [](const Dim &d) { return d.extent == 1; }), dims.end());
+  std::sort(dims.begin(), dims.end(), [](const Dim &a, const Dim &b) { return a.outStride < b.outStride; });
+  int64_t span = 0;
+  for (const Dim &d : dims) {
+    int64_t reach;
+    if (d.outStride <= span || d.inStride < 0 || !mulFits(d.outStride, d.extent - 1, reach) ||
+        __builtin_add_overflow(span, reach, &span))
+      return false;
+  }
+  return true;
+}
+
+// The new loop order of dims sorted by output stride, outermost first.
+struct Plan {
+  std::vector<Dim> order;
+  int64_t tile = 0;        // iterations of the output's next-fastest loop per tile
+  bool tiled = false;      // that loop is tiled with the input's fastest loop inside
+  int64_t runElements = 1; // elements of the inner run, contiguous in both buffers
+  bool contiguousOut = false;
+};
+
+std::optional<Plan> planOrder(const std::vector<Dim> &dims, int64_t elementBytes) {
+  Plan plan;
+  // The inner run: the fastest output loops that are contiguous, with the same strides, in
+  // the input too.
+  size_t run = 0;
+  while (run < dims.size() && dims[run].outStride == plan.runElements && dims[run].inStride == plan.runElements) {
+    plan.runElements *= dims[run].extent;
+    ++run;
+  }
+  if (run == dims.size())
+    return std::nullopt; // one contiguous copy already
+  // f: the output's fastest loop after the run; g: the input's fastest.
+  size_t f = run, g = run;
+  for (size_t k = run; k < dims.size(); ++k)
+    if (dims[k].inStride > 0 && (dims[g].inStride == 0 || dims[k].inStride < dims[g].inStride))
+      g = k;
+  plan.contiguousOut = dims[f].outStride == plan.runElements;
+  plan.tile = dims[f].extent;
+  for (size_t k = dims.size(); k-- > run;)
+    if (k != f && k != g)
+      plan.order.push_back(dims[k]);
+  if (g == f) {
+    plan.order.push_back(dims[f]); // the output's order reads the input in order too
+  } else {
+    // Per value of f the inner loops read g's extent times the run: contiguously when g
+    // continues the run in the input, else a cache line at least each.
+    int64_t runBytes = plan.runElements * elementBytes;
+    int64_t perG = dims[g].inStride == plan.runElements ? runBytes : std::max<int64_t>(runBytes, 64);
+    int64_t cap = std::max<int64_t>(kL1Budget / (dims[g].extent * perG), 1);
+    plan.tile = 1;
+    for (int64_t t = std::min(cap, dims[f].extent); t > 1; --t)
+      if (dims[f].extent % t == 0) {
+        plan.tile = t;
+        break;
+      }
+    if (plan.tile == 1)
+      return std::nullopt;
+    plan.tiled = true;
+    Dim inner = dims[f];
+    inner.var = {};
+    inner.extent = plan.tile;
+    if (plan.tile < dims[f].extent) {
+      Dim outer = dims[f];
+      outer.var = {};
+      outer.name += "_o";
+      outer.extent = dims[f].extent / plan.tile;
+      outer.outStride *= plan.tile;
+      outer.inStride *= plan.tile;
+      inner.name += "_i";
+      plan.order.push_back(outer);
+    }
+    plan.order.push_back(dims[g]);
+    plan.order.push_back(inner);
+  }
+  for (size_t k = run; k-- > 0;)
+    plan.order.push_back(dims[k]);
+  return plan;
+}
+
+// sum of stride * loop variable over `order` (terms by decreasing stride, as an address is
+// read) plus `constant`.
+Expr affineIndex(const std::vector<Dim> &order, bool output, int64_t constant, DataType type) {
+  std::vector<const Dim *> terms;
+  for (const Dim &d : order)
+    terms.push_back(&d);
+  auto stride = [output](const Dim *d) { return output ? d->outStride : d->inStride; };
+  std::stable_sort(terms.begin(), terms.end(), [&](const Dim *a, const Dim *b) { return stride(a) > stride(b); });
+  Expr sum;
+  for (const Dim *d : terms) {
+    if (stride(d) == 0)
+      continue;
+    Expr term = stride(d) == 1 ? Expr(d->var) : d->var * intImm(stride(d), type);
+    sum = sum ? sum + term : term;
+  }
+  if (!sum)
+    return intImm(constant, type);
+  return constant ? sum + intImm(constant, type) : sum;
+}
+
 class CopyTiler : public IRMutator {
 public:
   CopyTiler(int64_t minBytes, int64_t nontemporalBytes, PassContext &ctx)
@@ -169,179 +318,52 @@ private:
     const Expr &inIndex = nest.load->indices.front();
     DataType indexType = outIndex->type;
     std::vector<const VarNode *> vars;
+    int64_t elements = 1;
     for (const ForNode *loop : nest.loops) {
-      if (loop->loopVar->type != indexType)
+      if (loop->loopVar->type != indexType || !mulFits(elements, *asConstInt(loop->extent), elements))
         return {};
       vars.push_back(loop->loopVar.get());
     }
-    if (inIndex->type != indexType)
-      return {};
-    Affine out, in;
-    if (!decompose(outIndex, 1, vars, out) || !decompose(inIndex, 1, vars, in))
-      return {};
-
-    // Each loop becomes one dim, or two digits when an index takes `v // d` or `v % d`.
-    std::vector<Dim> dims;
-    int64_t elements = 1;
-    for (const ForNode *loop : nest.loops) {
-      const VarNode *v = loop->loopVar.get();
-      const int64_t extent = *asConstInt(loop->extent);
-      if (!mulFits(elements, extent, elements))
-        return {};
-      int64_t div = 0;
-      for (const Affine *a : {&out, &in})
-        for (const Term &t : a->terms)
-          if (t.var == v && t.div) {
-            if (div && div != t.div)
-              return {};
-            div = t.div;
-          }
-      if (div >= extent)
-        div = 0; // v // d is 0 and v % d is v
-      if (div && extent % div != 0)
-        return {};
-      auto strides = [&](const Affine &a, bool outer) {
-        int64_t sum = 0, c;
-        for (const Term &t : a.terms) {
-          if (t.var != v)
-            continue;
-          if (!div)
-            c = t.div && !t.mod ? 0 : t.coeff; // v // d with d >= extent is 0
-          else if (outer)
-            c = t.div ? (t.mod ? 0 : t.coeff) : t.coeff * div;
-          else
-            c = t.div ? (t.mod ? t.coeff : 0) : t.coeff;
-          sum += c;
-        }
-        return sum;
-      };
-      std::string name = v->name.str();
-      if (!div) {
-        dims.push_back({name, v->type, extent, strides(out, true), strides(in, true), loop->loopVar});
-      } else {
-        dims.push_back({name + "_o", v->type, extent / div, strides(out, true), strides(in, true), {}});
-        dims.push_back({name + "_i", v->type, div, strides(out, false), strides(in, false), {}});
-      }
-    }
     const int64_t elementBytes = nest.store->buffer->dtype.laneBytes();
     int64_t bytes;
-    if (!mulFits(elements, elementBytes, bytes) || bytes < minBytes_)
+    Affine out, in;
+    if (inIndex->type != indexType || !mulFits(elements, elementBytes, bytes) || bytes < minBytes_ ||
+        !decompose(outIndex, 1, vars, out) || !decompose(inIndex, 1, vars, in))
       return {};
-    // Loops of one iteration contribute nothing: they are dropped.
-    dims.erase(std::remove_if(dims.begin(), dims.end(), [](const Dim &d) { return d.extent == 1; }), dims.end());
-    // The output must be written once per element: positive strides, each larger than the span
-    // of the smaller ones. The input may be read with any non-negative strides.
-    std::sort(dims.begin(), dims.end(), [](const Dim &a, const Dim &b) { return a.outStride < b.outStride; });
-    int64_t span = 0;
-    for (const Dim &d : dims) {
-      int64_t reach;
-      if (d.outStride <= span || d.inStride < 0 || !mulFits(d.outStride, d.extent - 1, reach) ||
-          __builtin_add_overflow(span, reach, &span))
-        return {};
-    }
-    // The inner run: the fastest output loops that are contiguous, with the same strides, in
-    // the input too.
-    size_t run = 0;
-    int64_t runElements = 1;
-    while (run < dims.size() && dims[run].outStride == runElements && dims[run].inStride == runElements) {
-      runElements *= dims[run].extent;
-      ++run;
-    }
-    if (run == dims.size())
-      return {}; // one contiguous copy already
-    size_t f = run;
-    size_t g = f;
-    for (size_t k = run; k < dims.size(); ++k)
-      if (dims[k].inStride > 0 && (dims[g].inStride == 0 || dims[k].inStride < dims[g].inStride))
-        g = k;
-    std::vector<Dim> order; // outermost first
-    int64_t tile = dims[f].extent;
-    for (size_t k = dims.size(); k-- > run;)
-      if (k != f && k != g)
-        order.push_back(dims[k]);
-    if (g == f) {
-      order.push_back(dims[f]); // the output's order reads the input in order too
-    } else {
-      // Per value of f the inner loops read g's extent times the run: contiguously when g
-      // continues the run in the input, else a cache line at least each.
-      int64_t perG = dims[g].inStride == runElements ? runElements * elementBytes
-                                                      : std::max<int64_t>(runElements * elementBytes, 64);
-      int64_t perF = dims[g].extent * perG;
-      int64_t cap = std::max<int64_t>(kL1Budget / perF, 1);
-      tile = 1;
-      for (int64_t t = std::min(cap, dims[f].extent); t >= 1; --t)
-        if (dims[f].extent % t == 0) {
-          tile = t;
-          break;
-        }
-      if (tile == 1)
-        return {};
-      Dim inner = dims[f];
-      inner.var = {};
-      inner.extent = tile;
-      if (tile < dims[f].extent) {
-        Dim outer = dims[f];
-        outer.var = {};
-        outer.name += "_o";
-        outer.extent = dims[f].extent / tile;
-        outer.outStride *= tile;
-        outer.inStride *= tile;
-        inner.name += "_i";
-        order.push_back(outer);
-      }
-      order.push_back(dims[g]);
-      order.push_back(inner);
-    }
-    for (size_t k = run; k-- > 0;)
-      order.push_back(dims[k]);
-
-    // The innermost loop is vectorized when it moves 16 or 32 contiguous bytes.
-    const Dim &last = order.back();
-    bool vector = run > 0 && (last.extent * elementBytes == 16 || last.extent * elementBytes == 32);
-    bool contiguousOut = dims[f].outStride == runElements;
-    bool streaming = vector && contiguousOut && bytes >= nontemporalBytes_ && tile * runElements * elementBytes >= kRunBytes;
-
-    for (Dim &d : order)
+    std::optional<std::vector<Dim>> dims = dimsOf(nest, out, in);
+    if (!dims || !sortedWrittenOnce(*dims))
+      return {};
+    std::optional<Plan> plan = planOrder(*dims, elementBytes);
+    if (!plan)
+      return {};
+    // The innermost loop is vectorized when it moves 16 or 32 contiguous bytes of both buffers;
+    // its stores stream when the copy is huge and its output runs long.
+    const Dim &last = plan->order.back();
+    bool vector = plan->runElements > 1 && last.outStride == 1 &&
+                  (last.extent * elementBytes == 16 || last.extent * elementBytes == 32);
+    bool streaming = vector && plan->contiguousOut && bytes >= nontemporalBytes_ &&
+                     plan->tile * plan->runElements * elementBytes >= kRunBytes;
+    for (Dim &d : plan->order)
       if (!d.var)
         d.var = VarNode::make(Symbol(d.name), d.type, top.loc);
-    auto index = [&](bool output) {
-      // Terms by decreasing stride, as the address is read.
-      std::vector<const Dim *> terms;
-      for (const Dim &d : order)
-        terms.push_back(&d);
-      std::stable_sort(terms.begin(), terms.end(), [&](const Dim *a, const Dim *b) {
-        return (output ? a->outStride : a->inStride) > (output ? b->outStride : b->inStride);
-      });
-      Expr sum;
-      for (const Dim *dim : terms) {
-        const Dim &d = *dim;
-        int64_t stride = output ? d.outStride : d.inStride;
-        if (stride == 0)
-          continue;
-        Expr term = stride == 1 ? Expr(d.var) : d.var * intImm(stride, indexType);
-        sum = sum ? sum + term : term;
-      }
-      int64_t constant = output ? out.constant : in.constant;
-      if (!sum)
-        return intImm(constant, indexType);
-      return constant ? sum + intImm(constant, indexType) : sum;
-    };
-    Expr load = BufferLoadNode::make(nest.load->buffer, {index(false)}, nest.load->loc);
-    Stmt body = BufferStoreNode::make(nest.store->buffer, load, {index(true)}, nest.store->loc);
-    for (size_t k = order.size(); k-- > 0;) {
-      const Dim &d = order[k];
-      ForKind kind = vector && k + 1 == order.size() ? ForKind::Vectorized : ForKind::Serial;
+    Expr load = BufferLoadNode::make(nest.load->buffer, {affineIndex(plan->order, false, in.constant, indexType)},
+                                     nest.load->loc);
+    Stmt body = BufferStoreNode::make(nest.store->buffer, load,
+                                      {affineIndex(plan->order, true, out.constant, indexType)}, nest.store->loc);
+    for (size_t k = plan->order.size(); k-- > 0;) {
+      const Dim &d = plan->order[k];
+      ForKind kind = vector && k + 1 == plan->order.size() ? ForKind::Vectorized : ForKind::Serial;
       body = ForNode::make(d.var, intImm(0, d.type), intImm(d.extent, d.type), kind, body, {}, {}, top.loc);
     }
     if (streaming)
       body = AttrStmtNode::make(nest.store->buffer->data, Symbol("nontemporal_store"), intImm(1), body, top.loc);
     if (ctx_.remarks) {
       std::string names;
-      for (const Dim &d : order)
+      for (const Dim &d : plan->order)
         names += (names.empty() ? "" : ", ") + d.name;
       ctx_.diagnostics.remark(top.loc, "tile-copies: the copy into '" + nest.store->buffer->name.str() +
                                            "' runs as (" + names + ")" +
-                                           (g != f ? ", tile " + std::to_string(tile) : std::string()) +
+                                           (plan->tiled ? ", tile " + std::to_string(plan->tile) : std::string()) +
                                            (vector ? ", innermost vectorized" : "") +
                                            (streaming ? ", non-temporal stores" : ""));
     }
