@@ -6,7 +6,7 @@
 //   - the loops that are contiguous in both buffers (the inner run) innermost, vectorized when
 //     the run is 16 or 32 bytes;
 //   - around them, the output's next-fastest loop `f`, tiled by the largest divisor T of its
-//     extent whose input footprint stays under 16 KiB, with the input's fastest loop `g` between
+//     extent whose input footprint stays within `tile-bytes` (16 KiB), with the input's fastest loop `g` between
 //     the tile and its elements: (..., f_o, g, f_i, inner run);
 //   - the other loops outside, in the output's order.
 // When the copy writes at least `nontemporal-bytes` in contiguous runs of 512 bytes or more,
@@ -38,7 +38,6 @@ namespace tirlower {
 
 namespace {
 
-constexpr int64_t kL1Budget = 16 * 1024; // bytes of input one tile may read: half of a 32 KiB L1
 constexpr int64_t kRunBytes = 512;        // the shortest output run streamed stores pay off for
 
 // One term of an affine index: coeff * v, coeff * (v // div) or coeff * (v % div).
@@ -213,12 +212,12 @@ bool sortedWrittenOnce(std::vector<Dim> &dims) {
 struct Plan {
   std::vector<Dim> order;
   int64_t tile = 0;        // iterations of the output's next-fastest loop per tile
-  bool tiled = false;      // that loop is tiled with the input's fastest loop inside
+  bool tiled = false;      // that loop is split in tiles (of fewer iterations than it has)
   int64_t runElements = 1; // elements of the inner run, contiguous in both buffers
   bool contiguousOut = false;
 };
 
-std::optional<Plan> planOrder(const std::vector<Dim> &dims, int64_t elementBytes) {
+std::optional<Plan> planOrder(const std::vector<Dim> &dims, int64_t elementBytes, int64_t tileBytes) {
   Plan plan;
   // The inner run: the fastest output loops that are contiguous, with the same strides, in
   // the input too.
@@ -246,7 +245,7 @@ std::optional<Plan> planOrder(const std::vector<Dim> &dims, int64_t elementBytes
     // continues the run in the input, else a cache line at least each.
     int64_t runBytes = plan.runElements * elementBytes;
     int64_t perG = dims[g].inStride == plan.runElements ? runBytes : std::max<int64_t>(runBytes, 64);
-    int64_t cap = std::max<int64_t>(kL1Budget / (dims[g].extent * perG), 1);
+    int64_t cap = std::max<int64_t>(tileBytes / (dims[g].extent * perG), 1);
     plan.tile = 1;
     for (int64_t t = std::min(cap, dims[f].extent); t > 1; --t)
       if (dims[f].extent % t == 0) {
@@ -255,11 +254,11 @@ std::optional<Plan> planOrder(const std::vector<Dim> &dims, int64_t elementBytes
       }
     if (plan.tile == 1)
       return std::nullopt;
-    plan.tiled = true;
     Dim inner = dims[f];
     inner.var = {};
     inner.extent = plan.tile;
     if (plan.tile < dims[f].extent) {
+      plan.tiled = true;
       Dim outer = dims[f];
       outer.var = {};
       outer.name += "_o";
@@ -299,8 +298,8 @@ Expr affineIndex(const std::vector<Dim> &order, bool output, int64_t constant, D
 
 class CopyTiler : public IRMutator {
 public:
-  CopyTiler(int64_t minBytes, int64_t nontemporalBytes, PassContext &ctx)
-      : minBytes_(minBytes), nontemporalBytes_(nontemporalBytes), ctx_(ctx) {}
+  CopyTiler(int64_t minBytes, int64_t nontemporalBytes, int64_t tileBytes, PassContext &ctx)
+      : minBytes_(minBytes), nontemporalBytes_(nontemporalBytes), tileBytes_(tileBytes), ctx_(ctx) {}
 
 protected:
   using IRMutator::visit;
@@ -333,7 +332,7 @@ private:
     std::optional<std::vector<Dim>> dims = dimsOf(nest, out, in);
     if (!dims || !sortedWrittenOnce(*dims))
       return {};
-    std::optional<Plan> plan = planOrder(*dims, elementBytes);
+    std::optional<Plan> plan = planOrder(*dims, elementBytes, tileBytes_);
     if (!plan)
       return {};
     // The innermost loop is vectorized when it moves 16 or 32 contiguous bytes of both buffers;
@@ -370,7 +369,7 @@ private:
     return body;
   }
 
-  int64_t minBytes_, nontemporalBytes_;
+  int64_t minBytes_, nontemporalBytes_, tileBytes_;
   PassContext &ctx_;
 };
 
@@ -384,13 +383,15 @@ PassInfo tileCopiesPassInfo() {
       integerOption("min-bytes", "1048576", "smallest copy (bytes written) that is reordered", 0),
       integerOption("nontemporal-bytes", "4194304",
                     "smallest copy (bytes written) whose stores are non-temporal (streaming)", 0),
+      integerOption("tile-bytes", "16384", "most input bytes one tile reads (half of a 32 KiB L1 data cache)", 1),
   };
   info.requirements = {IRProperty::Flat};
   info.create = [](const PassOptions &options) -> std::unique_ptr<Pass> {
     int64_t minBytes = passOptionInteger(options, "min-bytes").value();
     int64_t nontemporalBytes = passOptionInteger(options, "nontemporal-bytes").value();
+    int64_t tileBytes = passOptionInteger(options, "tile-bytes").value();
     return std::make_unique<BodyPass>([=](const PrimFunc &func, PassContext &ctx) {
-      return CopyTiler(minBytes, nontemporalBytes, ctx).mutate(func->body);
+      return CopyTiler(minBytes, nontemporalBytes, tileBytes, ctx).mutate(func->body);
     });
   };
   return info;
