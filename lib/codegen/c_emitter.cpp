@@ -11,46 +11,70 @@
 namespace tirlower {
 
 CFunctionEmitter::CFunctionEmitter(const PrimFuncNode &func, CSupport &support, const CEmitOptions &options,
-                                   std::set<std::string> &externs)
+                                   std::string &out)
     // T.assume emits nothing: what only it uses is unused in C.
-    : CFamilyEmitter(func, AccessCensus::of(func.body, /*countAssume=*/false)), support_(support), options_(options),
-      externs_(externs) {}
+    : CFamilyEmitter(func, AccessCensus::of(func.body, /*countAssume=*/false), out), support_(support),
+      options_(options) {}
 
 void CFunctionEmitter::fail(SourceRange where, const std::string &message) const {
   throw CompileError(where, "C emitter: " + message);
 }
 
-std::string CFunctionEmitter::emit(const std::string &symbol) {
-  std::string signature = "int32_t " + symbol + "(";
+void CFunctionEmitter::emit(const std::string &symbol) {
+  // The parameters' names first: the comment above the definition names them too.
+  std::vector<std::string> names;
+  names.reserve(func_.params.size());
+  for (const Var &param : func_.params)
+    names.push_back(bind(param.get(), param->name.view()));
+  std::string &o = body_;
+  o += '\n';
+  appendCParameterComment(o, func_, symbol, names, access_);
+  o += "int32_t ";
+  o += symbol;
+  o += '(';
   const bool restrictPointers = noalias();
   for (size_t k = 0; k < func_.params.size(); ++k) {
     const Var &param = func_.params[k];
-    std::string name = bind(param.get(), param->name.view());
+    const std::string &name = names[k];
     if (k)
-      signature += ", ";
+      o += ", ";
     if (Buffer buffer = func_.bufferFor(param)) {
       bool readOnly = !access_.written.count(param.get());
       dataType_[param.get()] = buffer->dtype.element();
-      signature += std::string(readOnly ? "const " : "") + support_.scalarTypeName(buffer->dtype.element()) + " *" +
-                   (restrictPointers ? "restrict " : "") + name;
+      if (readOnly)
+        o += "const ";
+      o += cScalarTypeName(buffer->dtype.element());
+      o += " *";
+      if (restrictPointers)
+        o += "restrict ";
+      o += name;
       pointer_[buffer.get()] = name;
     } else if (param->type.isHandle()) {
       DataType pointee = param->pointeeType.isVoid() ? DataType::voidType() : param->pointeeType.element();
       dataType_[param.get()] = pointee;
-      signature += support_.scalarTypeName(pointee) + " *" + name;
+      o += cScalarTypeName(pointee);
+      o += " *";
+      o += name;
     } else {
-      signature += support_.scalarTypeName(param->type) + " " + name;
+      o += cScalarTypeName(param->type);
+      o += ' ';
+      o += name;
     }
   }
   if (func_.params.empty())
-    signature += "void";
-  signature += ")";
+    o += "void";
+  o += ") {\n";
   for (const Var &param : func_.params)
-    if (!access_.used.count(param.get()))
-      line("(void)" + nameOf(param.get(), param->loc) + ";");
+    if (!access_.used.count(param.get())) {
+      beginLine();
+      out() += "(void)";
+      out() += nameOf(param.get(), param->loc);
+      out() += ';';
+      endLine();
+    }
   emitStmt(func_.body);
   line("return 0;");
-  return signature + " {\n" + body_ + "}\n";
+  o += "}\n";
 }
 
 // ---- statements ---------------------------------------------------------------------------------
@@ -67,14 +91,22 @@ std::string commentText(const std::string &text) {
 } // namespace
 
 void CFunctionEmitter::visitWhile(const WhileNode *op) {
-  line("while (" + expr(op->condition) + ") {");
+  beginLine();
+  out() += "while (";
+  expr(op->condition);
+  out() += ") {";
+  endLine();
   block(op->body);
   line("}");
 }
 
 void CFunctionEmitter::visitAssertStmt(const AssertStmtNode *op) {
   // The function returns 1, freeing the heap storage live here.
-  line("if (!(" + expr(op->condition) + ")) {");
+  beginLine();
+  out() += "if (!(";
+  expr(op->condition);
+  out() += ")) {";
+  endLine();
   ++indent_;
   line("/* assert: " + commentText(op->message) + " */");
   freeHeap();
@@ -95,22 +127,24 @@ void CFunctionEmitter::visitFor(const ForNode *op) {
 
 // ---- the module ---------------------------------------------------------------------------------
 
-std::string emitC(const Module &module, const CEmitOptions &options, DiagnosticSink &diagnostics) {
-  CSupport support;
-  std::set<std::string> externs;
-  std::string functions;
-  std::unordered_set<std::string> symbols;
-  for (const PrimFunc &func : module.functions) {
-    std::string symbol = cSymbolName(*func);
-    if (symbol != cIdentifier(func->globalSymbol()))
-      diagnostics.warning(func->loc, "C symbol '" + cIdentifier(func->globalSymbol()) + "' of function '" +
-                                         func->name.str() + "' is renamed '" + symbol +
-                                         "'; set \"global_symbol\" in T.func_attr to choose the name");
-    if (!symbols.insert(symbol).second)
-      throw CompileError(func->loc, "two functions have the C symbol '" + symbol + "'");
-    CFunctionEmitter emitter(*func, support, options, externs);
-    functions += "\n" + cParameterComment(*func, symbol, emitter.census()) + emitter.emit(symbol);
-  }
+std::string cFunctionSymbol(const PrimFuncNode &func, std::unordered_set<std::string> &symbols,
+                            DiagnosticSink &diagnostics) {
+  std::string symbol = cSymbolName(func);
+  if (symbol != cIdentifier(func.globalSymbol()))
+    diagnostics.warning(func.loc, "C symbol '" + cIdentifier(func.globalSymbol()) + "' of function '" +
+                                      func.name.str() + "' is renamed '" + symbol +
+                                      "'; set \"global_symbol\" in T.func_attr to choose the name");
+  if (!symbols.insert(symbol).second)
+    throw CompileError(func.loc, "two functions have the C symbol '" + symbol + "'");
+  return symbol;
+}
+
+void emitCFunction(const PrimFuncNode &func, const std::string &symbol, const CEmitOptions &options, CSupport &support,
+                   std::string &out) {
+  CFunctionEmitter(func, support, options, out).emit(symbol);
+}
+
+std::string cFileHead(const CSupport &support) {
   std::string out = "// Generated by tirlower. C11 with GCC/Clang vector extensions.\n"
                     "#include <math.h>\n#include <stdbool.h>\n#include <stdint.h>\n#include <stdlib.h>\n"
                     "#include <string.h>\n\n"
@@ -119,11 +153,19 @@ std::string emitC(const Module &module, const CEmitOptions &options, DiagnosticS
                     "#pragma GCC diagnostic ignored \"-Wpsabi\"\n"
                     "#endif\n\n";
   out += support.preamble();
-  for (const std::string &proto : externs)
-    out += "extern " + proto + "\n";
-  // Into the functions' text, which is most of the file: `out + functions` held two copies of
-  // it at once (a tenth of the peak memory of 10^5 functions to C).
-  functions.insert(0, out);
+  out += support.externDeclarations();
+  return out;
+}
+
+std::string emitC(const Module &module, const CEmitOptions &options, DiagnosticSink &diagnostics) {
+  CSupport support;
+  std::string functions;
+  std::unordered_set<std::string> symbols;
+  for (const PrimFunc &func : module.functions)
+    emitCFunction(*func, cFunctionSymbol(*func, symbols, diagnostics), options, support, functions);
+  // The head goes into the functions' text, which is most of the file: `head + functions` would
+  // hold two copies of it at once (a tenth of the peak memory of 10^5 functions to C).
+  functions.insert(0, cFileHead(support));
   return functions;
 }
 

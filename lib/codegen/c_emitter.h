@@ -3,6 +3,7 @@
 #pragma once
 
 #include <string>
+#include <unordered_set>
 
 #include "ir/diagnostic.h"
 #include "ir/function.h"
@@ -16,5 +17,28 @@ struct CEmitOptions {
 // Throws CompileError for IR that C cannot express (a buffer access of physical rank > 1, an
 // allocation of unsupported type); warnings (a renamed symbol) go to `diagnostics`.
 std::string emitC(const Module &module, const CEmitOptions &options, DiagnosticSink &diagnostics);
+
+// emitC in parts, so that functions can be written apart (on several threads) and joined:
+//   CSupport support; std::string text; std::unordered_set<std::string> symbols;
+//   for each function f, in module order:
+//     emitCFunction(*f, cFunctionSymbol(*f, symbols, diagnostics), options, support, text);
+//   return cFileHead(support) + text;
+// emitCFunction reads only its function and writes only `support` and `out`: functions written
+// with a CSupport each, their texts joined in module order and their CSupports merged
+// (CSupport::merge, in any order) give emitC's bytes.
+class CSupport;
+
+// The C symbol of `func` (cSymbolName), warning when it is renamed; throws CompileError when an
+// earlier function (in `symbols`, which it extends) has the same symbol.
+std::string cFunctionSymbol(const PrimFuncNode &func, std::unordered_set<std::string> &symbols,
+                            DiagnosticSink &diagnostics);
+// Appends one function's C ("\n", its parameter comment and its definition) to `out` and
+// records the typedefs, helpers and external prototypes it uses in `support`. Throws
+// CompileError for IR that C cannot express (then `out` holds part of the function).
+void emitCFunction(const PrimFuncNode &func, const std::string &symbol, const CEmitOptions &options, CSupport &support,
+                   std::string &out);
+// The file's text before the functions: the includes, then the typedefs and helpers, then the
+// external prototypes `support` holds.
+std::string cFileHead(const CSupport &support);
 
 } // namespace tirlower

@@ -4,14 +4,18 @@
 #include "codegen/c_function_emitter.h"
 #include "ir/intrinsics.h"
 
+#include <charconv>
+
 namespace tirlower {
 
 namespace {
 // libm's name for `op` on `type`: the float function for float32 and float16 (which TVM's
 // LLVM build also computes in float), the double one for float64.
-std::string mathName(const std::string &op, DataType type) {
-  std::string base = op == "abs" ? "fabs" : op;
-  return type.element().bits() <= 32 ? base + "f" : base;
+std::string mathName(std::string_view op, DataType type) {
+  std::string name(op == "abs" ? "fabs" : op);
+  if (type.element().bits() <= 32)
+    name += 'f';
+  return name;
 }
 
 // GCC evaluates _Float16 expressions in float and rounds only on assignment and casts (C11's
@@ -20,12 +24,10 @@ std::string mathName(const std::string &op, DataType type) {
 bool isScalarHalf(DataType type) {
   return type.isScalar() && type.code() == DataType::Code::Float && type.bits() == 16;
 }
-std::string roundedHalf(const std::string &text) {
-  return "((_Float16)(" + text + "))";
-}
+constexpr std::string_view kHalfOpen = "((_Float16)(", kHalfClose = "))";
 
-std::string quoted(const std::string &text) {
-  std::string out = "\"";
+void appendQuoted(std::string &out, const std::string &text) {
+  out += '"';
   for (char c : text) {
     if (c == '"' || c == '\\')
       out += '\\';
@@ -35,122 +37,231 @@ std::string quoted(const std::string &text) {
     }
     out += c;
   }
-  return out + "\"";
+  out += '"';
 }
 
-std::string intLiteral(DataType type, int64_t v) {
-  if (type.isBool())
-    return v ? "true" : "false";
-  if (type.isInt() && type.bits() == 64)
-    return v == INT64_MIN ? "INT64_MIN" : "INT64_C(" + std::to_string(v) + ")";
-  if (type.isUInt() && type.bits() == 64)
-    return "UINT64_C(" + std::to_string(static_cast<uint64_t>(v)) + ")";
-  if (type.isUInt() && type.bits() == 32)
-    return std::to_string(v) + "u";
-  if (type.isInt() && type.bits() == 32) {
+template <typename T> void appendNumber(std::string &out, T v) {
+  char buffer[24];
+  std::to_chars_result r = std::to_chars(buffer, buffer + sizeof buffer, v);
+  out.append(buffer, static_cast<size_t>(r.ptr - buffer));
+}
+
+// A number, parenthesised when negative.
+void appendSigned(std::string &out, int64_t v) {
+  if (v < 0)
+    out += '(';
+  appendNumber(out, v);
+  if (v < 0)
+    out += ')';
+}
+
+void appendIntLiteral(std::string &out, DataType type, int64_t v) {
+  if (type.isBool()) {
+    out += v ? "true" : "false";
+  } else if (type.isInt() && type.bits() == 64) {
+    if (v == INT64_MIN) {
+      out += "INT64_MIN";
+      return;
+    }
+    out += "INT64_C(";
+    appendNumber(out, v);
+    out += ')';
+  } else if (type.isUInt() && type.bits() == 64) {
+    out += "UINT64_C(";
+    appendNumber(out, static_cast<uint64_t>(v));
+    out += ')';
+  } else if (type.isUInt() && type.bits() == 32) {
+    appendNumber(out, v);
+    out += 'u';
+  } else if (type.isInt() && type.bits() == 32) {
     if (v == INT32_MIN)
-      return "(-2147483647 - 1)";
-    return v < 0 ? "(" + std::to_string(v) + ")" : std::to_string(v);
+      out += "(-2147483647 - 1)";
+    else
+      appendSigned(out, v);
+  } else {
+    out += "((";
+    out += type.isUInt() ? "uint" : "int";
+    appendNumber(out, type.bits());
+    out += "_t)";
+    appendSigned(out, v);
+    out += ')';
   }
-  return "((" + std::string(type.isUInt() ? "uint" : "int") + std::to_string(type.bits()) + "_t)" +
-         (v < 0 ? "(" + std::to_string(v) + ")" : std::to_string(v)) + ")";
 }
 
 bool isArithmetic(BinaryOp op) {
   return op == BinaryOp::Add || op == BinaryOp::Sub || op == BinaryOp::Mul || op == BinaryOp::Div;
 }
 
+DataType unsignedOf(DataType t) {
+  return DataType(DataType::Code::UInt, t.bits(), t.lanes());
+}
+
 } // namespace
 
-std::string CFunctionEmitter::visitIntImm(const IntImmNode *op, int, bool) {
-  return intLiteral(op->type, op->value);
+void CFunctionEmitter::visitIntImm(const IntImmNode *op, int, bool) {
+  appendIntLiteral(out(), op->type, op->value);
 }
 
-std::string CFunctionEmitter::visitFloatImm(const FloatImmNode *op, int, bool) {
-  return cFloatLiteral(op->value, op->type);
+void CFunctionEmitter::visitFloatImm(const FloatImmNode *op, int, bool) {
+  appendCFloatLiteral(out(), op->value, op->type);
 }
 
-std::string CFunctionEmitter::visitStringImm(const StringImmNode *op, int, bool) {
-  return quoted(op->value);
+void CFunctionEmitter::visitStringImm(const StringImmNode *op, int, bool) {
+  appendQuoted(out(), op->value);
 }
 
-std::string CFunctionEmitter::visitNot(const NotNode *op, int, bool) {
-  if (op->type.isVector())
-    return "(" + expr(op->a, 11) + " ^ " + support_.broadcast(op->type) + "(1))";
-  return "!" + expr(op->a, 11);
+void CFunctionEmitter::visitNot(const NotNode *op, int, bool) {
+  if (op->type.isVector()) {
+    out() += '(';
+    expr(op->a, 11);
+    out() += " ^ ";
+    out() += support_.broadcast(op->type);
+    out() += "(1))";
+    return;
+  }
+  out() += '!';
+  expr(op->a, 11);
 }
 
-std::string CFunctionEmitter::vectorSelect(const Expr &condition, const Expr &trueValue, const Expr &falseValue,
-                                           SourceRange) {
-  return support_.select(trueValue->type) + "(" + expr(condition) + ", " + expr(trueValue) + ", " + expr(falseValue) +
-         ")";
+void CFunctionEmitter::vectorSelect(const Expr &condition, const Expr &trueValue, const Expr &falseValue, SourceRange) {
+  out() += support_.select(trueValue->type);
+  out() += '(';
+  expr(condition);
+  out() += ", ";
+  expr(trueValue);
+  out() += ", ";
+  expr(falseValue);
+  out() += ')';
 }
 
-std::string CFunctionEmitter::visitCast(const CastNode *op, int, bool) {
-  if (op->type.isVector())
-    return support_.convert(op->value->type, op->type) + "(" + expr(op->value) + ")";
-  if (op->type.isBool())
-    return "(" + expr(op->value, 6) + " != 0)";
-  return "(" + support_.typeName(op->type) + ")" + expr(op->value, 11);
+void CFunctionEmitter::visitCast(const CastNode *op, int, bool) {
+  if (op->type.isVector()) {
+    out() += support_.convert(op->value->type, op->type);
+    out() += '(';
+    expr(op->value);
+    out() += ')';
+    return;
+  }
+  if (op->type.isBool()) {
+    out() += '(';
+    expr(op->value, 6);
+    out() += " != 0)";
+    return;
+  }
+  out() += '(';
+  out() += support_.typeName(op->type);
+  out() += ')';
+  expr(op->value, 11);
 }
 
-std::string CFunctionEmitter::visitRamp(const RampNode *op, int, bool) {
-  return support_.ramp(op->type) + "(" + expr(op->base) + ", " + expr(op->stride) + ")";
+void CFunctionEmitter::visitRamp(const RampNode *op, int, bool) {
+  out() += support_.ramp(op->type);
+  out() += '(';
+  expr(op->base);
+  out() += ", ";
+  expr(op->stride);
+  out() += ')';
 }
 
-std::string CFunctionEmitter::visitBroadcast(const BroadcastNode *op, int, bool) {
-  return support_.broadcast(op->type) + "(" + expr(op->value) + ")";
+void CFunctionEmitter::visitBroadcast(const BroadcastNode *op, int, bool) {
+  out() += support_.broadcast(op->type);
+  out() += '(';
+  expr(op->value);
+  out() += ')';
 }
 
 // A GNU statement expression: ({ const T x = value; body; }).
-std::string CFunctionEmitter::visitLet(const LetNode *op, int, bool) {
-  std::string value = expr(op->value);
-  std::string name = bind(op->var.get(), op->var->name.view());
-  return "({ const " + support_.typeName(op->var->type) + " " + name + " = " + value + "; " + expr(op->body) + "; })";
+void CFunctionEmitter::visitLet(const LetNode *op, int, bool) {
+  // The value is written before the name is bound (a name it binds comes first).
+  std::string value = exprText(op->value);
+  const std::string &name = bind(op->var.get(), op->var->name.view());
+  out() += "({ const ";
+  out() += support_.typeName(op->var->type);
+  out() += ' ';
+  out() += name;
+  out() += " = ";
+  out() += value;
+  out() += "; ";
+  expr(op->body);
+  out() += "; })";
 }
 
-std::string CFunctionEmitter::visitBinary(const BinaryNode *op, int parent, bool right) {
+void CFunctionEmitter::call2(std::string_view fn, const BinaryNode *op) {
+  out() += fn;
+  out() += '(';
+  expr(op->a);
+  out() += ", ";
+  expr(op->b);
+  out() += ')';
+}
+
+void CFunctionEmitter::visitBinary(const BinaryNode *op, int parent, bool right) {
   const DataType t = op->a->type;
   const bool vector = t.isVector();
-  auto call2 = [&](const std::string &fn) { return fn + "(" + expr(op->a) + ", " + expr(op->b) + ")"; };
   const BinaryPlan plan = binaryForm(op);
   switch (plan.form) {
   case BinaryForm::Floor:
     if (t.isFloat()) {
       if (!vector)
         return plan.op == BinaryOp::FloorDiv ? floatFloorDiv(op) : floatFloorMod(op);
-      std::string fn =
+      const std::string &fn =
           plan.op == BinaryOp::FloorDiv ? support_.floatFloorDiv(t.element()) : support_.floatFloorMod(t.element());
-      return call2(support_.lanewise(fn, t, 2));
+      return call2(support_.lanewise(fn, t, 2), op);
     }
     if (plan.op == BinaryOp::FloorDiv)
-      return call2(vector ? support_.lanewise(support_.floorDiv(t.element()), t, 2) : support_.floorDiv(t));
-    return call2(vector ? support_.lanewise(support_.floorMod(t.element()), t, 2) : support_.floorMod(t));
-  case BinaryForm::MinMax: return call2(support_.minMax(plan.op == BinaryOp::Max, t));
+      return call2(vector ? support_.lanewise(support_.floorDiv(t.element()), t, 2) : support_.floorDiv(t), op);
+    return call2(vector ? support_.lanewise(support_.floorMod(t.element()), t, 2) : support_.floorMod(t), op);
+  case BinaryForm::MinMax: return call2(support_.minMax(plan.op == BinaryOp::Max, t), op);
   case BinaryForm::FloatMod:
     if (vector)
-      return call2(support_.lanewise(mathName("fmod", t), t, 2));
-    return isScalarHalf(t) ? roundedHalf(call2(mathName("fmod", t))) : call2(mathName("fmod", t));
+      return call2(support_.lanewise(mathName("fmod", t), t, 2), op);
+    if (isScalarHalf(t)) {
+      out() += kHalfOpen;
+      call2(mathName("fmod", t), op);
+      out() += kHalfClose;
+      return;
+    }
+    return call2(mathName("fmod", t), op);
   case BinaryForm::Trunc: {
-    std::string fn = plan.op == BinaryOp::Div ? support_.truncDiv(t.element()) : support_.truncMod(t.element());
-    return call2(vector ? support_.lanewise(fn, t, 2) : fn);
+    const std::string &fn = plan.op == BinaryOp::Div ? support_.truncDiv(t.element()) : support_.truncMod(t.element());
+    return call2(vector ? support_.lanewise(fn, t, 2) : fn, op);
   }
   case BinaryForm::Wrapping: {
     // In the unsigned type; a vector is reinterpreted as the unsigned vector of the same size.
-    std::string u = "(" + support_.typeName(DataType(DataType::Code::UInt, t.bits(), t.lanes())) + ")";
-    return "(" + support_.typeName(t) + ")(" + u + expr(op->a, 11) + " " + cInfixOperator(plan.op, false) + " " + u +
-           expr(op->b, 11) + ")";
+    std::string_view u = support_.typeName(unsignedOf(t));
+    std::string &o = out();
+    o += '(';
+    o += support_.typeName(t);
+    o += ")((";
+    o += u;
+    o += ')';
+    expr(op->a, 11);
+    out() += ' ';
+    out() += cInfixOperator(plan.op, false);
+    out() += " (";
+    out() += u;
+    out() += ')';
+    expr(op->b, 11);
+    out() += ')';
+    return;
   }
   case BinaryForm::Infix: break;
   }
-  return infix(op, plan.op, parent, right);
+  infix(op, plan.op, parent, right);
 }
 
-std::string CFunctionEmitter::infix(const BinaryNode *op, BinaryOp kind, int parent, bool right) {
+void CFunctionEmitter::infix(const BinaryNode *op, BinaryOp kind, int parent, bool right) {
   const DataType t = op->a->type;
   const bool vector = t.isVector();
-  if (vector && isComparison(kind))
-    return support_.compare(cInfixOperator(kind, false), t) + "(" + expr(op->a) + ", " + expr(op->b) + ")";
+  if (vector && isComparison(kind)) {
+    out() += support_.compare(cInfixOperator(kind, false), t);
+    out() += '(';
+    expr(op->a);
+    out() += ", ";
+    expr(op->b);
+    out() += ')';
+    return;
+  }
   int p = cPrecedence(kind);
   // Vector and/or are the bitwise & and |: their binary operands get parentheses (the
   // precedence is right without them, but -Wparentheses asks for them); so does an `&&`
@@ -158,84 +269,147 @@ std::string CFunctionEmitter::infix(const BinaryNode *op, BinaryOp kind, int par
   int operand = vector && (kind == BinaryOp::And || kind == BinaryOp::Or) ? 11
                 : kind == BinaryOp::Or                                    ? cPrecedence(BinaryOp::And) + 1
                                                                           : p;
-  std::string text =
-      expr(op->a, operand, false) + " " + cInfixOperator(kind, vector) + " " + expr(op->b, operand, true);
+  auto operation = [&] {
+    expr(op->a, operand, false);
+    out() += ' ';
+    out() += cInfixOperator(kind, vector);
+    out() += ' ';
+    expr(op->b, operand, true);
+  };
   // Integers narrower than int are promoted in C: the result is converted back so that it
   // wraps at the type's width like TIR's (int8 100 + 100 is -56 wherever it is used).
   if (!vector && t.isIntOrUInt() && t.bits() < 32 && isArithmetic(kind)) {
+    out() += "((";
+    out() += support_.typeName(t);
+    out() += ")(";
     // uint16 operands promote to (signed) int, where 65535 * 65535 overflows: multiply in uint32.
-    if (t.isUInt() && t.bits() == 16 && kind == BinaryOp::Mul)
-      text = "(uint32_t)" + expr(op->a, 11) + " * " + expr(op->b, 11);
-    return "((" + support_.typeName(t) + ")(" + text + "))";
+    if (t.isUInt() && t.bits() == 16 && kind == BinaryOp::Mul) {
+      // The operands are written once as for any operation first (for the names they bind).
+      exprText(op->a, operand, false);
+      exprText(op->b, operand, true);
+      out() += "(uint32_t)";
+      expr(op->a, 11);
+      out() += " * ";
+      expr(op->b, 11);
+    } else {
+      operation();
+    }
+    out() += "))";
+    return;
   }
-  if (isScalarHalf(t) && isArithmetic(kind))
-    return roundedHalf(text);
+  if (isScalarHalf(t) && isArithmetic(kind)) {
+    out() += kHalfOpen;
+    operation();
+    out() += kHalfClose;
+    return;
+  }
   bool wrap = p < parent || (p == parent && right) || (parent >= 6 && parent <= 7 && p <= 7);
-  return wrap ? "(" + text + ")" : text;
+  if (wrap)
+    out() += '(';
+  operation();
+  if (wrap)
+    out() += ')';
 }
 
-std::string CFunctionEmitter::floatFloorDiv(const BinaryNode *op) {
-  std::string a = expr(op->a, 10), b = expr(op->b, 10, true);
-  if (isScalarHalf(op->type))
-    return roundedHalf(mathName("floor", op->type) + "(" + roundedHalf(a + " / " + b) + ")");
-  return mathName("floor", op->type) + "(" + a + " / " + b + ")";
+void CFunctionEmitter::floatFloorDiv(const BinaryNode *op) {
+  std::string fn = mathName("floor", op->type);
+  const bool half = isScalarHalf(op->type);
+  if (half)
+    out() += kHalfOpen;
+  out() += fn;
+  out() += '(';
+  if (half)
+    out() += kHalfOpen;
+  expr(op->a, 10);
+  out() += " / ";
+  expr(op->b, 10, true);
+  if (half)
+    out() += kHalfClose;
+  out() += ')';
+  if (half)
+    out() += kHalfClose;
 }
 
-std::string CFunctionEmitter::floatFloorMod(const BinaryNode *op) {
-  std::string a = expr(op->a, 10), b = expr(op->b, 10, true);
-  if (isScalarHalf(op->type))
-    return roundedHalf(a + " - " +
-                       roundedHalf(mathName("floor", op->type) + "(" + roundedHalf(a + " / " + b) + ") * " + b));
-  return "(" + a + " - " + mathName("floor", op->type) + "(" + a + " / " + b + ") * " + b + ")";
+void CFunctionEmitter::floatFloorMod(const BinaryNode *op) {
+  // The operands appear twice: written once, then copied.
+  std::string a = exprText(op->a, 10), b = exprText(op->b, 10, true);
+  std::string fn = mathName("floor", op->type);
+  std::string &o = out();
+  if (isScalarHalf(op->type)) {
+    // ((_Float16)(a - ((_Float16)(floor(((_Float16)(a / b))) * b))))
+    o += kHalfOpen;
+    o += a;
+    o += " - ";
+    o += kHalfOpen;
+    o += fn;
+    o += '(';
+    o += kHalfOpen;
+    o += a;
+    o += " / ";
+    o += b;
+    o += kHalfClose;
+    o += ") * ";
+    o += b;
+    o += kHalfClose;
+    o += kHalfClose;
+    return;
+  }
+  o += '(';
+  o += a;
+  o += " - ";
+  o += fn;
+  o += '(';
+  o += a;
+  o += " / ";
+  o += b;
+  o += ") * ";
+  o += b;
+  o += ')';
+}
+
+void CFunctionEmitter::arguments(const CallNode *op, size_t from) {
+  for (size_t k = from; k < op->args.size(); ++k) {
+    if (k > from)
+      out() += ", ";
+    expr(op->args[k]);
+  }
+}
+
+void CFunctionEmitter::call1(std::string_view fn, const Expr &arg) {
+  out() += fn;
+  out() += '(';
+  expr(arg);
+  out() += ')';
 }
 
 // Intrinsic calls, spelled as the intrinsic table says: libm functions (lane by lane on
 // vectors), the table's expansion for composite ones, and C operators for the bitwise ones.
-std::string CFunctionEmitter::visitCall(const CallNode *op, int parent, bool right) {
+void CFunctionEmitter::visitCall(const CallNode *op, int parent, bool right) {
   const IntrinsicInfo *info = op->intrinsic;
   if (!info)
     fail(op->loc, "unknown intrinsic T." + op->op.str());
   if (Expr expanded = expandIntrinsic(*op))
     return expr(expanded, parent, right);
   const DataType t = op->type;
-  auto args = [&](size_t from) {
-    std::string text;
-    for (size_t k = from; k < op->args.size(); ++k)
-      text += (k > from ? ", " : "") + expr(op->args[k]);
-    return text;
-  };
   switch (info->id) {
   case IntrinsicId::IfThenElse: return ternary(op->args[0], op->args[1], op->args[2]);
-  case IntrinsicId::Likely: return "(" + expr(op->args[0]) + ")";
-  case IntrinsicId::Assume: return "true"; // a hint: its statement emits nothing
+  case IntrinsicId::Likely: return call1("", op->args[0]);
+  case IntrinsicId::Assume: out() += "true"; return; // a hint: its statement emits nothing
   case IntrinsicId::CallExtern:
-  case IntrinsicId::CallPureExtern: {
-    const std::string &fn = op->args[0].as<StringImmNode>()->value;
-    std::string proto = support_.typeName(t) + " " + fn + "(";
-    for (size_t k = 1; k < op->args.size(); ++k)
-      proto += (k > 1 ? ", " : "") + support_.typeName(op->args[k]->type);
-    externs_.insert(proto + (op->args.size() == 1 ? "void" : "") + ");");
-    return fn + "(" + args(1) + ")";
-  }
-  case IntrinsicId::Reinterpret:
-    return support_.reinterpret(op->args[0]->type, t, op->loc) + "(" + expr(op->args[0]) + ")";
+  case IntrinsicId::CallPureExtern: return externCall(op);
+  case IntrinsicId::Reinterpret: return call1(support_.reinterpret(op->args[0]->type, t, op->loc), op->args[0]);
   case IntrinsicId::ShiftLeft:
   case IntrinsicId::ShiftRight:
   case IntrinsicId::BitwiseAnd:
   case IntrinsicId::BitwiseOr:
   case IntrinsicId::BitwiseXor: return bitwise(op, info->operatorText);
-  case IntrinsicId::BitwiseNot: {
-    std::string a = expr(op->args[0], 11);
-    if (t.isBool())
-      return t.isVector() ? "(" + a + " ^ " + support_.broadcast(t) + "(1))" : "(!" + a + ")";
-    return t.isVector() ? "(~" + a + ")" : "((" + support_.typeName(t) + ")~" + a + ")";
-  }
+  case IntrinsicId::BitwiseNot: return bitwiseNot(op);
   case IntrinsicId::Abs:
     if (t.isUInt())
-      return "(" + expr(op->args[0]) + ")";
+      return call1("", op->args[0]);
     if (t.isInt()) {
-      std::string fn = support_.integerAbs(t.element());
-      return (t.isVector() ? support_.lanewise(fn, t, 1) : fn) + "(" + expr(op->args[0]) + ")";
+      const std::string &fn = support_.integerAbs(t.element());
+      return call1(t.isVector() ? support_.lanewise(fn, t, 1) : fn, op->args[0]);
     }
     break;
   default: break;
@@ -243,25 +417,99 @@ std::string CFunctionEmitter::visitCall(const CallNode *op, int parent, bool rig
   if (info->c.empty() || !op->args[0]->type.isFloat() || op->args[0]->type.code() == DataType::Code::BFloat)
     fail(op->loc, "T." + op->op.str() + " is not supported on " + op->args[0]->type.str());
   DataType argType = op->args[0]->type;
-  std::string fn = info->cTypeGeneric ? std::string(info->c) : mathName(std::string(info->c), argType);
-  if (t.isVector())
-    return support_.lanewise(fn, t, static_cast<int>(op->args.size()), argType) + "(" + args(0) + ")";
-  return isScalarHalf(t) ? roundedHalf(fn + "(" + args(0) + ")") : fn + "(" + args(0) + ")";
+  std::string fn = info->cTypeGeneric ? std::string(info->c) : mathName(info->c, argType);
+  const bool half = !t.isVector() && isScalarHalf(t);
+  if (half)
+    out() += kHalfOpen;
+  out() += t.isVector() ? support_.lanewise(fn, t, static_cast<int>(op->args.size()), argType) : fn;
+  out() += '(';
+  arguments(op, 0);
+  out() += ')';
+  if (half)
+    out() += kHalfClose;
+}
+
+// T.call_extern: the call, and the function's prototype for the file.
+void CFunctionEmitter::externCall(const CallNode *op) {
+  const std::string &fn = op->args[0].as<StringImmNode>()->value;
+  std::string proto(support_.typeName(op->type));
+  proto += ' ';
+  proto += fn;
+  proto += '(';
+  for (size_t k = 1; k < op->args.size(); ++k) {
+    if (k > 1)
+      proto += ", ";
+    proto += support_.typeName(op->args[k]->type);
+  }
+  proto += op->args.size() == 1 ? "void);" : ");";
+  support_.declareExtern(proto);
+  out() += fn;
+  out() += '(';
+  arguments(op, 1);
+  out() += ')';
+}
+
+void CFunctionEmitter::bitwiseNot(const CallNode *op) {
+  const DataType t = op->type;
+  if (t.isBool() && t.isVector()) {
+    out() += '(';
+    expr(op->args[0], 11);
+    out() += " ^ ";
+    out() += support_.broadcast(t);
+    out() += "(1))";
+    return;
+  }
+  if (t.isBool()) {
+    out() += "(!";
+  } else if (t.isVector()) {
+    out() += "(~";
+  } else {
+    out() += "((";
+    out() += support_.typeName(t);
+    out() += ")~";
+  }
+  expr(op->args[0], 11);
+  out() += ')';
 }
 
 // Shifts and bitwise operations. Scalars narrower than int are promoted and converted back;
 // a left shift of a signed value is done on its unsigned type (C leaves shifting a negative
 // value undefined; TIR wraps), on vectors too.
-std::string CFunctionEmitter::bitwise(const CallNode *op, std::string_view text) {
+void CFunctionEmitter::bitwise(const CallNode *op, std::string_view text) {
   DataType t = op->type;
-  std::string a = expr(op->args[0], 11), b = expr(op->args[1], 11), o(text);
   if (op->intrinsic->id == IntrinsicId::ShiftLeft && t.isInt()) {
-    std::string u = support_.typeName(DataType(DataType::Code::UInt, t.bits(), t.lanes()));
-    return "((" + support_.typeName(t) + ")((" + u + ")" + a + o + (t.isVector() ? "(" + u + ")" : "") + b + "))";
+    std::string_view u = support_.typeName(unsignedOf(t));
+    out() += "((";
+    out() += support_.typeName(t);
+    out() += ")((";
+    out() += u;
+    out() += ')';
+    expr(op->args[0], 11);
+    out() += text;
+    if (t.isVector()) {
+      out() += '(';
+      out() += u;
+      out() += ')';
+    }
+    expr(op->args[1], 11);
+    out() += "))";
+    return;
   }
-  if (t.isVector())
-    return "(" + a + o + b + ")";
-  return "((" + support_.typeName(t) + ")(" + a + o + b + "))";
+  if (t.isVector()) {
+    out() += '(';
+    expr(op->args[0], 11);
+    out() += text;
+    expr(op->args[1], 11);
+    out() += ')';
+    return;
+  }
+  out() += "((";
+  out() += support_.typeName(t);
+  out() += ")(";
+  expr(op->args[0], 11);
+  out() += text;
+  expr(op->args[1], 11);
+  out() += "))";
 }
 
 } // namespace tirlower

@@ -1,14 +1,17 @@
 #include "codegen/c_family.h"
 
 #include <algorithm>
-#include <cctype>
+#include <array>
 #include <unordered_set>
 
 #include "ir/intrinsics.h"
 
 namespace tirlower {
 
-bool isReservedCName(const std::string &name) {
+namespace {
+
+// C keywords and the C library names emitted code defines or calls.
+const std::unordered_set<std::string> &reservedCNames() {
   static const std::unordered_set<std::string> names = {
       "auto",     "break",  "case",     "char",    "const",  "continue", "default", "do",     "double",  "else",
       "enum",     "extern", "float",    "for",     "goto",   "if",       "inline",  "int",    "long",    "register",
@@ -18,11 +21,11 @@ bool isReservedCName(const std::string &name) {
       "sqrtf",    "sin",    "sinf",     "cos",     "cosf",   "tanh",     "tanhf",   "fabs",   "fabsf",   "floor",
       "floorf",   "ceil",   "ceilf",    "round",   "roundf", "trunc",    "truncf",  "pow",    "powf",    "fmod",
       "fmodf",    "abs",    "NAN",      "INFINITY"};
-  return names.count(name) != 0 || isIntrinsicCName(name);
+  return names;
 }
 
-bool isIntrinsicCName(const std::string &name) {
-  // The libm functions and OpenCL C builtins the intrinsic table spells calls with.
+// The intrinsic table's C and OpenCL C function names (with libm's float suffix too).
+const std::unordered_set<std::string> &intrinsicCNames() {
   static const std::unordered_set<std::string> names = [] {
     std::unordered_set<std::string> out;
     for (const IntrinsicInfo &info : intrinsicTable()) {
@@ -34,17 +37,49 @@ bool isIntrinsicCName(const std::string &name) {
     }
     return out;
   }();
-  return names.count(name) != 0;
+  return names;
+}
+
+// Whether some reserved name has this first character and length (capped at 31): most names
+// an emitter binds are ruled out without hashing them.
+bool mayBeReserved(const std::string &name) {
+  using Shapes = std::array<uint32_t, 128>; // by first character, a bit per length
+  static const Shapes shapes = [] {
+    Shapes out{};
+    for (const auto *set : {&reservedCNames(), &intrinsicCNames()})
+      for (const std::string &n : *set)
+        if (!n.empty() && static_cast<unsigned char>(n[0]) < 128)
+          out[static_cast<unsigned char>(n[0])] |= uint32_t(1) << std::min<size_t>(n.size(), 31);
+    return out;
+  }();
+  if (name.empty() || static_cast<unsigned char>(name[0]) >= 128)
+    return true;
+  return shapes[static_cast<unsigned char>(name[0])] >> std::min<size_t>(name.size(), 31) & 1;
+}
+
+} // namespace
+
+bool isReservedCName(const std::string &name) {
+  return mayBeReserved(name) && (reservedCNames().count(name) != 0 || intrinsicCNames().count(name) != 0);
+}
+
+bool isIntrinsicCName(const std::string &name) {
+  return intrinsicCNames().count(name) != 0;
 }
 
 std::string cIdentifier(std::string_view name) {
-  std::string out;
-  for (char c : name)
-    out += (std::isalnum(static_cast<unsigned char>(c)) || c == '_') ? c : '_';
-  if (out.empty() || std::isdigit(static_cast<unsigned char>(out[0])))
-    out = "v_" + out;
+  // ASCII letters, digits and '_' stay (std::isalnum in the "C" locale, which the tool keeps).
+  auto identifierChar = [](char c) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
+  };
+  std::string out(name);
+  for (char &c : out)
+    if (!identifierChar(c))
+      c = '_';
+  if (out.empty() || (out[0] >= '0' && out[0] <= '9'))
+    out.insert(0, "v_");
   if (out.rfind("tl_", 0) == 0 || out.rfind("__", 0) == 0)
-    out = "u" + out;
+    out.insert(0, "u");
   return out;
 }
 
@@ -95,12 +130,6 @@ namespace {
 
 using IntRange = IntRanges::Range;
 
-std::optional<IntRange> fit(__int128 lo, __int128 hi) {
-  if (lo < INT64_MIN || hi > INT64_MAX)
-    return std::nullopt;
-  return IntRange{static_cast<int64_t>(lo), static_cast<int64_t>(hi)};
-}
-
 bool fitsType(const IntRanges::Range &r, DataType t) {
   if (t.bits() >= 64)
     return t.isInt() || r.first >= 0;
@@ -135,6 +164,7 @@ std::optional<IntRanges::Range> IntRanges::of(const Expr &e) const {
 }
 
 void IntRanges::setLoop(const VarNode *var, const Expr &min, const Expr &extent) {
+  ++generation_;
   const int64_t *constMin = asConstInt(min), *constExtent = asConstInt(extent);
   if (constMin && constExtent && *constExtent > 0 && *constMin <= INT64_MAX - *constExtent)
     ranges_[var] = {*constMin, *constMin + *constExtent - 1};
@@ -145,29 +175,56 @@ void IntRanges::setLoop(const VarNode *var, const Expr &min, const Expr &extent)
 std::optional<IntRanges::Range> IntRanges::binary(const BinaryNode *op) const {
   if (!op->type.isScalar() || !(op->type.isInt() || op->type.isUInt()))
     return std::nullopt;
+  Memo &memo = memo_[(reinterpret_cast<uintptr_t>(op) >> 4) % kMemoSlots];
+  if (memo.node.get() == op && memo.generation == generation_)
+    return memo.range;
+  std::optional<IntRange> r = computeBinary(op); // may fill other slots, or this one
+  memo.node = Expr(op);
+  memo.generation = generation_;
+  memo.range = r;
+  return r;
+}
+
+std::optional<IntRanges::Range> IntRanges::computeBinary(const BinaryNode *op) const {
   std::optional<IntRange> a = of(op->a), b = of(op->b);
   if (!a || !b)
     return std::nullopt;
-  __int128 al = a->first, ah = a->second, bl = b->first, bh = b->second;
+  // In int64: a bound that leaves it gives no range (nor would it fit the operation's type).
+  const int64_t al = a->first, ah = a->second, bl = b->first, bh = b->second;
   std::optional<IntRange> r;
   switch (op->op) {
-  case BinaryOp::Add: r = fit(al + bl, ah + bh); break;
-  case BinaryOp::Sub: r = fit(al - bh, ah - bl); break;
-  case BinaryOp::Mul: {
-    __int128 p[] = {al * bl, al * bh, ah * bl, ah * bh};
-    r = fit(*std::min_element(p, p + 4), *std::max_element(p, p + 4));
+  case BinaryOp::Add: {
+    int64_t lo, hi;
+    if (__builtin_add_overflow(al, bl, &lo) || __builtin_add_overflow(ah, bh, &hi))
+      return std::nullopt;
+    r = IntRange{lo, hi};
     break;
   }
-  case BinaryOp::Min: r = IntRange{std::min(a->first, b->first), std::min(a->second, b->second)}; break;
-  case BinaryOp::Max: r = IntRange{std::max(a->first, b->first), std::max(a->second, b->second)}; break;
+  case BinaryOp::Sub: {
+    int64_t lo, hi;
+    if (__builtin_sub_overflow(al, bh, &lo) || __builtin_sub_overflow(ah, bl, &hi))
+      return std::nullopt;
+    r = IntRange{lo, hi};
+    break;
+  }
+  case BinaryOp::Mul: {
+    int64_t p[4];
+    if (__builtin_mul_overflow(al, bl, &p[0]) || __builtin_mul_overflow(al, bh, &p[1]) ||
+        __builtin_mul_overflow(ah, bl, &p[2]) || __builtin_mul_overflow(ah, bh, &p[3]))
+      return std::nullopt;
+    r = IntRange{*std::min_element(p, p + 4), *std::max_element(p, p + 4)};
+    break;
+  }
+  case BinaryOp::Min: r = IntRange{std::min(al, bl), std::min(ah, bh)}; break;
+  case BinaryOp::Max: r = IntRange{std::max(al, bl), std::max(ah, bh)}; break;
   case BinaryOp::FloorDiv:
   case BinaryOp::FloorMod: {
     if (bl != bh || bl <= 0)
       return std::nullopt;
-    auto floorDiv = [&](__int128 x) { return x >= 0 ? x / bl : -((-x + bl - 1) / bl); };
-    r = op->op == BinaryOp::FloorDiv ? fit(floorDiv(al), floorDiv(ah))
-        : al >= 0                    ? fit(0, std::min(ah, bl - 1))
-                                     : fit(0, bl - 1);
+    auto floorDiv = [&](int64_t x) { return x / bl - (x % bl != 0 && x < 0 ? 1 : 0); };
+    r = op->op == BinaryOp::FloorDiv ? IntRange{floorDiv(al), floorDiv(ah)}
+        : al >= 0                    ? IntRange{0, std::min(ah, bl - 1)}
+                                     : IntRange{0, bl - 1};
     break;
   }
   default: return std::nullopt;

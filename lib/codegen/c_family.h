@@ -3,6 +3,7 @@
 // and one table of C infix operators and their precedence.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -45,10 +46,16 @@ public:
   // The values `e` can take, when known; nullopt when unknown or when some subexpression may
   // leave its type's range (then it wraps and the bounds say nothing).
   std::optional<Range> of(const Expr &e) const;
-  void set(const VarNode *var, Range range) { ranges_[var] = range; }
+  void set(const VarNode *var, Range range) {
+    ranges_[var] = range;
+    ++generation_;
+  }
   // [min, min + extent - 1] when both are constants and the extent is positive.
   void setLoop(const VarNode *var, const Expr &min, const Expr &extent);
-  void erase(const VarNode *var) { ranges_.erase(var); }
+  void erase(const VarNode *var) {
+    ranges_.erase(var);
+    ++generation_;
+  }
 
   // Signed +, -, * whose result may leave the type's range: every vector one, scalar
   // int32/int64 ones unless the operands' bounds rule it out (narrower scalars are promoted
@@ -59,7 +66,21 @@ public:
 
 private:
   std::optional<Range> binary(const BinaryNode *op) const;
+  std::optional<Range> computeBinary(const BinaryNode *op) const;
   std::unordered_map<const VarNode *, Range> ranges_;
+
+  // The ranges of binary operations computed since the variables' bounds last changed: an
+  // emitter asks for an operation's range, then for each operand's as it writes them, and a
+  // range is computed from its operands'. The memo holds each node it remembers, so that no
+  // other node can take its address while it is remembered.
+  struct Memo {
+    Expr node;
+    uint64_t generation = 0;
+    std::optional<Range> range;
+  };
+  static constexpr size_t kMemoSlots = 64;
+  mutable std::array<Memo, kMemoSlots> memo_;
+  uint64_t generation_ = 1; // advanced whenever a variable's bounds change
 };
 
 } // namespace tirlower

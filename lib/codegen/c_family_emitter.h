@@ -8,10 +8,10 @@
 // indices, the signature and the spelling of each binary form.
 #pragma once
 
+#include <deque>
 #include <string>
 #include <string_view>
-#include <unordered_map>
-#include <unordered_set>
+#include <utility>
 #include <vector>
 
 #include "codegen/c_family.h"
@@ -37,14 +37,16 @@ struct BinaryPlan {
   BinaryOp op; // for Infix and Wrapping: the operator written
 };
 
-// Expressions are ExprFunctor methods returning their text with `parent`, the C precedence of
-// the enclosing operator (cPrecedence), and `right`, whether this is its right operand. The C
-// emitter parenthesises by precedence; the OpenCL emitter parenthesises every operation and
-// ignores both.
-class CFamilyEmitter : protected StmtFunctor<void(const Stmt &)>,
-                       protected ExprFunctor<std::string(const Expr &, int, bool)> {
+// Expressions are ExprFunctor methods that append their text to out() with `parent`, the C
+// precedence of the enclosing operator (cPrecedence), and `right`, whether this is its right
+// operand. The C emitter parenthesises by precedence; the OpenCL emitter parenthesises every
+// operation and ignores both. Text is appended to one buffer, `body`, the caller's: a statement
+// opens a line (beginLine), writes its text and the expressions in it straight into the buffer,
+// and closes it (endLine); a whole line written while one is open (a declaration an expression
+// needs, line()) goes before the open line.
+class CFamilyEmitter : protected StmtFunctor<void(const Stmt &)>, protected ExprFunctor<void(const Expr &, int, bool)> {
 protected:
-  CFamilyEmitter(const PrimFuncNode &func, AccessCensus access);
+  CFamilyEmitter(const PrimFuncNode &func, AccessCensus access, std::string &body);
   ~CFamilyEmitter() override = default;
 
   // ---- what the language supplies -------------------------------------------------------------
@@ -55,10 +57,10 @@ protected:
   // The spelling of a value type.
   virtual std::string typeName(DataType type, SourceRange where) = 0;
   // A conditional of vector condition, lane by lane.
-  virtual std::string vectorSelect(const Expr &condition, const Expr &trueValue, const Expr &falseValue,
-                                   SourceRange where) = 0;
+  virtual void vectorSelect(const Expr &condition, const Expr &trueValue, const Expr &falseValue,
+                            SourceRange where) = 0;
   // An expression in a position that needs no parentheses around it (a condition, a statement).
-  virtual std::string statementExpr(const Expr &e) { return expr(e); }
+  virtual void statementExpr(const Expr &e) { expr(e); }
   // Declares the storage of an allocation; releaseStorage(mark) frees what was declared since
   // storageMark() when the allocation's body ends (C's heap storage; OpenCL's is static).
   virtual void declareStorage(const VarNode *data, DataType type, const std::vector<Expr> &extents, Symbol scope,
@@ -70,11 +72,17 @@ protected:
 
   // ---- names and lines ------------------------------------------------------------------------
   // A fresh identifier for `object` from `hint`, unique in the function and not reserved.
-  std::string bind(const void *object, std::string_view hint);
+  const std::string &bind(const void *object, std::string_view hint);
   const std::string &nameOf(const VarNode *var, SourceRange where);
   // Keeps `name` (one of the emitter's own) from being bound.
-  void reserveName(const std::string &name) { taken_.insert(name); }
-  void line(const std::string &text);
+  void reserveName(const std::string &name) { take(name, nullptr); }
+  // A whole line at the current indentation; while a line is open, it goes before that line.
+  void line(std::string_view text);
+  // Opens a line at the current indentation: out() appends to it until endLine().
+  void beginLine();
+  void endLine();
+  // Where text is being written: the open line, or the buffer of exprText().
+  std::string &out() { return *out_; }
   void block(const Stmt &body); // one level deeper
   // Whether the function's pointer parameters may be declared restrict (attribute tir.noalias).
   bool noalias() const;
@@ -95,13 +103,19 @@ protected:
   void emitLoop(const ForNode *op);
 
   // ---- expressions ----------------------------------------------------------------------------
-  std::string expr(const Expr &e, int parent = 0, bool right = false) { return visitExpr(e, parent, right); }
-  std::string visitVar(const VarNode *op, int, bool) override;
-  std::string visitSelect(const SelectNode *op, int, bool) override;
+  // Appends the text of `e` to out().
+  void expr(const Expr &e, int parent = 0, bool right = false) { visitExpr(e, parent, right); }
+  // The text of `e` on its own (for text written twice, or after what is written later).
+  std::string exprText(const Expr &e, int parent = 0, bool right = false);
+  // A statement's value written before the text that precedes it on its line (for the names it
+  // binds): into valueText_, which the statement must use up before its body or next statement.
+  const std::string &statementValue(const Expr &e, bool statementPosition);
+  void visitVar(const VarNode *op, int, bool) override;
+  void visitSelect(const SelectNode *op, int, bool) override;
   // `(c ? t : f)` of a scalar condition (the operands written in order).
-  std::string ternary(const Expr &condition, const Expr &trueValue, const Expr &falseValue);
+  void ternary(const Expr &condition, const Expr &trueValue, const Expr &falseValue);
   // ternary() or, for a vector condition, vectorSelect().
-  std::string conditional(const Expr &condition, const Expr &trueValue, const Expr &falseValue, SourceRange where);
+  void conditional(const Expr &condition, const Expr &trueValue, const Expr &falseValue, SourceRange where);
   // The form of a binary operation on `op->a->type`: what both languages leave undefined or
   // spell as calls (floor division, min/max, float modulo, division by -1, signed overflow).
   BinaryPlan binaryForm(const BinaryNode *op) const;
@@ -114,7 +128,7 @@ protected:
   // Data variables whose stores are non-temporal here (`T.attr(B.data, "nontemporal_store", 1)`
   // around the statement, from tile-copies): a hint the C emitter honours for vector stores.
   std::vector<const VarNode *> streaming_;
-  std::string body_;
+  std::string &body_; // the caller's buffer: the function's text is appended to it
   int indent_ = 1;
   // An unused let of a constant value writes nothing (OpenCL), or `(void)(value);` (C).
   bool dropUnusedConstantLets_ = false;
@@ -123,8 +137,20 @@ private:
   void allocation(const VarNode *data, DataType type, const std::vector<Expr> &extents, Symbol scope, SourceRange where,
                   const Stmt &body);
 
-  std::unordered_map<const void *, std::string> names_;
-  std::unordered_set<std::string> taken_;
+  // The function's names: every name bound or reserved, in the order taken (a deque: references
+  // to them stay valid), and two open-addressing tables over them, by object and by name. A
+  // function has few names, and the name of a variable is looked up wherever it is used.
+  const std::string *boundName(const void *object) const;
+  bool isTaken(std::string_view name) const;
+  const std::string &take(std::string name, const void *object);
+  std::deque<std::string> strings_;
+  std::vector<std::pair<const void *, uint32_t>> byObject_; // {object, index in strings_}
+  std::vector<uint32_t> byName_;                            // 1 + index in strings_; 0 when free
+  size_t objectCount_ = 0;
+  std::string *out_;      // body_, or the buffer of an exprText()
+  std::string valueText_; // statementValue()
+  size_t lineStart_ = 0;  // where the open line starts in body_
+  bool lineOpen_ = false;
 };
 
 } // namespace tirlower

@@ -8,6 +8,7 @@
 #include "codegen/c_emitter.h"
 #include "codegen/c_family.h"
 #include "codegen/c_support.h"
+#include "codegen/tir_literals.h"
 #include "codegen/tir_printer.h"
 #include "ir/access_census.h"
 #include "ir/buffer.h"
@@ -23,11 +24,23 @@ int64_t elementBytes(DataType type) {
   return (static_cast<int64_t>(type.bits()) * type.lanes() + 7) / 8;
 }
 
-std::string tuple(const std::vector<Expr> &values) {
-  std::string text = "(";
-  for (size_t k = 0; k < values.size(); ++k)
-    text += (k ? ", " : "") + printExpr(values[k]);
-  return text + (values.size() == 1 ? ",)" : ")");
+// An extent, stride or offset as the TVMScript printer writes it (an int32 constant is its
+// digits, the common case, written here directly).
+void appendValue(std::string &out, const Expr &value) {
+  if (const auto *imm = value.as<IntImmNode>(); imm && imm->type == DataType::int32())
+    appendInt(out, imm->value);
+  else
+    out += printExpr(value);
+}
+
+void appendTuple(std::string &out, const std::vector<Expr> &values) {
+  out += '(';
+  for (size_t k = 0; k < values.size(); ++k) {
+    if (k)
+      out += ", ";
+    appendValue(out, values[k]);
+  }
+  out += values.size() == 1 ? ",)" : ")";
 }
 
 // How many elements the caller's storage must hold: the shape's product for a contiguous
@@ -39,7 +52,6 @@ std::string elementCount(const BufferNode &buffer, std::optional<int64_t> &const
   const int64_t *offset = buffer.elemOffset ? asConstInt(buffer.elemOffset) : nullptr;
   int64_t total = strided ? (buffer.elemOffset ? (offset ? *offset : -1) : 0) : 1;
   bool known = total >= 0;
-  std::string text;
   for (size_t k = 0; k < buffer.shape.size(); ++k) {
     const int64_t *extent = asConstInt(buffer.shape[k]);
     const int64_t *stride = strided ? asConstInt(buffer.strides[k]) : nullptr;
@@ -48,47 +60,91 @@ std::string elementCount(const BufferNode &buffer, std::optional<int64_t> &const
     } else if (known) {
       total = strided ? total + (*extent - 1) * *stride : total * *extent;
     }
-    text += (k ? " * " : "") + printExpr(buffer.shape[k]);
   }
   if (known) {
     constant = strided ? total + 1 : total;
     return std::to_string(*constant);
   }
-  return strided ? "" : text;
+  if (strided)
+    return "";
+  std::string text;
+  for (size_t k = 0; k < buffer.shape.size(); ++k) {
+    if (k)
+      text += " * ";
+    appendValue(text, buffer.shape[k]);
+  }
+  return text;
 }
 
-std::string parameterLine(const std::string &name, const Var &param, const Buffer &buffer, bool readOnly) {
+void appendParameterLine(std::string &out, const std::string &name, const Var &param, const Buffer &buffer,
+                         bool readOnly) {
+  out += "//   ";
+  out += name;
+  out += ": ";
   if (!buffer) {
-    if (param->type.isHandle())
-      return name + ": pointer to " + (param->pointeeType.isVoid() ? "data" : param->pointeeType.str());
-    return name + ": " + param->type.str() + " scalar";
+    if (param->type.isHandle()) {
+      out += "pointer to ";
+      out += param->pointeeType.isVoid() ? std::string_view("data") : typeSpelling(param->pointeeType).name;
+    } else {
+      out += typeSpelling(param->type).name;
+      out += " scalar";
+    }
+    out += '\n';
+    return;
   }
-  std::string line = name + ": " + buffer->dtype.str() + ", shape " + tuple(buffer->shape);
-  if (!buffer->layout.empty())
-    line += ", layout " + buffer->layout.str();
-  if (!buffer->strides.empty())
-    line += ", strides " + tuple(buffer->strides);
-  if (buffer->elemOffset && !(asConstInt(buffer->elemOffset) && *asConstInt(buffer->elemOffset) == 0))
-    line += ", element offset " + printExpr(buffer->elemOffset);
+  out += typeSpelling(buffer->dtype).name;
+  out += ", shape ";
+  appendTuple(out, buffer->shape);
+  if (!buffer->layout.empty()) {
+    out += ", layout ";
+    out += buffer->layout.view();
+  }
+  if (!buffer->strides.empty()) {
+    out += ", strides ";
+    appendTuple(out, buffer->strides);
+  }
+  if (buffer->elemOffset && !(asConstInt(buffer->elemOffset) && *asConstInt(buffer->elemOffset) == 0)) {
+    out += ", element offset ";
+    appendValue(out, buffer->elemOffset);
+  }
   std::optional<int64_t> count;
   std::string elements = elementCount(*buffer, count);
   int lanes = buffer->dtype.lanes();
   // The scalar count and the bytes are products that may not fit int64 for a huge declared
   // shape (a comment must never overflow); then the comment says so instead of a number.
-  auto product = [](int64_t count, int64_t factor) {
+  auto product = [&out](int64_t count, int64_t factor) {
     int64_t value;
-    return __builtin_mul_overflow(count, factor, &value) ? std::string("over 2^63") : std::to_string(value);
+    if (__builtin_mul_overflow(count, factor, &value))
+      out += "over 2^63";
+    else
+      appendInt(out, value);
   };
-  if (count && lanes > 1) // the C pointer is to the scalar type
-    line += ": " + elements + " elements of " + std::to_string(lanes) + " lanes, " + product(*count, lanes) + " " +
-            buffer->dtype.element().str() + " (" + product(*count, elementBytes(buffer->dtype)) + " bytes)";
-  else if (count)
-    line += ": " + elements + " elements (" + product(*count, elementBytes(buffer->dtype)) + " bytes)";
-  else if (!elements.empty())
-    line += ": " + elements + " elements";
-  if (!buffer->scope.empty() && !buffer->hasDefaultScope())
-    line += ", scope " + buffer->scope.str();
-  return line + (readOnly ? ", read only" : "");
+  if (count) {
+    out += ": ";
+    out += elements;
+    if (lanes > 1) { // the C pointer is to the scalar type
+      out += " elements of ";
+      appendInt(out, lanes);
+      out += " lanes, ";
+      product(*count, lanes);
+      out += ' ';
+      out += typeSpelling(buffer->dtype.element()).name;
+      out += " (";
+    } else {
+      out += " elements (";
+    }
+    product(*count, elementBytes(buffer->dtype));
+    out += " bytes)";
+  } else if (!elements.empty()) {
+    out += ": ";
+    out += elements;
+    out += " elements";
+  }
+  if (!buffer->scope.empty() && !buffer->hasDefaultScope()) {
+    out += ", scope ";
+    out += buffer->scope.view();
+  }
+  out += readOnly ? ", read only\n" : "\n";
 }
 
 struct Prototype {
@@ -152,19 +208,28 @@ std::string cParameterComment(const PrimFuncNode &func, const std::string &symbo
   return cParameterComment(func, symbol, AccessCensus::of(func.body, /*countAssume=*/false));
 }
 
-std::string cParameterComment(const PrimFuncNode &func, const std::string &symbol, const AccessCensus &census) {
-  Prototype proto = prototype(func, symbol, "restrict", census);
-  std::string names;
-  for (const std::string &name : proto.names)
-    names += (names.empty() ? "" : ", ") + name;
-  std::string text = "// " + symbol + "(" + names +
-                     "): returns 0, 1 when an assert fails, 2 when heap storage cannot be allocated.\n"
-                     "// Buffers in their physical layout (docs/abi.md):\n";
+void appendCParameterComment(std::string &out, const PrimFuncNode &func, const std::string &symbol,
+                             const std::vector<std::string> &names, const AccessCensus &census) {
+  out += "// ";
+  out += symbol;
+  out += '(';
+  for (size_t k = 0; k < names.size(); ++k) {
+    if (k)
+      out += ", ";
+    out += names[k];
+  }
+  out += "): returns 0, 1 when an assert fails, 2 when heap storage cannot be allocated.\n"
+         "// Buffers in their physical layout (docs/abi.md):\n";
   for (size_t k = 0; k < func.params.size(); ++k) {
     const Var &param = func.params[k];
     Buffer buffer = func.bufferFor(param);
-    text += "//   " + parameterLine(proto.names[k], param, buffer, buffer && !census.written.count(param.get())) + "\n";
+    appendParameterLine(out, names[k], param, buffer, buffer && !census.written.count(param.get()));
   }
+}
+
+std::string cParameterComment(const PrimFuncNode &func, const std::string &symbol, const AccessCensus &census) {
+  std::string text;
+  appendCParameterComment(text, func, symbol, prototype(func, symbol, "restrict", census).names, census);
   return text;
 }
 

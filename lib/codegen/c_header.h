@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "ir/access_census.h"
 #include "ir/diagnostic.h"
@@ -19,6 +20,9 @@ std::string cParameterComment(const PrimFuncNode &func, const std::string &symbo
 // The same from the function's census taken without T.assume (AccessCensus::of(func.body,
 // false)), for an emitter that has it already.
 std::string cParameterComment(const PrimFuncNode &func, const std::string &symbol, const AccessCensus &census);
+// The same appended to `out`, with the parameters' C names (`names`, in order) given.
+void appendCParameterComment(std::string &out, const PrimFuncNode &func, const std::string &symbol,
+                             const std::vector<std::string> &names, const AccessCensus &census);
 
 // The elements a caller's storage for `buffer` must hold (the shape's product, or for a strided
 // view the furthest element it reaches plus one); nullopt when an extent is symbolic.

@@ -5,6 +5,7 @@
 #include "codegen/c_function_emitter.h"
 
 #include <algorithm>
+
 #include "codegen/source_names.h"
 #include "ir/elem_offset.h"
 
@@ -76,7 +77,7 @@ void CFunctionEmitter::declareStorage(const VarNode *data, DataType type, const 
       count *= *v;
     else
       constant = false;
-    countText += " * (size_t)(" + expr(e) + ")";
+    countText += " * (size_t)(" + exprText(e) + ")";
   }
   if (constant && count * element.laneBytes() <= 256 * 1024) {
     line(t + " " + name + "[" + std::to_string(std::max<int64_t>(count, 1)) + "] __attribute__((aligned(64)));");
@@ -113,63 +114,110 @@ void CFunctionEmitter::visitBufferStore(const BufferStoreNode *op) {
   const std::string &pointer = pointerOf(op->buffer, op->loc);
   const Expr &index = op->indices.front();
   DataType valueType = op->value->type;
-  std::string value = expr(op->value);
+  // The value is written before the index (a name it binds comes first).
+  const std::string &value = statementValue(op->value, /*statementPosition=*/false);
   if (valueType.isScalar()) {
-    line(pointer + "[" + expr(flatElemOffset(*op->buffer, index)) + "] = " + value + ";");
+    beginLine();
+    out() += pointer;
+    out() += '[';
+    expr(flatElemOffset(*op->buffer, index));
+    out() += "] = ";
+    out() += value;
+    out() += ';';
+    endLine();
     return;
   }
   int elementLanes = op->buffer->dtype.lanes();
   if (Expr start = contiguousElemOffset(*op->buffer, index)) {
     bool streamed = std::find(streaming_.begin(), streaming_.end(), op->buffer->data.get()) != streaming_.end();
-    std::string store = streamed ? support_.streamStore(valueType) : std::string();
-    if (store.empty())
-      store = support_.vectorStore(valueType);
-    line(store + "(" + pointer + " + " + expr(start) + ", " + value + ");");
+    const std::string *store = streamed ? support_.streamStore(valueType) : nullptr;
+    beginLine();
+    out() += store ? *store : support_.vectorStore(valueType);
+    out() += '(';
+    out() += pointer;
+    out() += " + ";
+    expr(start);
+    out() += ", ";
+    out() += value;
+    out() += ");";
+    endLine();
     return;
   }
   // Scatter lane by lane: index lane k covers elementLanes value lanes.
-  std::string it = support_.typeName(index->type);
+  std::string it(support_.typeName(index->type));
   line("{");
   ++indent_;
-  line(it + " tl_index = " + expr(index) + ";");
-  line(support_.typeName(valueType) + " tl_value = " + value + ";");
+  beginLine();
+  out() += it;
+  out() += " tl_index = ";
+  expr(index);
+  out() += ';';
+  endLine();
+  line(std::string(support_.typeName(valueType)) + " tl_value = " + value + ";");
   line("for (int k = 0; k < " + std::to_string(index->type.lanes()) + "; ++k)");
   line("  for (int m = 0; m < " + std::to_string(elementLanes) + "; ++m)");
-  line("    " + pointer + "[" + offsetText(*op->buffer, "tl_index[k]") + " * " + std::to_string(elementLanes) +
-       " + m] = tl_value[k * " + std::to_string(elementLanes) + " + m];");
+  beginLine();
+  out() += "    ";
+  out() += pointer;
+  out() += '[';
+  offsetText(*op->buffer, "tl_index[k]");
+  out() += " * " + std::to_string(elementLanes) + " + m] = tl_value[k * " + std::to_string(elementLanes) + " + m];";
+  endLine();
   --indent_;
   line("}");
 }
 
-std::string CFunctionEmitter::offsetText(const BufferNode &buffer, const std::string &index) {
-  std::string e = "(" + index + ")";
-  if (!buffer.strides.empty())
-    e = "(" + e + " * " + expr(buffer.strides[0]) + ")";
-  if (buffer.elemOffset)
-    e = "(" + e + " + " + expr(buffer.elemOffset) + ")";
-  return e;
+void CFunctionEmitter::offsetText(const BufferNode &buffer, std::string_view index) {
+  const bool strided = !buffer.strides.empty(), offset = static_cast<bool>(buffer.elemOffset);
+  out().append(1 + strided + offset, '(');
+  out() += index;
+  out() += ')';
+  if (strided) {
+    out() += " * ";
+    expr(buffer.strides[0]);
+    out() += ')';
+  }
+  if (offset) {
+    out() += " + ";
+    expr(buffer.elemOffset);
+    out() += ')';
+  }
 }
 
-std::string CFunctionEmitter::visitBufferLoad(const BufferLoadNode *op, int, bool) {
+void CFunctionEmitter::visitBufferLoad(const BufferLoadNode *op, int, bool) {
   const std::string &pointer = pointerOf(op->buffer, op->loc);
   const Expr &index = op->indices.front();
-  if (op->type.isScalar())
-    return pointer + "[" + expr(flatElemOffset(*op->buffer, index)) + "]";
-  if (Expr start = contiguousElemOffset(*op->buffer, index))
-    return support_.vectorLoad(op->type) + "(" + pointer + " + " + expr(start) + ")";
+  if (op->type.isScalar()) {
+    out() += pointer;
+    out() += '[';
+    expr(flatElemOffset(*op->buffer, index));
+    out() += ']';
+    return;
+  }
+  if (Expr start = contiguousElemOffset(*op->buffer, index)) {
+    out() += support_.vectorLoad(op->type);
+    out() += '(';
+    out() += pointer;
+    out() += " + ";
+    expr(start);
+    out() += ')';
+    return;
+  }
   // Gather lane by lane.
   int elementLanes = op->buffer->dtype.lanes();
-  std::string vt = support_.typeName(op->type), it = support_.typeName(index->type);
+  std::string vt(support_.typeName(op->type)), it(support_.typeName(index->type));
   const int lanes = op->type.lanes(), physical = cVectorLanes(lanes);
   std::string padding = physical == lanes
                             ? ""
                             : "for (int k = " + std::to_string(lanes) + "; k < " + std::to_string(physical) +
                                   "; ++k) tl_value[k] = tl_value[" + std::to_string(lanes - 1) + "]; ";
-  return "({ " + it + " tl_index = " + expr(index) + "; " + vt + " tl_value; for (int k = 0; k < " +
-         std::to_string(index->type.lanes()) + "; ++k) for (int m = 0; m < " + std::to_string(elementLanes) +
-         "; ++m) tl_value[k * " + std::to_string(elementLanes) + " + m] = " + pointer + "[" +
-         offsetText(*op->buffer, "tl_index[k]") + " * " + std::to_string(elementLanes) + " + m]; " + padding +
-         "tl_value; })";
+  out() += "({ " + it + " tl_index = ";
+  expr(index);
+  out() += "; " + vt + " tl_value; for (int k = 0; k < " + std::to_string(index->type.lanes()) +
+           "; ++k) for (int m = 0; m < " + std::to_string(elementLanes) + "; ++m) tl_value[k * " +
+           std::to_string(elementLanes) + " + m] = " + pointer + "[";
+  offsetText(*op->buffer, "tl_index[k]");
+  out() += " * " + std::to_string(elementLanes) + " + m]; " + padding + "tl_value; })";
 }
 
 } // namespace tirlower

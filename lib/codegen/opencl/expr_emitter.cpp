@@ -22,43 +22,43 @@ std::string KernelEmitter::typeName(DataType type, SourceRange where) {
   return openclTypeName(type, where);
 }
 
-std::string KernelEmitter::visitIntImm(const IntImmNode *op, int, bool) {
-  return openclIntLiteral(op->type, op->value);
+void KernelEmitter::visitIntImm(const IntImmNode *op, int, bool) {
+  return put(openclIntLiteral(op->type, op->value));
 }
 
-std::string KernelEmitter::visitFloatImm(const FloatImmNode *op, int, bool) {
+void KernelEmitter::visitFloatImm(const FloatImmNode *op, int, bool) {
   support_.noteType(op->type);
-  return openclFloatLiteral(op->type, op->value);
+  return put(openclFloatLiteral(op->type, op->value));
 }
 
-std::string KernelEmitter::visitStringImm(const StringImmNode *op, int, bool) {
+void KernelEmitter::visitStringImm(const StringImmNode *op, int, bool) {
   fail(op->loc, "a string is not a value in OpenCL C");
 }
 
-std::string KernelEmitter::visitNot(const NotNode *op, int, bool) {
-  return std::string(op->type.isVector() ? "(~" : "(!") + expr(op->a) + ")";
+void KernelEmitter::visitNot(const NotNode *op, int, bool) {
+  return put(std::string(op->type.isVector() ? "(~" : "(!") + exprText(op->a) + ")");
 }
 
-std::string KernelEmitter::visitBroadcast(const BroadcastNode *op, int, bool) {
+void KernelEmitter::visitBroadcast(const BroadcastNode *op, int, bool) {
   std::string t = typeName(op->type, op->loc);
   if (op->type.isBool())
-    return "((" + t + ")(-(int)(" + expr(op->value) + ")))";
-  return "((" + t + ")(" + expr(op->value) + "))";
+    return put("((" + t + ")(-(int)(" + exprText(op->value) + ")))");
+  return put("((" + t + ")(" + exprText(op->value) + "))");
 }
 
-std::string KernelEmitter::visitLet(const LetNode *op, int, bool) {
+void KernelEmitter::visitLet(const LetNode *op, int, bool) {
   // OpenCL C has no statement expressions: the binding becomes a declaration before the
   // statement that uses it.
-  std::string value = expr(op->value);
+  std::string value = exprText(op->value);
   std::string name = bind(op->var.get(), op->var->name.view());
   if (std::optional<IntRanges::Range> r = ranges_.of(op->value))
     ranges_.set(op->var.get(), *r);
   line("const " + typeName(op->var->type, op->loc) + " " + name + " = " + value + ";");
-  return expr(op->body);
+  return put(exprText(op->body));
 }
 
 std::string KernelEmitter::bare(const Expr &e) {
-  std::string text = expr(e);
+  std::string text = exprText(e);
   if (text.size() < 2 || text.front() != '(' || text.back() != ')')
     return text;
   int depth = 0;
@@ -70,33 +70,33 @@ std::string KernelEmitter::bare(const Expr &e) {
   return text.substr(1, text.size() - 2);
 }
 
-std::string KernelEmitter::visitBinary(const BinaryNode *op, int, bool) {
+void KernelEmitter::visitBinary(const BinaryNode *op, int, bool) {
   const DataType t = op->a->type;
-  auto call2 = [&](const std::string &fn) { return fn + "(" + expr(op->a) + ", " + expr(op->b) + ")"; };
+  auto call2 = [&](const std::string &fn) { return fn + "(" + exprText(op->a) + ", " + exprText(op->b) + ")"; };
   const BinaryPlan plan = binaryForm(op);
   switch (plan.form) {
   case BinaryForm::Floor:
     if (t.isBool())
       fail(op->loc, "floor division of bool values");
-    return call2(plan.op == BinaryOp::FloorDiv ? support_.floorDiv(t, op->loc) : support_.floorMod(t, op->loc));
+    return put(call2(plan.op == BinaryOp::FloorDiv ? support_.floorDiv(t, op->loc) : support_.floorMod(t, op->loc)));
   case BinaryForm::MinMax:
     if (t.isBool())
-      return infix(op, plan.op == BinaryOp::Min ? BinaryOp::And : BinaryOp::Or);
+      return put(infix(op, plan.op == BinaryOp::Min ? BinaryOp::And : BinaryOp::Or));
     typeName(t, op->loc);
-    return call2(plan.op == BinaryOp::Min ? "min" : "max");
-  case BinaryForm::FloatMod: return call2("fmod");
+    return put(call2(plan.op == BinaryOp::Min ? "min" : "max"));
+  case BinaryForm::FloatMod: return put(call2("fmod"));
   case BinaryForm::Trunc:
-    return call2(plan.op == BinaryOp::Div ? support_.truncDiv(t, op->loc) : support_.truncMod(t, op->loc));
-  case BinaryForm::Wrapping: return wrapping(op);
+    return put(call2(plan.op == BinaryOp::Div ? support_.truncDiv(t, op->loc) : support_.truncMod(t, op->loc)));
+  case BinaryForm::Wrapping: return put(wrapping(op));
   case BinaryForm::Infix: break;
   }
-  return infix(op, plan.op);
+  return put(infix(op, plan.op));
 }
 
 std::string KernelEmitter::infix(const BinaryNode *op, BinaryOp kind) {
   const DataType t = op->a->type;
   const bool vector = t.isVector();
-  std::string text = "(" + expr(op->a) + " " + cInfixOperator(kind, vector) + " " + expr(op->b) + ")";
+  std::string text = "(" + exprText(op->a) + " " + cInfixOperator(kind, vector) + " " + exprText(op->b) + ")";
   // Scalars narrower than int are promoted (as in C): the result is converted back so that it
   // wraps at its width like TIR's wherever it is used; ushort products are formed in uint
   // (65535 * 65535 overflows int).
@@ -104,7 +104,7 @@ std::string KernelEmitter::infix(const BinaryNode *op, BinaryOp kind) {
       (kind == BinaryOp::Add || kind == BinaryOp::Sub || kind == BinaryOp::Mul || kind == BinaryOp::Div ||
        kind == BinaryOp::Mod)) {
     if (t.isUInt() && t.bits() == 16 && kind == BinaryOp::Mul)
-      text = "((uint)" + expr(op->a) + " * " + expr(op->b) + ")";
+      text = "((uint)" + exprText(op->a) + " * " + exprText(op->b) + ")";
     return "((" + typeName(t, op->loc) + ")" + text + ")";
   }
   // Vector comparisons give masks as wide as their operands; keep int masks throughout.
@@ -147,7 +147,7 @@ std::string KernelEmitter::unsignedText(const Expr &e) {
 }
 
 // base + (0, 1, 2, 3) * stride; wrapping where a lane may leave a signed type's range.
-std::string KernelEmitter::visitRamp(const RampNode *op, int, bool) {
+void KernelEmitter::visitRamp(const RampNode *op, int, bool) {
   DataType type = op->type;
   std::string t = typeName(type, op->loc), lanes;
   const int64_t *stride = asConstInt(op->stride);
@@ -164,10 +164,10 @@ std::string KernelEmitter::visitRamp(const RampNode *op, int, bool) {
   if (!wrap) {
     for (int k = 0; k < op->lanes; ++k)
       lanes += (k ? ", " : "") + (stride ? openclIntLiteral(op->stride->type, k * *stride) : std::to_string(k));
-    std::string text = "((" + t + ")(" + expr(op->base) + ") + (" + t + ")(" + lanes + ")";
+    std::string text = "((" + t + ")(" + exprText(op->base) + ") + (" + t + ")(" + lanes + ")";
     if (!stride)
-      text += " * (" + t + ")(" + expr(op->stride) + ")";
-    return text + ")";
+      text += " * (" + t + ")(" + exprText(op->stride) + ")";
+    return put(text + ")");
   }
   // In the unsigned type: (uint4)(b) + (uint4)(0u, 5u, 10u, 15u), or * (uint4)(stride).
   DataType u = unsignedType(type);
@@ -180,42 +180,42 @@ std::string KernelEmitter::visitRamp(const RampNode *op, int, bool) {
   std::string offsets = "(" + ut + ")(" + lanes + ")";
   if (!stride)
     offsets += " * (" + ut + ")(" + unsignedText(op->stride) + ")";
-  return "as_" + t + "((" + ut + ")(" + unsignedText(op->base) + ") + " + offsets + ")";
+  return put("as_" + t + "((" + ut + ")(" + unsignedText(op->base) + ") + " + offsets + ")");
 }
 
-std::string KernelEmitter::visitCast(const CastNode *op, int, bool) {
+void KernelEmitter::visitCast(const CastNode *op, int, bool) {
   DataType from = op->value->type, to = op->type;
-  std::string value = expr(op->value);
+  std::string value = exprText(op->value);
   if (from == to)
-    return value;
+    return put(value);
   std::string t = typeName(to, op->loc);
   if (to.isScalar()) {
     if (to.isBool())
-      return "(" + value + " != 0)";
-    return "((" + t + ")" + value + ")";
+      return put("(" + value + " != 0)");
+    return put("((" + t + ")" + value + ")");
   }
   std::string lanes = std::to_string(to.lanes());
   if (to.isBool()) {
     std::string test = "(" + value + " != (" + typeName(from, op->loc) + ")(0))";
-    return maskType(from).bits() == 32 ? test : "convert_int" + lanes + test;
+    return put(maskType(from).bits() == 32 ? test : "convert_int" + lanes + test);
   }
   if (from.isBool())
-    return "convert_" + t + "(-" + value + ")";
-  return "convert_" + t + "(" + value + ")";
+    return put("convert_" + t + "(-" + value + ")");
+  return put("convert_" + t + "(" + value + ")");
 }
 
-std::string KernelEmitter::vectorSelect(const Expr &condition, const Expr &trueValue, const Expr &falseValue,
-                                        SourceRange where) {
-  std::string c = expr(condition), t = expr(trueValue), f = expr(falseValue);
+void KernelEmitter::vectorSelect(const Expr &condition, const Expr &trueValue, const Expr &falseValue,
+                                 SourceRange where) {
+  std::string c = exprText(condition), t = exprText(trueValue), f = exprText(falseValue);
   DataType mask = maskType(trueValue->type);
   if (mask.bits() != 32)
     c = "convert_" + typeName(mask, where) + "(" + c + ")";
-  return "select(" + f + ", " + t + ", " + c + ")";
+  return put("select(" + f + ", " + t + ", " + c + ")");
 }
 
 // Intrinsic calls, spelled as the intrinsic table says: the OpenCL C builtin (which takes
 // vectors as they are), else the table's expansion, else code of its own here.
-std::string KernelEmitter::visitCall(const CallNode *op, int, bool) {
+void KernelEmitter::visitCall(const CallNode *op, int, bool) {
   const IntrinsicInfo *info = op->intrinsic;
   const std::string &name = op->op.str();
   if (!info)
@@ -223,36 +223,36 @@ std::string KernelEmitter::visitCall(const CallNode *op, int, bool) {
   const DataType t = op->type, argType = op->args[0]->type;
   switch (info->id) {
   case IntrinsicId::IfThenElse: return conditional(op->args[0], op->args[1], op->args[2], op->loc);
-  case IntrinsicId::Likely: return expr(op->args[0]);
-  case IntrinsicId::Assume: return "1"; // a hint: its statement emits nothing
+  case IntrinsicId::Likely: return put(exprText(op->args[0]));
+  case IntrinsicId::Assume: return put("1"); // a hint: its statement emits nothing
   case IntrinsicId::CallExtern:
   case IntrinsicId::CallPureExtern:
     fail(op->loc, "T." + name + " cannot be expressed in OpenCL C: a kernel calls no external functions");
-  case IntrinsicId::Reinterpret: return "as_" + typeName(t, op->loc) + "(" + expr(op->args[0]) + ")";
+  case IntrinsicId::Reinterpret: return put("as_" + typeName(t, op->loc) + "(" + exprText(op->args[0]) + ")");
   case IntrinsicId::ShiftLeft:
   case IntrinsicId::ShiftRight:
   case IntrinsicId::BitwiseAnd:
   case IntrinsicId::BitwiseOr:
-  case IntrinsicId::BitwiseXor: return bitwise(op);
+  case IntrinsicId::BitwiseXor: return put(bitwise(op));
   case IntrinsicId::BitwiseNot: {
-    std::string a = expr(op->args[0]);
+    std::string a = exprText(op->args[0]);
     if (t.isBool() && t.isScalar())
-      return "(!" + a + ")";
+      return put("(!" + a + ")");
     if (t.isVector() || t.isBool() || t.bits() >= 32)
-      return "(~" + a + ")";
-    return "((" + typeName(t, op->loc) + ")~" + a + ")";
+      return put("(~" + a + ")");
+    return put("((" + typeName(t, op->loc) + ")~" + a + ")");
   }
   case IntrinsicId::Abs:
     if (t.isUInt())
-      return "(" + expr(op->args[0]) + ")";
+      return put("(" + exprText(op->args[0]) + ")");
     if (t.isInt()) // not OpenCL's abs: its result is unsigned, and PoCL's is poison for MIN
-      return support_.integerAbs(t, op->loc) + "(" + expr(op->args[0]) + ")";
+      return put(support_.integerAbs(t, op->loc) + "(" + exprText(op->args[0]) + ")");
     break;
   default: break;
   }
   if (info->opencl.empty()) {
     if (Expr expanded = expandIntrinsic(*op))
-      return expr(expanded);
+      return put(exprText(expanded));
     fail(op->loc, "intrinsic T." + name + " has no OpenCL C equivalent");
   }
   if (!argType.isFloat())
@@ -260,12 +260,12 @@ std::string KernelEmitter::visitCall(const CallNode *op, int, bool) {
   typeName(argType, op->loc);
   std::string args;
   for (size_t k = 0; k < op->args.size(); ++k)
-    args += (k ? ", " : "") + expr(op->args[k]);
+    args += (k ? ", " : "") + exprText(op->args[k]);
   std::string text = std::string(info->opencl) + "(" + args + ")";
   // isnan & co. give masks as wide as their operand's lanes; keep int masks throughout.
   if (info->rule == TypeRule::FloatPredicate && argType.isVector() && argType.bits() != 32)
-    return "convert_int" + std::to_string(argType.lanes()) + "(" + text + ")";
-  return text;
+    return put("convert_int" + std::to_string(argType.lanes()) + "(" + text + ")");
+  return put(text);
 }
 
 // Shifts and bitwise operations. A signed left shift is done on the unsigned type (OpenCL C
@@ -277,12 +277,12 @@ std::string KernelEmitter::bitwise(const CallNode *op) {
   if (op->intrinsic->id == IntrinsicId::ShiftLeft && t.isInt()) {
     DataType u(DataType::Code::UInt, t.bits(), t.lanes());
     if (t.isVector())
-      return "as_" + typeName(t, op->loc) + "(as_" + typeName(u, op->loc) + "(" + expr(op->args[0]) + ")" + o + "as_" +
-             typeName(u, op->loc) + "(" + expr(op->args[1]) + "))";
-    return "((" + typeName(t, op->loc) + ")((" + typeName(u, op->loc) + ")" + expr(op->args[0]) + o +
-           expr(op->args[1]) + "))";
+      return "as_" + typeName(t, op->loc) + "(as_" + typeName(u, op->loc) + "(" + exprText(op->args[0]) + ")" + o +
+             "as_" + typeName(u, op->loc) + "(" + exprText(op->args[1]) + "))";
+    return "((" + typeName(t, op->loc) + ")((" + typeName(u, op->loc) + ")" + exprText(op->args[0]) + o +
+           exprText(op->args[1]) + "))";
   }
-  std::string text = "(" + expr(op->args[0]) + o + expr(op->args[1]) + ")";
+  std::string text = "(" + exprText(op->args[0]) + o + exprText(op->args[1]) + ")";
   if (t.isScalar() && !t.isBool() && t.bits() < 32)
     return "((" + typeName(t, op->loc) + ")" + text + ")";
   return text;

@@ -13,7 +13,7 @@ constexpr const char *kErrorFlag = "tl_error";
 } // namespace
 
 KernelEmitter::KernelEmitter(const PrimFuncNode &func, OpenCLSupport &support)
-    : CFamilyEmitter(func, AccessCensus::of(func.body)), support_(support), census_(takeCensus(func)) {
+    : CFamilyEmitter(func, AccessCensus::of(func.body), text_), support_(support), census_(takeCensus(func)) {
   dropUnusedConstantLets_ = true;
 }
 
@@ -171,7 +171,7 @@ void KernelEmitter::emitThreadIndex(const VarNode *var, std::string_view tag, co
   bool zeroMin = asConstInt(min) && *asConstInt(min) == 0;
   std::string value = "(" + t + ")" + id;
   if (!zeroMin)
-    value = expr(min) + " + " + value;
+    value = exprText(min) + " + " + value;
   std::string name = bind(var, var->name.view());
   line("const " + t + " " + name + " = " + value + ";");
   int64_t launched = axis->isBlock ? census_.groups[axis->dim] : census_.local[axis->dim];
@@ -181,7 +181,7 @@ void KernelEmitter::emitThreadIndex(const VarNode *var, std::string_view tag, co
   if (own && *own == launched)
     return emitStmt(body);
   // A shorter loop on an axis that another loop launched wider: the extra work-items idle.
-  line("if (" + std::string(zeroMin ? name : name + " - (" + expr(min) + ")") + " < " + expr(extent) + ") {");
+  line("if (" + std::string(zeroMin ? name : name + " - (" + exprText(min) + ")") + " < " + exprText(extent) + ") {");
   block(body);
   line("}");
 }

@@ -15,9 +15,15 @@
 
 namespace tirlower {
 
+// The kernel's statements, written before the declarations they need are known (constructed
+// before CFamilyEmitter, which appends to it).
+struct KernelText {
+  std::string text_;
+};
+
 // Every operation is parenthesised: expressions ignore the precedence arguments of
 // CFamilyEmitter.
-class KernelEmitter final : private CFamilyEmitter {
+class KernelEmitter final : private KernelText, private CFamilyEmitter {
 public:
   KernelEmitter(const PrimFuncNode &func, OpenCLSupport &support);
   // The geometry comment, signature and body of the kernel; fills `launch`.
@@ -54,18 +60,20 @@ private:
                       SourceRange where) override;
 
   // ---- expressions (expr_emitter.cpp)
-  // expr() without the parentheses around the whole text, for statement-level positions.
+  // Appends text to out().
+  void put(const std::string &text) { out() += text; }
+  // exprText() without the parentheses around the whole text, for statement-level positions.
   std::string bare(const Expr &e);
-  std::string statementExpr(const Expr &e) override { return bare(e); }
-  std::string visitIntImm(const IntImmNode *op, int, bool) override;
-  std::string visitFloatImm(const FloatImmNode *op, int, bool) override;
-  std::string visitStringImm(const StringImmNode *op, int, bool) override;
-  std::string visitNot(const NotNode *op, int, bool) override;
-  std::string visitBroadcast(const BroadcastNode *op, int, bool) override;
-  std::string visitLet(const LetNode *op, int, bool) override;
-  std::string visitBinary(const BinaryNode *op, int, bool) override;
+  void statementExpr(const Expr &e) override { put(bare(e)); }
+  void visitIntImm(const IntImmNode *op, int, bool) override;
+  void visitFloatImm(const FloatImmNode *op, int, bool) override;
+  void visitStringImm(const StringImmNode *op, int, bool) override;
+  void visitNot(const NotNode *op, int, bool) override;
+  void visitBroadcast(const BroadcastNode *op, int, bool) override;
+  void visitLet(const LetNode *op, int, bool) override;
+  void visitBinary(const BinaryNode *op, int, bool) override;
   std::string infix(const BinaryNode *op, BinaryOp kind);
-  std::string visitRamp(const RampNode *op, int, bool) override;
+  void visitRamp(const RampNode *op, int, bool) override;
   // Signed +, -, * that may overflow, computed in the unsigned type of its width and
   // reinterpreted (as_int(as_uint(a) + as_uint(b))): it wraps like TIR's, where OpenCL C, like
   // C, leaves signed overflow undefined.
@@ -73,12 +81,11 @@ private:
   // A signed integer value as the unsigned type of its width: a literal for a constant, the
   // unsigned form of a wrapping operation, else as_uintN(value).
   std::string unsignedText(const Expr &e);
-  std::string visitCast(const CastNode *op, int, bool) override;
-  std::string visitCall(const CallNode *op, int, bool) override;
+  void visitCast(const CastNode *op, int, bool) override;
+  void visitCall(const CallNode *op, int, bool) override;
   std::string bitwise(const CallNode *op);
   // select(f, t, mask) with the mask as wide as the values' lanes.
-  std::string vectorSelect(const Expr &condition, const Expr &trueValue, const Expr &falseValue,
-                           SourceRange where) override;
+  void vectorSelect(const Expr &condition, const Expr &trueValue, const Expr &falseValue, SourceRange where) override;
   std::string typeName(DataType type, SourceRange where) override;
 
   // ---- memory (memory_access.cpp)
@@ -87,7 +94,7 @@ private:
   void checkDeclaredBuffer(const Buffer &buffer, SourceRange where) override { checkRank(*buffer, where); }
   Expr physicalIndex(const BufferNode &buffer, const Expr &index);
   std::vector<std::string> laneIndices(const Expr &index);
-  std::string visitBufferLoad(const BufferLoadNode *op, int, bool) override;
+  void visitBufferLoad(const BufferLoadNode *op, int, bool) override;
   void visitBufferStore(const BufferStoreNode *op) override;
   std::string imageLoad(const BufferLoadNode *op, const Pointer &image);
   void imageStore(const BufferStoreNode *op, const Pointer &image);

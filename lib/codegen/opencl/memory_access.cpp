@@ -123,25 +123,25 @@ std::vector<std::string> KernelEmitter::laneIndices(const Expr &index) {
   std::vector<std::string> lanes;
   if (const auto *ramp = index.as<RampNode>()) {
     bool simple = ramp->base->kind() == ExprKind::Var || ramp->base->kind() == ExprKind::IntImm;
-    std::string base = simple ? expr(ramp->base) : temp(ramp->base->type, expr(ramp->base), ramp->loc);
+    std::string base = simple ? exprText(ramp->base) : temp(ramp->base->type, exprText(ramp->base), ramp->loc);
     const int64_t *stride = asConstInt(ramp->stride);
-    std::string step = stride ? "" : temp(ramp->stride->type, expr(ramp->stride), ramp->loc);
+    std::string step = stride ? "" : temp(ramp->stride->type, exprText(ramp->stride), ramp->loc);
     for (int k = 0; k < ramp->lanes; ++k)
       lanes.push_back(k == 0   ? base
                       : stride ? "(" + base + " + " + openclIntLiteral(ramp->base->type, k * *stride) + ")"
                                : "(" + base + " + " + std::to_string(k) + " * " + step + ")");
     return lanes;
   }
-  std::string all = temp(index->type, expr(index), index->loc);
+  std::string all = temp(index->type, exprText(index), index->loc);
   for (int k = 0; k < index->type.lanes(); ++k)
     lanes.push_back(all + swizzle(k, 1));
   return lanes;
 }
 
-std::string KernelEmitter::visitBufferLoad(const BufferLoadNode *op, int, bool) {
+void KernelEmitter::visitBufferLoad(const BufferLoadNode *op, int, bool) {
   const Pointer pointer = pointerOf(op->buffer, op->loc);
   if (pointer.image)
-    return imageLoad(op, pointer);
+    return put(imageLoad(op, pointer));
   DataType element = op->buffer->dtype, result = op->type;
   Expr index = physicalIndex(*op->buffer, op->indices.back());
   std::string t = typeName(result, op->loc), p = pointer.name;
@@ -151,20 +151,20 @@ std::string KernelEmitter::visitBufferLoad(const BufferLoadNode *op, int, bool) 
     m = 1;
   if (index->type.isScalar()) {
     if (scalarPointer)
-      return "vload" + std::to_string(element.lanes()) + "(" + expr(index) + ", " + p + ")";
+      return put("vload" + std::to_string(element.lanes()) + "(" + exprText(index) + ", " + p + ")");
     std::string text = p + "[" + bare(index) + "]";
-    return element.isBool() ? "(" + text + " != 0)" : text;
+    return put(element.isBool() ? "(" + text + " != 0)" : text);
   }
   const RampNode *ramp = unitRamp(index);
   int lanes = result.lanes();
   if (ramp && pointer.type.isScalar() && isOpenCLVectorWidth(lanes)) {
-    std::string base = expr(ramp->base);
+    std::string base = exprText(ramp->base);
     if (m > 1)
       base = "(" + base + ") * " + std::to_string(m);
     std::string text = "vload" + std::to_string(lanes) + "(0, " + p + " + " + base + ")";
     if (!element.isBool())
-      return text;
-    return "convert_int" + std::to_string(lanes) + "(" + text + " != (uchar" + std::to_string(lanes) + ")(0))";
+      return put(text);
+    return put("convert_int" + std::to_string(lanes) + "(" + text + " != (uchar" + std::to_string(lanes) + ")(0))");
   }
   if (element.isBool())
     fail(op->loc, "a non-contiguous vector access of bool buffer " + quotedBufferName(*op->buffer));
@@ -173,7 +173,7 @@ std::string KernelEmitter::visitBufferLoad(const BufferLoadNode *op, int, bool) 
     parts += (parts.empty() ? "" : ", ") +
              (scalarPointer ? "vload" + std::to_string(element.lanes()) + "(" + lane + ", " + p + ")"
                             : p + "[" + lane + "]");
-  return "((" + t + ")(" + parts + "))";
+  return put("((" + t + ")(" + parts + "))");
 }
 
 void KernelEmitter::visitBufferStore(const BufferStoreNode *op) {
@@ -188,13 +188,13 @@ void KernelEmitter::visitBufferStore(const BufferStoreNode *op) {
   std::string n = std::to_string(element.lanes());
   if (index->type.isScalar()) {
     if (scalarPointer)
-      return line("vstore" + n + "(" + value + ", " + expr(index) + ", " + p + ");");
+      return line("vstore" + n + "(" + value + ", " + exprText(index) + ", " + p + ");");
     return line(p + "[" + bare(index) + "] = " + (element.isBool() ? "(uchar)(" + value + ")" : value) + ";");
   }
   const RampNode *ramp = unitRamp(index);
   int lanes = valueType.lanes();
   if (ramp && pointer.type.isScalar() && isOpenCLVectorWidth(lanes)) {
-    std::string base = expr(ramp->base);
+    std::string base = exprText(ramp->base);
     if (m > 1)
       base = "(" + base + ") * " + std::to_string(m);
     if (element.isBool())
@@ -218,7 +218,7 @@ void KernelEmitter::visitBufferStore(const BufferStoreNode *op) {
 // ---- images -------------------------------------------------------------------------------------
 
 std::string KernelEmitter::texel(const Pointer &image, const std::string &x, const Expr &row) {
-  std::string y = expr(row);
+  std::string y = exprText(row);
   if (row->type != DataType::int32())
     y = "(int)(" + y + ")";
   return "read_imagef(" + image.name + ", " + support_.sampler() + ", (int2)(" + x + ", " + y + "))";
@@ -231,17 +231,17 @@ std::string KernelEmitter::imageLoad(const BufferLoadNode *op, const Pointer &im
   std::string t = typeName(op->type, op->loc);
   if (col->type.isScalar()) {
     if (texelElements)
-      return texel(image, x(expr(col)), row);
+      return texel(image, x(exprText(col)), row);
     std::string c = col->kind() == ExprKind::Var || col->kind() == ExprKind::IntImm
-                        ? expr(col)
-                        : temp(col->type, expr(col), op->loc);
+                        ? exprText(col)
+                        : temp(col->type, exprText(col), op->loc);
     return support_.texelLane() + "(" + texel(image, x(c), row) + ", (int)(" + c + ") % 4)";
   }
   const RampNode *ramp = unitRamp(col);
   std::string parts;
   if (!texelElements && ramp && isMultipleOf4(ramp->base) && ramp->lanes % 4 == 0) {
     // Whole texels: lanes [base, base + 4k) are texels base / 4 + j.
-    std::string first = temp(DataType::int32(), x(expr(ramp->base)), op->loc);
+    std::string first = temp(DataType::int32(), x(exprText(ramp->base)), op->loc);
     for (int j = 0; j < ramp->lanes / 4; ++j)
       parts += (j ? ", " : "") + texel(image, j ? "(" + first + " + " + std::to_string(j) + ")" : first, row);
     return ramp->lanes == 4 ? parts : "((" + t + ")(" + parts + "))";
@@ -256,7 +256,7 @@ std::string KernelEmitter::imageLoad(const BufferLoadNode *op, const Pointer &im
 void KernelEmitter::imageStore(const BufferStoreNode *op, const Pointer &image) {
   const Expr &row = op->indices[0], &col = op->indices[1];
   bool texelElements = op->buffer->dtype.isVector();
-  std::string y = expr(row);
+  std::string y = exprText(row);
   if (row->type != DataType::int32())
     y = "(int)(" + y + ")";
   auto write = [&](const std::string &x, const std::string &v) {
@@ -270,13 +270,13 @@ void KernelEmitter::imageStore(const BufferStoreNode *op, const Pointer &image) 
     if (ramp->lanes == 4)
       return write("(int)(" + bare(ramp->base) + ") / 4", value);
     std::string v = temp(op->value->type, value, op->loc);
-    std::string first = temp(DataType::int32(), "(int)(" + expr(ramp->base) + ") / 4", op->loc);
+    std::string first = temp(DataType::int32(), "(int)(" + exprText(ramp->base) + ") / 4", op->loc);
     for (int j = 0; j < ramp->lanes / 4; ++j)
       write(j ? "(" + first + " + " + std::to_string(j) + ")" : first, v + swizzle(4 * j, 4));
     return;
   }
   if (texelElements) {
-    std::string v = temp(op->value->type, expr(op->value), op->loc);
+    std::string v = temp(op->value->type, exprText(op->value), op->loc);
     std::vector<std::string> lanes = laneIndices(col);
     for (size_t k = 0; k < lanes.size(); ++k)
       write("(int)(" + lanes[k] + ")", v + swizzle(static_cast<int>(k) * 4, 4));
