@@ -41,6 +41,10 @@ void appendQuoted(std::string &out, const std::string &text) {
 }
 
 template <typename T> void appendNumber(std::string &out, T v) {
+  if (static_cast<uint64_t>(v) < 10) { // most integers written (a negative one is not)
+    out += static_cast<char>('0' + v);
+    return;
+  }
   char buffer[24];
   std::to_chars_result r = std::to_chars(buffer, buffer + sizeof buffer, v);
   out.append(buffer, static_cast<size_t>(r.ptr - buffer));

@@ -143,8 +143,8 @@ bool fitsType(const IntRanges::Range &r, DataType t) {
 std::optional<IntRanges::Range> IntRanges::of(const Expr &e) const {
   if (!e->type.isScalar() || !(e->type.isInt() || e->type.isUInt()))
     return std::nullopt;
-  if (const int64_t *v = asConstInt(e))
-    return IntRange{*v, *v};
+  if (const auto *imm = e.as<IntImmNode>())
+    return IntRange{imm->value, imm->value};
   if (const auto *var = e.as<VarNode>()) {
     auto it = ranges_.find(var);
     return it == ranges_.end() ? std::nullopt : std::optional<IntRange>(it->second);
