@@ -3,6 +3,8 @@
 // storage and returns 1. `T.parallel` (and every other loop kind) runs serially.
 #include "codegen/llvm/function_lowering.h"
 
+#include <algorithm>
+
 #include <llvm/IR/Attributes.h>
 
 #include "ir/access_census.h"
@@ -104,11 +106,17 @@ void FunctionLowering::visitSeqStmt(const SeqStmtNode *op) {
 }
 
 void FunctionLowering::visitLetStmt(const LetStmtNode *op) {
-  llvm::Value *value = lowerExpr(op->value);
-  value->setName(op->var->name.str());
   if (op->value->type.isIndex())
     letSets_[op->var.get()] = modularSet(op->value);
-  bind(op->var.get(), value);
+  if (op->var->type.isInt() && op->var->type.bits() == 32 && op->var->type.isScalar()) {
+    IndexValue value = lowerIndex(op->value);
+    value.value->setName(op->var->name.str());
+    bindIndex(op->var.get(), value);
+  } else {
+    llvm::Value *value = lowerExpr(op->value);
+    value->setName(op->var->name.str());
+    bind(op->var.get(), value);
+  }
   lowerStmt(op->body);
   unbind(op->var.get());
 }
@@ -152,11 +160,30 @@ void FunctionLowering::visitEvaluate(const EvaluateNode *op) {
 
 void FunctionLowering::visitFor(const ForNode *op) {
   DataType type = op->loopVar->type;
-  llvm::Value *begin = lowerExpr(op->min);
   const int64_t *constantMin = asConstInt(op->min);
-  llvm::Value *extent = lowerExpr(op->extent);
-  llvm::Value *end =
-      constantMin && *constantMin == 0 ? extent : builder_.CreateAdd(begin, extent, op->loopVar->name.str() + ".end");
+  llvm::Value *begin = nullptr, *end = nullptr;
+  // An int32 loop whose end provably fits in int32 runs an i64 variable (lower_index.cpp).
+  IndexRange range;
+  bool wide = false;
+  if (type.isInt() && type.bits() == 32) {
+    IndexValue first = lowerIndex(op->min), extent = lowerIndex(op->extent);
+    int64_t lastHi = first.range.hi + extent.range.hi - 1;
+    wide = (first.wide || extent.wide) && first.range.lo + extent.range.lo >= INT32_MIN && lastHi < INT32_MAX;
+    // The loop variable lies in [min, min + extent - 1] whenever the body runs.
+    range = {first.range.lo, std::max(first.range.lo, lastHi)};
+    begin = wide ? wideOf(first) : narrowOf(first);
+    llvm::Value *count = wide ? wideOf(extent) : narrowOf(extent);
+    end = constantMin && *constantMin == 0
+              ? count
+              : builder_.CreateAdd(begin, count, op->loopVar->name.str() + ".end", false, wide);
+    if (!wide)
+      range = {};
+  } else {
+    begin = lowerExpr(op->min);
+    llvm::Value *extent = lowerExpr(op->extent);
+    end = constantMin && *constantMin == 0 ? extent
+                                           : builder_.CreateAdd(begin, extent, op->loopVar->name.str() + ".end");
+  }
   llvm::BasicBlock *preheader = builder_.GetInsertBlock();
   llvm::BasicBlock *header = newBlock("for.header");
   llvm::BasicBlock *body = newBlock("for.body");
@@ -164,17 +191,21 @@ void FunctionLowering::visitFor(const ForNode *op) {
   builder_.CreateBr(header);
 
   builder_.SetInsertPoint(header);
-  llvm::PHINode *index = builder_.CreatePHI(typeOf(type), 2, op->loopVar->name.str());
+  llvm::PHINode *index = builder_.CreatePHI(wide ? builder_.getInt64Ty() : typeOf(type), 2, op->loopVar->name.str());
   index->addIncoming(begin, preheader);
   llvm::Value *more = type.isUInt() ? builder_.CreateICmpULT(index, end) : builder_.CreateICmpSLT(index, end);
   builder_.CreateCondBr(more, body, exit);
 
   builder_.SetInsertPoint(body);
-  bind(op->loopVar.get(), index);
+  if (wide)
+    bindIndex(op->loopVar.get(), {index, range, true});
+  else
+    bind(op->loopVar.get(), index);
   lowerStmt(op->body);
   unbind(op->loopVar.get());
   // index < end, so the increment cannot overflow.
-  llvm::Value *next = builder_.CreateAdd(index, constantOf(type, 1), op->loopVar->name.str() + ".next",
+  llvm::Value *one = wide ? builder_.getInt64(1) : constantOf(type, 1);
+  llvm::Value *next = builder_.CreateAdd(index, one, op->loopVar->name.str() + ".next",
                                          /*HasNUW=*/type.isUInt(), /*HasNSW=*/type.isInt());
   index->addIncoming(next, builder_.GetInsertBlock());
   builder_.CreateBr(header);
@@ -252,10 +283,7 @@ void FunctionLowering::allocate(const VarNode *data, DataType dtype, const std::
   }
   llvm::Value *bytes = builder_.getInt64(static_cast<uint64_t>(dtype.lanes() * element.laneBytes()));
   for (const Expr &extent : extents) {
-    llvm::Value *value = lowerExpr(extent);
-    value = extent->type.isUInt() ? builder_.CreateZExtOrTrunc(value, builder_.getInt64Ty())
-                                  : builder_.CreateSExtOrTrunc(value, builder_.getInt64Ty());
-    bytes = builder_.CreateMul(bytes, value);
+    bytes = builder_.CreateMul(bytes, lowerOffset(extent));
   }
   // malloc(0) may return null, which would read as a failed allocation.
   bytes = builder_.CreateBinaryIntrinsic(llvm::Intrinsic::umax, bytes, builder_.getInt64(1));

@@ -28,6 +28,22 @@ struct ModularSet {
   int64_t base = 0;
 };
 
+// The values an int32 index expression may take: lo <= value <= hi, always within int32.
+struct IndexRange {
+  int64_t lo = INT32_MIN;
+  int64_t hi = INT32_MAX;
+};
+
+// An int32 index expression lowered for address arithmetic: `wide` values are i64 and equal to
+// the TIR value (every intermediate result was proven to fit in int32, so computing it in 64 bits
+// changes nothing); others are the i32 value computed with wrap-around.
+struct IndexValue {
+  llvm::Value *value = nullptr;
+  IndexRange range;
+  bool wide = false;
+  const VarNode *var = nullptr; // the variable this value is, if any (its i32 value is shared)
+};
+
 // Expressions lower through ExprFunctor (one method per node kind, returning the value),
 // statements through StmtFunctor (one method per node kind, emitting at the insert point).
 class FunctionLowering : private ExprFunctor<llvm::Value *(const Expr &)>, private StmtFunctor<void(const Stmt &)> {
@@ -80,7 +96,19 @@ private:
   llvm::Value *visitRamp(const RampNode *op) override;
   llvm::Value *valueOf(const VarNode *var, SourceRange where);
   void bind(const VarNode *var, llvm::Value *value);
-  void unbind(const VarNode *var) { values_.erase(var); }
+  void bindIndex(const VarNode *var, const IndexValue &value);
+  void unbind(const VarNode *var) {
+    values_.erase(var);
+    wideValues_.erase(var);
+  }
+  // ---- lower_index.cpp: int32 index arithmetic in 64 bits where it provably fits -----------
+  IndexValue lowerIndex(const Expr &expr);
+  IndexValue indexBinary(const BinaryNode *op);
+  IndexValue indexDivMod(const BinaryNode *op, int64_t divisor);
+  llvm::Value *wideOf(const IndexValue &value);
+  llvm::Value *narrowOf(const IndexValue &value);
+  llvm::Value *lowerOffset(const Expr &index); // any integer index as i64
+  llvm::Value *lowerIndexCompare(const BinaryNode *op);
 
   // ---- lower_access.cpp ------------------------------------------------------------------
   llvm::Value *visitBufferLoad(const BufferLoadNode *op) override;
@@ -120,6 +148,12 @@ private:
   llvm::BasicBlock *entry_ = nullptr;
 
   std::unordered_map<const VarNode *, llvm::Value *> values_;
+  // int32 loop and let variables held as i64 (their i32 value in values_ is made on first use)
+  struct WideVar {
+    llvm::Value *value;
+    IndexRange range;
+  };
+  std::unordered_map<const VarNode *, WideVar> wideValues_;
   std::unordered_map<const VarNode *, ModularSet> letSets_;     // index analysis of let-bound values
   std::unordered_map<const VarNode *, uint64_t> dataAlignment_; // bytes; absent: element alignment
   std::vector<llvm::Value *> heap_;                             // live malloc'ed pointers, in order

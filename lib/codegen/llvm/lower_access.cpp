@@ -89,10 +89,7 @@ llvm::Value *FunctionLowering::elementPointer(llvm::Type *element, llvm::Value *
 }
 
 llvm::Value *FunctionLowering::elementPointer(const BufferNode &buffer, llvm::Value *base, const Expr &scalarIndex) {
-  llvm::Value *index = lowerExpr(scalarIndex);
-  index = scalarIndex->type.isUInt() ? builder_.CreateZExtOrTrunc(index, builder_.getInt64Ty())
-                                     : builder_.CreateSExtOrTrunc(index, builder_.getInt64Ty());
-  return elementPointer(memoryTypeOf(buffer.dtype.element()), base, index);
+  return elementPointer(memoryTypeOf(buffer.dtype.element()), base, lowerOffset(scalarIndex));
 }
 
 // The scalar index of the first scalar of index lane k: index[k] * elementLanes, as i64.

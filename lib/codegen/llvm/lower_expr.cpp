@@ -54,9 +54,22 @@ void FunctionLowering::bind(const VarNode *var, llvm::Value *value) {
 
 llvm::Value *FunctionLowering::valueOf(const VarNode *var, SourceRange where) {
   auto it = values_.find(var);
-  if (it == values_.end())
+  if (it != values_.end())
+    return it->second;
+  auto wide = wideValues_.find(var);
+  if (wide == wideValues_.end())
     throw CompileError(where, "LLVM emitter: variable '" + var->name.str() + "' is used outside its definition");
-  return it->second;
+  // An int32 variable held as i64: its i32 value, made once, right after the i64 value's
+  // definition (so it dominates every use of the variable).
+  llvm::IRBuilderBase::InsertPointGuard guard(builder_);
+  llvm::Value *value = wide->second.value;
+  if (auto *phi = llvm::dyn_cast<llvm::PHINode>(value))
+    builder_.SetInsertPoint(phi->getParent(), phi->getParent()->getFirstInsertionPt());
+  else if (auto *instruction = llvm::dyn_cast<llvm::Instruction>(value))
+    builder_.SetInsertPoint(instruction->getParent(), std::next(instruction->getIterator()));
+  llvm::Value *narrow = builder_.CreateTrunc(value, builder_.getInt32Ty(), var->name.str() + ".i32");
+  values_[var] = narrow;
+  return narrow;
 }
 
 llvm::Value *FunctionLowering::lowerExpr(const Expr &expr) { return visitExpr(expr); }
@@ -81,6 +94,12 @@ llvm::Value *FunctionLowering::visitSelect(const SelectNode *op) {
 }
 
 llvm::Value *FunctionLowering::visitCast(const CastNode *op) {
+  // int32 to int64, as int64-indexed modules widen their int32 indices: 64-bit index arithmetic
+  // where it fits (lower_index.cpp), so that no trunc/sext pair of a 64-bit loop variable remains.
+  DataType from = op->value->type;
+  if (op->type.isInt() && op->type.bits() == 64 && op->type.isScalar() && from.isInt() && from.bits() == 32 &&
+      from.isScalar())
+    return wideOf(lowerIndex(op->value));
   return lowerCast(op->type, op->value->type, lowerExpr(op->value));
 }
 
@@ -89,10 +108,12 @@ llvm::Value *FunctionLowering::visitBroadcast(const BroadcastNode *op) {
 }
 
 llvm::Value *FunctionLowering::visitLet(const LetNode *op) {
-  llvm::Value *value = lowerExpr(op->value);
   if (op->value->type.isIndex())
     letSets_[op->var.get()] = modularSet(op->value);
-  bind(op->var.get(), value);
+  if (op->var->type.isInt() && op->var->type.bits() == 32 && op->var->type.isScalar())
+    bindIndex(op->var.get(), lowerIndex(op->value));
+  else
+    bind(op->var.get(), lowerExpr(op->value));
   llvm::Value *body = lowerExpr(op->body);
   unbind(op->var.get());
   return body;
@@ -113,6 +134,8 @@ llvm::Value *FunctionLowering::visitBinary(const BinaryNode *op) {
     return lowerShortCircuit(op);
   if (llvm::Value *fused = lowerMulAdd(op))
     return fused;
+  if (isComparison(op->op) && op->a->type.isInt() && op->a->type.bits() == 32 && op->a->type.isScalar())
+    return lowerIndexCompare(op);
   llvm::Value *a = lowerExpr(op->a);
   llvm::Value *b = lowerExpr(op->b);
   if (isComparison(op->op))

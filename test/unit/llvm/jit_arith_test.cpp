@@ -256,3 +256,65 @@ TEST_CASE("a * b + c contracts into one rounding only with --fp-contract=on on a
       CHECK(compute("native", true, level) == oneRounding);
   }
 }
+
+TEST_CASE("int32 index arithmetic: 64-bit where it provably fits, wrapping where it may not", "[llvm][jit]") {
+  // for i < 8: v = i * 1000000000 (wraps from i = 3 on); W[i] = v; L[i] = v < 0;
+  // F[i] = A[floordiv(i - 5, 2) + 3]; M[i] = A[floormod(i - 5, 3)]; T[i] = A[(i * 3) / 4]
+  FuncBuilder fb("indexwidth");
+  DataType t = DataType::int32();
+  Buffer a = fb.bufferParam("A", 8, t);
+  Buffer w = fb.bufferParam("W", 8, t), l = fb.bufferParam("L", 8, t);
+  Buffer f = fb.bufferParam("F", 8, t), m = fb.bufferParam("M", 8, t), tq = fb.bufferParam("T", 8, t);
+  Var i = var("i"), v = var("v");
+  Expr iMinus5 = bin(BinaryOp::Sub, i, i32(5));
+  Stmt body = LetStmtNode::make(
+      v, bin(BinaryOp::Mul, i, i32(1000000000)),
+      seq({store(w, v, i), store(l, SelectNode::make(bin(BinaryOp::LT, v, i32(0)), i32(1), i32(0)), i),
+           store(f, load(a, bin(BinaryOp::Add, floordiv(iMinus5, i32(2)), i32(3))), i),
+           store(m, load(a, floormod(iMinus5, i32(3))), i),
+           store(tq, load(a, bin(BinaryOp::Div, bin(BinaryOp::Mul, i, i32(3)), i32(4))), i)}));
+  PrimFunc func = fb.build(loop(i, i32(8), body));
+
+  std::vector<int32_t> input = {10, 11, 12, 13, 14, 15, 16, 17};
+  auto interpBufferOf = [](const std::vector<int32_t> &values) {
+    auto data = std::make_shared<BufferData>(DataType::int32(), values.size());
+    for (size_t k = 0; k < values.size(); ++k)
+      data->setInt(k, values[k]);
+    return data;
+  };
+  std::vector<ArgValue> args = {ArgValue::ofBuffer(interpBufferOf(input))};
+  for (int k = 0; k < 5; ++k)
+    args.push_back(ArgValue::ofBuffer(interpBufferOf(std::vector<int32_t>(8, 0))));
+  REQUIRE(run(func, args).ok());
+
+  for (int level : {0, 3}) {
+    LLVMEmitOptions options;
+    options.optLevel = level;
+    JitModule jit(moduleOf({func}), options);
+    using Fn = int32_t (*)(const int32_t *, int32_t *, int32_t *, int32_t *, int32_t *, int32_t *);
+    std::vector<int32_t> ws(8), ls(8), fs(8), ms(8), ts(8);
+    REQUIRE(jit.function<Fn>("indexwidth")(input.data(), ws.data(), ls.data(), fs.data(), ms.data(), ts.data()) == 0);
+    if (level == 0) {
+      // The in-range indices are i64 arithmetic on an i64 loop variable; the product that may
+      // wrap is i32 arithmetic on the variable's i32 value.
+      const std::string &ir = jit.irText();
+      INFO(ir);
+      CHECK(ir.find("%i = phi i64") != std::string::npos);
+      CHECK(ir.find("%i.i32 = trunc i64 %i to i32") != std::string::npos);
+      CHECK(ir.find("mul i32 %i.i32, 1000000000") != std::string::npos);
+      CHECK(ir.find("lshr i64") != std::string::npos);
+    }
+    for (int k = 0; k < 8; ++k) {
+      INFO("i = " << k << " at O" << level);
+      auto wrapped = static_cast<int32_t>(static_cast<uint32_t>(k) * 1000000000u);
+      CHECK(ws[k] == wrapped);
+      CHECK(ls[k] == (wrapped < 0 ? 1 : 0));
+      CHECK(fs[k] == input[static_cast<size_t>(std::floor((k - 5) / 2.0) + 3)]);
+      CHECK(ms[k] == input[static_cast<size_t>(((k - 5) % 3 + 3) % 3)]);
+      CHECK(ts[k] == input[static_cast<size_t>(k * 3 / 4)]);
+      for (size_t out = 0; out < 5; ++out)
+        CHECK(args[out + 1].buffer->getInt(static_cast<size_t>(k)) ==
+              std::vector<int32_t>{ws[k], ls[k], fs[k], ms[k], ts[k]}[out]);
+    }
+  }
+}

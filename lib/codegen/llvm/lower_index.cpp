@@ -1,0 +1,184 @@
+// Index arithmetic of the LLVM lowering in pointer width. TIR indices are mostly int32, and
+// addresses are 64-bit: lowering `A[i * 32 + j]` as i32 arithmetic sign-extended at the access
+// leaves LLVM's IndVarSimplify and loop strength reduction to prove, loop by loop, that nothing
+// wraps before they can use 64-bit induction variables. Here the emitter proves it itself: an
+// int32 expression whose every intermediate result provably fits in int32 (from the bounds of
+// constants, loop variables and lets; a parameter or a load may be any int32) is computed in i64
+// with `nsw` flags, which gives exactly the TIR value. Where an intermediate result may wrap, that
+// subexpression is computed in i32 with wrap-around as before, so the result never changes.
+//
+// Users: buffer offsets (lowerOffset), the bounds and variable of an int32 loop whose end fits in
+// int32 (an i64 phi), int32 lets of such values, comparisons of two such values, and casts of
+// int32 values to int64 (visitCast; int64-indexed modules widen their indices so). A variable
+// held as i64 gets its i32 value (a `trunc`, named `<name>.i32`) where another use needs it.
+#include <algorithm>
+
+#include "codegen/llvm/function_lowering.h"
+
+namespace tirlower {
+
+namespace {
+
+bool fitsInt32(int64_t value) { return value >= INT32_MIN && value <= INT32_MAX; }
+
+bool fitsInt32(IndexRange range) { return fitsInt32(range.lo) && fitsInt32(range.hi); }
+
+IndexRange rangeOfType(DataType type) {
+  if (type.isBool())
+    return {0, 1};
+  if (type.isIntOrUInt() && type.bits() < 32)
+    return type.isInt() ? IndexRange{-(int64_t(1) << (type.bits() - 1)), (int64_t(1) << (type.bits() - 1)) - 1}
+                        : IndexRange{0, (int64_t(1) << type.bits()) - 1};
+  return {};
+}
+
+bool isInt32(DataType type) { return type.isInt() && type.bits() == 32 && type.isScalar(); }
+
+// Floor division of a by a positive b.
+int64_t floorDivide(int64_t a, int64_t b) { return a / b - (a % b != 0 && a < 0 ? 1 : 0); }
+
+} // namespace
+
+llvm::Value *FunctionLowering::wideOf(const IndexValue &value) {
+  return value.wide ? value.value : builder_.CreateSExt(value.value, builder_.getInt64Ty());
+}
+
+llvm::Value *FunctionLowering::narrowOf(const IndexValue &value) {
+  if (!value.wide)
+    return value.value;
+  return value.var ? valueOf(value.var, value.var->loc) : builder_.CreateTrunc(value.value, builder_.getInt32Ty());
+}
+
+void FunctionLowering::bindIndex(const VarNode *var, const IndexValue &value) {
+  if (value.wide)
+    wideValues_[var] = {value.value, value.range};
+  else
+    bind(var, value.value);
+}
+
+IndexValue FunctionLowering::lowerIndex(const Expr &expr) {
+  auto narrow = [&](llvm::Value *value, IndexRange range = {}) { return IndexValue{value, range, false}; };
+  if (const int64_t *constant = asConstInt(expr))
+    return {builder_.getInt64(static_cast<uint64_t>(*constant)), {*constant, *constant}, true};
+  if (const auto *var = expr.as<VarNode>()) {
+    auto it = wideValues_.find(var);
+    if (it != wideValues_.end())
+      return {it->second.value, it->second.range, true, var};
+    return narrow(valueOf(var, var->loc));
+  }
+  if (const auto *cast = expr.as<CastNode>()) {
+    DataType from = cast->value->type;
+    if (isInt32(from))
+      return lowerIndex(cast->value);
+    if (from.isScalar() && (from.isBool() || (from.isIntOrUInt() && from.bits() < 32))) {
+      llvm::Value *value = lowerExpr(cast->value);
+      value = from.isInt() ? builder_.CreateSExt(value, builder_.getInt64Ty())
+                           : builder_.CreateZExt(value, builder_.getInt64Ty());
+      return {value, rangeOfType(from), true};
+    }
+  }
+  if (const auto *binary = expr.as<BinaryNode>()) {
+    switch (binary->op) {
+    case BinaryOp::Add:
+    case BinaryOp::Sub:
+    case BinaryOp::Mul:
+    case BinaryOp::Min:
+    case BinaryOp::Max: return indexBinary(binary);
+    case BinaryOp::FloorDiv:
+    case BinaryOp::FloorMod:
+    case BinaryOp::Div:
+    case BinaryOp::Mod: {
+      const int64_t *divisor = asConstInt(binary->b);
+      if (divisor && *divisor > 0)
+        return indexDivMod(binary, *divisor);
+      break;
+    }
+    default: break;
+    }
+  }
+  return narrow(lowerExpr(expr));
+}
+
+IndexValue FunctionLowering::indexBinary(const BinaryNode *op) {
+  IndexValue a = lowerIndex(op->a), b = lowerIndex(op->b);
+  IndexRange range;
+  switch (op->op) {
+  case BinaryOp::Add: range = {a.range.lo + b.range.lo, a.range.hi + b.range.hi}; break;
+  case BinaryOp::Sub: range = {a.range.lo - b.range.hi, a.range.hi - b.range.lo}; break;
+  case BinaryOp::Mul: {
+    // Both factors are within int32, so every product fits in int64.
+    int64_t products[] = {a.range.lo * b.range.lo, a.range.lo * b.range.hi, a.range.hi * b.range.lo,
+                          a.range.hi * b.range.hi};
+    range = {*std::min_element(std::begin(products), std::end(products)),
+             *std::max_element(std::begin(products), std::end(products))};
+    break;
+  }
+  case BinaryOp::Min: range = {std::min(a.range.lo, b.range.lo), std::min(a.range.hi, b.range.hi)}; break;
+  default: range = {std::max(a.range.lo, b.range.lo), std::max(a.range.hi, b.range.hi)}; break;
+  }
+  bool wide = fitsInt32(range) && (a.wide || b.wide);
+  llvm::Value *x = wide ? wideOf(a) : narrowOf(a);
+  llvm::Value *y = wide ? wideOf(b) : narrowOf(b);
+  // Without wrap-around in 64 bits the flags hold; in 32 bits the operation may wrap.
+  llvm::Value *value = nullptr;
+  switch (op->op) {
+  case BinaryOp::Add: value = builder_.CreateAdd(x, y, "", false, wide); break;
+  case BinaryOp::Sub: value = builder_.CreateSub(x, y, "", false, wide); break;
+  case BinaryOp::Mul: value = builder_.CreateMul(x, y, "", false, wide); break;
+  case BinaryOp::Min: value = builder_.CreateSelect(builder_.CreateICmpSLT(x, y), x, y); break;
+  default: value = builder_.CreateSelect(builder_.CreateICmpSGT(x, y), x, y); break;
+  }
+  return {value, fitsInt32(range) ? range : IndexRange{}, wide};
+}
+
+// Division by a positive constant: of a non-negative value, unsigned division (a shift and a
+// mask by a power of two); otherwise the floor division and modulo of lowerFloorDivMod in 64 bits.
+// Truncating division of a possibly negative value, and any other divisor, stays in 32 bits.
+IndexValue FunctionLowering::indexDivMod(const BinaryNode *op, int64_t c) {
+  bool isMod = op->op == BinaryOp::FloorMod || op->op == BinaryOp::Mod;
+  IndexValue a = lowerIndex(op->a);
+  bool nonNegative = a.range.lo >= 0;
+  bool floor = op->op == BinaryOp::FloorDiv || op->op == BinaryOp::FloorMod;
+  if (!a.wide || (!nonNegative && !floor)) {
+    llvm::Value *b = lowerExpr(op->b);
+    return {lowerArithmetic(op->op, op->a->type, narrowOf(a), b), {}, false};
+  }
+  IndexRange range;
+  if (isMod)
+    range = nonNegative && a.range.hi < c ? a.range : IndexRange{0, c - 1};
+  else
+    range = {floorDivide(a.range.lo, c), floorDivide(a.range.hi, c)};
+  llvm::Value *b = builder_.getInt64(static_cast<uint64_t>(c));
+  llvm::Value *value = nullptr;
+  bool powerOfTwo = (c & (c - 1)) == 0;
+  if (nonNegative && powerOfTwo) {
+    int shift = 0;
+    while ((int64_t(1) << shift) < c)
+      ++shift;
+    value = isMod ? builder_.CreateAnd(a.value, builder_.getInt64(static_cast<uint64_t>(c - 1)))
+                  : builder_.CreateLShr(a.value, builder_.getInt64(static_cast<uint64_t>(shift)));
+  } else if (nonNegative) {
+    value = isMod ? builder_.CreateURem(a.value, b) : builder_.CreateUDiv(a.value, b);
+  } else {
+    value = floorDivModByPositiveConstant(isMod, a.value, b);
+  }
+  return {value, range, true};
+}
+
+llvm::Value *FunctionLowering::lowerOffset(const Expr &index) {
+  if (isInt32(index->type))
+    return wideOf(lowerIndex(index));
+  // An int64 index: its casts of int32 values are 64-bit where they fit (visitCast).
+  llvm::Value *value = lowerExpr(index);
+  return index->type.isUInt() ? builder_.CreateZExtOrTrunc(value, builder_.getInt64Ty())
+                              : builder_.CreateSExtOrTrunc(value, builder_.getInt64Ty());
+}
+
+// A comparison of two int32 values, in 64 bits when both are held so.
+llvm::Value *FunctionLowering::lowerIndexCompare(const BinaryNode *op) {
+  IndexValue a = lowerIndex(op->a), b = lowerIndex(op->b);
+  bool wide = a.wide && b.wide;
+  return lowerCompare(op->op, op->a->type, wide ? a.value : narrowOf(a), wide ? b.value : narrowOf(b));
+}
+
+} // namespace tirlower
