@@ -1,6 +1,7 @@
 // PrimFunc and Module.
 #pragma once
 
+#include <atomic>
 #include <string>
 #include <utility>
 #include <vector>
@@ -40,8 +41,9 @@ public:
   std::vector<LayoutRequirement> layoutRequirements;
   // A cache, not part of the function: set by verifyModule once verifyFunction found the
   // function well formed. A node never changes, so neither does that answer, and a function a
-  // pass returns unchanged (the same node) is not verified again after every pass.
-  mutable bool knownWellFormed = false;
+  // pass returns unchanged (the same node) is not verified again after every pass. Atomic
+  // because workers may verify functions that share a node; a stale false costs a second check.
+  mutable std::atomic<bool> knownWellFormed{false};
 
   struct Fields {
     Symbol name;

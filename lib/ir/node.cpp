@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <cstdlib>
+#include <mutex>
 #include <new>
 #include <vector>
 
@@ -27,10 +28,56 @@ struct Pool {
   // Chunks are never returned: peak node memory is reused through the free lists.
 };
 
-Pool &pool() {
-  // Leaked on purpose: nodes held by static objects may be released after main returns.
-  static Pool *instance = new Pool();
+// Pools of threads that have exited, for the next new thread to adopt: a worker's free lists
+// and the rest of its chunk are not lost when it ends (--threads=N starts workers for each
+// parallel section).
+struct Orphans {
+  std::mutex mutex;
+  std::vector<Pool *> pools;
+};
+
+Orphans &orphans() {
+  // Leaked on purpose, like the pools: threads may end after main returns.
+  static Orphans *instance = new Orphans();
   return *instance;
+}
+
+// Hands the thread's pool to the orphans when the thread ends.
+struct PoolReturn {
+  Pool *pool = nullptr;
+  ~PoolReturn() {
+    if (!pool)
+      return;
+    std::lock_guard<std::mutex> lock(orphans().mutex);
+    orphans().pools.push_back(pool);
+  }
+};
+
+// A plain pointer (no constructor or destructor), so reaching it costs no guard check.
+thread_local Pool *threadPool = nullptr;
+
+Pool &adoptPool() {
+  // Leaked on purpose: nodes held by static objects may be released after main returns.
+  Pool *adopted = nullptr;
+  {
+    std::lock_guard<std::mutex> lock(orphans().mutex);
+    if (!orphans().pools.empty()) {
+      adopted = orphans().pools.back();
+      orphans().pools.pop_back();
+    }
+  }
+  if (!adopted)
+    adopted = new Pool();
+  thread_local PoolReturn giveBack;
+  giveBack.pool = adopted;
+  threadPool = adopted;
+  return *adopted;
+}
+
+Pool &pool() {
+  if (Pool *p = threadPool)
+    return *p;
+  return adoptPool();
 }
 
 #if defined(__SANITIZE_ADDRESS__)
@@ -46,7 +93,9 @@ Pool &pool() {
 // blocks reachable from its roots, so nodes alive at exit must lie in the heap for what they
 // own (vectors, strings) to count as reachable.
 void *newChunk() {
+  static std::mutex *mutex = new std::mutex();
   static std::vector<void *> *chunks = new std::vector<void *>();
+  std::lock_guard<std::mutex> lock(*mutex);
   void *chunk = std::aligned_alloc(kChunkBytes, kChunkBytes);
   if (!chunk)
     throw std::bad_alloc();

@@ -2,9 +2,10 @@
 // Nodes are immutable once built; passes build new nodes and share unchanged subtrees.
 #pragma once
 
+#include <atomic>
 #include <cstddef>
-#include <functional>
 #include <cstdint>
+#include <functional>
 #include <utility>
 
 #include "ir/source_range.h"
@@ -12,7 +13,9 @@
 namespace tirlower {
 
 // Size-class free lists carved from large chunks: IR nodes are small and numerous, and a
-// general-purpose malloc per node dominated parse time. Single-threaded by design.
+// general-purpose malloc per node dominated parse time. Each thread has its own pool, so no
+// lock is taken; a node freed on another thread than the one that allocated it joins the
+// freeing thread's lists (chunks are never returned, so any thread may reuse any block).
 void *poolAllocate(size_t bytes);
 void poolFree(void *pointer, size_t bytes);
 
@@ -26,9 +29,11 @@ public:
 
   SourceRange loc;
 
-  void retain() const { ++refCount_; }
+  // Atomic: nodes are shared between functions (plans, constants kept in statics), and the
+  // workers of --threads=N retain and release them concurrently.
+  void retain() const { refCount_.fetch_add(1, std::memory_order_relaxed); }
   void release() const {
-    if (--refCount_ == 0)
+    if (refCount_.fetch_sub(1, std::memory_order_acq_rel) == 1)
       delete this;
   }
 
@@ -37,7 +42,7 @@ protected:
   virtual ~Node() = default;
 
 private:
-  mutable uint32_t refCount_ = 0;
+  mutable std::atomic<uint32_t> refCount_{0};
 };
 
 // Owning pointer to an immutable node. Copying shares the node.

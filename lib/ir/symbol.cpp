@@ -1,6 +1,7 @@
 #include "ir/symbol.h"
 
 #include <array>
+#include <mutex>
 #include <unordered_set>
 
 namespace tirlower {
@@ -14,15 +15,11 @@ struct NameHash {
 };
 
 struct InternTable {
-  // Strings live in nodes of the set; node-based containers never move their elements.
+  // Strings live in nodes of the set; node-based containers never move their elements, so a
+  // string's address stays valid without the lock.
   std::unordered_set<std::string, NameHash, std::equal_to<>> strings;
-  // Direct-mapped cache of recent names in front of the set: names repeat (loop variables,
-  // buffers, dtypes), and the set of a large module no longer fits in the processor's caches.
-  struct Recent {
-    size_t hash = 0;
-    const std::string *text = nullptr;
-  };
-  std::array<Recent, 1024> recent{};
+  // Taken only on a miss of the thread's recent cache (--threads=N interns from workers).
+  std::mutex mutex;
   InternTable() { strings.reserve(4096); }
 };
 
@@ -31,6 +28,15 @@ InternTable &table() {
   return instance;
 }
 
+// Direct-mapped cache of recent names in front of the set, one per thread: names repeat (loop
+// variables, buffers, dtypes), and the set of a large module no longer fits in the processor's
+// caches. Entries point into the set, whose strings live as long as the process.
+struct Recent {
+  size_t hash = 0;
+  const std::string *text = nullptr;
+};
+thread_local std::array<Recent, 1024> recent{};
+
 const std::string &emptyString() {
   static const std::string empty;
   return empty;
@@ -38,18 +44,21 @@ const std::string &emptyString() {
 } // namespace
 
 Symbol::Symbol(std::string_view text) {
-  InternTable &interned = table();
   size_t hash = NameHash()(text);
-  InternTable::Recent &recent = interned.recent[hash % interned.recent.size()];
-  if (recent.text && recent.hash == hash && *recent.text == text) {
-    text_ = recent.text;
+  Recent &cached = recent[hash % recent.size()];
+  if (cached.text && cached.hash == hash && *cached.text == text) {
+    text_ = cached.text;
     return;
   }
-  auto it = interned.strings.find(text);
-  if (it == interned.strings.end())
-    it = interned.strings.emplace(text).first;
-  text_ = &*it;
-  recent = {hash, text_};
+  InternTable &interned = table();
+  {
+    std::lock_guard<std::mutex> lock(interned.mutex);
+    auto it = interned.strings.find(text);
+    if (it == interned.strings.end())
+      it = interned.strings.emplace(text).first;
+    text_ = &*it;
+  }
+  cached = {hash, text_};
 }
 
 const std::string &Symbol::str() const {

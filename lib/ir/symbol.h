@@ -1,4 +1,5 @@
 // Interned identifiers: one copy of each distinct name for the whole process, compared by pointer.
+// Safe to construct from any thread.
 #pragma once
 
 #include <functional>

@@ -405,13 +405,18 @@ std::vector<Diagnostic> verifyFunction(const PrimFunc &function) {
   return Verifier(*function).run();
 }
 
+std::vector<Diagnostic> verifyFunctionOnce(const PrimFunc &function) {
+  if (function->knownWellFormed.load(std::memory_order_relaxed))
+    return {};
+  std::vector<Diagnostic> errors = verifyFunction(function);
+  function->knownWellFormed.store(errors.empty(), std::memory_order_relaxed);
+  return errors;
+}
+
 std::vector<Diagnostic> verifyModule(const Module &module) {
   std::vector<Diagnostic> all;
   for (const PrimFunc &function : module.functions) {
-    if (function->knownWellFormed)
-      continue;
-    std::vector<Diagnostic> errors = verifyFunction(function);
-    function->knownWellFormed = errors.empty();
+    std::vector<Diagnostic> errors = verifyFunctionOnce(function);
     all.insert(all.end(), std::make_move_iterator(errors.begin()), std::make_move_iterator(errors.end()));
   }
   return all;

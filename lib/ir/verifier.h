@@ -18,8 +18,10 @@ namespace tirlower {
 
 // Returns one error per violation (empty when the function is well formed).
 std::vector<Diagnostic> verifyFunction(const PrimFunc &function);
-// Every function of the module; a function verified well formed before (the same node) is not
-// checked again (PrimFuncNode::knownWellFormed).
+// verifyFunction, unless the function (the same node) was verified well formed before
+// (PrimFuncNode::knownWellFormed). Safe to call from several threads.
+std::vector<Diagnostic> verifyFunctionOnce(const PrimFunc &function);
+// verifyFunctionOnce of every function of the module, in order.
 std::vector<Diagnostic> verifyModule(const Module &module);
 
 } // namespace tirlower

@@ -19,6 +19,7 @@
 #include "transform/passes.h"
 
 #include <memory>
+#include <mutex>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -150,10 +151,15 @@ public:
     std::optional<std::string> k = key(declared, transforms);
     if (!k)
       return std::make_shared<ShapePlan>(planShapes(declared, transforms));
-    auto it = shapes_.find(*k);
-    if (it == shapes_.end())
-      it = shapes_.emplace(std::move(*k), std::make_shared<ShapePlan>(planShapes(declared, transforms))).first;
-    return it->second;
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      if (auto it = shapes_.find(*k); it != shapes_.end())
+        return it->second;
+    }
+    // Planned outside the lock: two workers may both plan a new key, and both plans are equal.
+    auto plan = std::make_shared<ShapePlan>(planShapes(declared, transforms));
+    std::lock_guard<std::mutex> lock(mutex_);
+    return shapes_.emplace(std::move(*k), std::move(plan)).first->second;
   }
 
   // The layout annotation after the maps: named when a layout string describes every map in turn
@@ -166,10 +172,14 @@ public:
       return computeLayoutAfter(buffer, transforms);
     *k += '@';
     *k += buffer.layout.view();
-    auto it = layouts_.find(*k);
-    if (it == layouts_.end())
-      it = layouts_.emplace(std::move(*k), computeLayoutAfter(buffer, transforms)).first;
-    return it->second;
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      if (auto it = layouts_.find(*k); it != layouts_.end())
+        return it->second;
+    }
+    Symbol layout = computeLayoutAfter(buffer, transforms);
+    std::lock_guard<std::mutex> lock(mutex_);
+    return layouts_.emplace(std::move(*k), layout).first->second;
   }
 
 private:
@@ -207,6 +217,8 @@ private:
     return layout ? Symbol(layout->name()) : Symbol();
   }
 
+  // The workers of --threads=N share the cache; plans are immutable once built.
+  std::mutex mutex_;
   std::unordered_map<std::string, std::shared_ptr<ShapePlan>> shapes_;
   std::unordered_map<std::string, Symbol> layouts_;
 };
@@ -420,21 +432,21 @@ PrimFunc applyToFunction(const PrimFunc &func, PlanCache &cache) {
   return PrimFuncNode::make(std::move(f));
 }
 
-class ApplyLayoutTransformsPass : public Pass {
+// One cache per pass instance, for the whole run (every module the instance lowers): a plan
+// depends only on its key.
+class ApplyLayoutTransformsPass : public FunctionPass {
 public:
-  std::optional<Module> run(Module module, PassContext &ctx) override {
-    Module result = std::move(module);
-    PlanCache cache;
-    for (PrimFunc &func : result.functions) {
-      const BlockNode *block = func->layoutTransforms.empty() ? nullptr : findBlock(func->body);
-      if (block) {
-        ctx.diagnostics.error(block->loc, "apply-layout-transforms: " + blockMessage(*block));
-        return std::nullopt;
-      }
-      func = applyToFunction(func, cache);
+  std::optional<PrimFunc> runOnFunction(PrimFunc func, PassContext &ctx) override {
+    const BlockNode *block = func->layoutTransforms.empty() ? nullptr : findBlock(func->body);
+    if (block) {
+      ctx.diagnostics.error(block->loc, "apply-layout-transforms: " + blockMessage(*block));
+      return std::nullopt;
     }
-    return result;
+    return applyToFunction(func, cache_);
   }
+
+private:
+  PlanCache cache_;
 };
 
 } // namespace
@@ -444,6 +456,7 @@ PassInfo applyLayoutTransformsPassInfo() {
   info.name = "apply-layout-transforms";
   info.summary = "apply each function's layout_transform_map to its buffers, aliases and accesses";
   info.establishes = {IRProperty::LayoutsApplied};
+  info.functionLocal = true;
   info.create = [](const PassOptions &) { return std::make_unique<ApplyLayoutTransformsPass>(); };
   return info;
 }

@@ -8,16 +8,12 @@
 
 namespace tirlower {
 
-// Replaces each function's body by rewrite(function); rebuilds only functions that changed.
-Module rewriteBodies(Module module, const std::function<Stmt(const PrimFunc &)> &rewrite);
-
-// A pass whose whole work is rewriteBodies with one function.
-class BodyPass : public Pass {
+// A function-local pass whose whole work is rewriting each function's body with one function
+// (rebuilding only functions that changed); its PassInfo sets functionLocal.
+class BodyPass : public FunctionPass {
 public:
   explicit BodyPass(std::function<Stmt(const PrimFunc &, PassContext &)> rewrite) : rewrite_(std::move(rewrite)) {}
-  std::optional<Module> run(Module module, PassContext &ctx) override {
-    return rewriteBodies(std::move(module), [&](const PrimFunc &func) { return rewrite_(func, ctx); });
-  }
+  std::optional<PrimFunc> runOnFunction(PrimFunc func, PassContext &ctx) override;
 
 private:
   std::function<Stmt(const PrimFunc &, PassContext &)> rewrite_;

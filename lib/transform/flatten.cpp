@@ -408,24 +408,20 @@ PrimFunc flattenFunction(const PrimFunc &func) {
   return PrimFuncNode::make(std::move(f));
 }
 
-class FlattenPass : public Pass {
+class FlattenPass : public FunctionPass {
 public:
-  std::optional<Module> run(Module module, PassContext &ctx) override {
-    Module result = std::move(module);
-    for (PrimFunc &func : result.functions) {
-      if (const BlockNode *block = findBlock(func->body)) {
-        ctx.diagnostics.error(block->loc, "flatten: " + blockMessage(*block));
-        return std::nullopt;
-      }
-      if (!func->layoutTransforms.empty()) {
-        ctx.diagnostics.error(func->layoutTransforms.front().loc,
-                              "function '" + func->name.str() +
-                                  "' still has layout transforms; run apply-layout-transforms before flatten");
-        return std::nullopt;
-      }
-      func = flattenFunction(func);
+  std::optional<PrimFunc> runOnFunction(PrimFunc func, PassContext &ctx) override {
+    if (const BlockNode *block = findBlock(func->body)) {
+      ctx.diagnostics.error(block->loc, "flatten: " + blockMessage(*block));
+      return std::nullopt;
     }
-    return result;
+    if (!func->layoutTransforms.empty()) {
+      ctx.diagnostics.error(func->layoutTransforms.front().loc,
+                            "function '" + func->name.str() +
+                                "' still has layout transforms; run apply-layout-transforms before flatten");
+      return std::nullopt;
+    }
+    return flattenFunction(func);
   }
 };
 
@@ -438,6 +434,7 @@ PassInfo flattenPassInfo() {
   info.aliases = {"flatten-buffer", "storage-flatten"};
   info.summary = "lower every buffer to its physical rank (axis separators + 1), row-major";
   info.establishes = {IRProperty::Flat};
+  info.functionLocal = true;
   info.create = [](const PassOptions &) { return std::make_unique<FlattenPass>(); };
   return info;
 }

@@ -4,19 +4,19 @@
 
 #include <algorithm>
 #include <chrono>
+#include <exception>
 #include <stdexcept>
 
+#include "ir/parallel.h"
 #include "ir/verifier.h"
 
 namespace tirlower {
 
-namespace {
-
 // Forwards to the tool's sink and counts errors, so a pass that reports an error but still
 // returns a module fails the run too.
-class CountingSink : public DiagnosticSink {
+class PassManager::Sink : public DiagnosticSink {
 public:
-  explicit CountingSink(DiagnosticSink &next) : next_(next) {}
+  explicit Sink(DiagnosticSink &next) : next_(next) {}
   void report(Diagnostic diagnostic) override {
     if (diagnostic.severity == Severity::Error)
       ++errors;
@@ -26,6 +26,20 @@ public:
 
 private:
   DiagnosticSink &next_;
+};
+
+namespace {
+
+// A worker's sink: keeps the diagnostics of one function in one pass for the main thread.
+class CollectingSink : public DiagnosticSink {
+public:
+  void report(Diagnostic diagnostic) override {
+    if (diagnostic.severity == Severity::Error)
+      ++errors;
+    diagnostics.push_back(std::move(diagnostic));
+  }
+  std::vector<Diagnostic> diagnostics;
+  size_t errors = 0;
 };
 
 // A location for errors that have none: the first function's, else nothing.
@@ -83,17 +97,37 @@ std::string PassManager::orderError() const {
 }
 
 std::optional<Module> PassManager::run(Module module, PassContext &ctx, PassInstrumentation *instrumentation) {
-  CountingSink sink(ctx.diagnostics);
+  Sink sink(ctx.diagnostics);
   PassContext passContext{sink, ctx.remarks, ctx.layoutVerifyWarn, ctx.target};
   // The input is verified too, so that a pass is never blamed for what it was given.
   if (verifyEach && !passes_.empty()) {
-    std::vector<Diagnostic> problems = verifyModule(module);
+    std::vector<Diagnostic> problems;
+    if (threads > 1 && module.functions.size() > 1) {
+      std::vector<std::vector<Diagnostic>> each(module.functions.size());
+      parallelFor(module.functions.size(), threads,
+                  [&](size_t index, unsigned) { each[index] = verifyFunctionOnce(module.functions[index]); });
+      for (std::vector<Diagnostic> &list : each)
+        problems.insert(problems.end(), std::make_move_iterator(list.begin()), std::make_move_iterator(list.end()));
+    } else {
+      problems = verifyModule(module);
+    }
     for (Diagnostic &problem : problems)
       sink.report(std::move(problem));
     if (!problems.empty())
       return std::nullopt;
   }
   for (size_t k = 0; k < passes_.size(); ++k) {
+    if (threads > 1 && !instrumentation && module.functions.size() > 1 && passes_[k].info->functionLocal) {
+      size_t last = k + 1;
+      while (last < passes_.size() && passes_[last].info->functionLocal)
+        ++last;
+      std::optional<Module> result = runFunctionLocal(k, last, std::move(module), passContext, sink);
+      if (!result)
+        return std::nullopt;
+      module = std::move(*result);
+      k = last - 1;
+      continue;
+    }
     const PassInstance &instance = passes_[k];
     const std::string &name = instance.info->name;
     if (instrumentation)
@@ -139,6 +173,135 @@ std::optional<Module> PassManager::run(Module module, PassContext &ctx, PassInst
     module = std::move(*result);
   }
   return module;
+}
+
+// What one function did in one pass of a parallel section, kept only when there is something
+// to report: diagnostics, or the end of that function's way through the section.
+struct PassManager::StepRecord {
+  size_t pass = 0; // index into passes_
+  std::vector<Diagnostic> diagnostics;
+  bool returnedNothing = false;
+  std::optional<Diagnostic> thrown;     // a CompileError's
+  std::optional<std::string> typeError; // an IRTypeError's message
+  std::exception_ptr internal;          // anything else: rethrown on the main thread
+  std::vector<Diagnostic> problems;     // the verifier's, after the pass
+};
+
+// Passes [first, last), all function-local, on the workers: each worker takes a function
+// through every pass of the section (verifying after each), keeping what it reports; then
+// reportSection reports it as one thread would have.
+std::optional<Module> PassManager::runFunctionLocal(size_t first, size_t last, Module module, PassContext &ctx,
+                                                    Sink &sink) {
+  SourceRange where = moduleLocation(module);
+  Records records(module.functions.size());
+  // Time spent in each pass, per worker thread: a slot each, added up after the join.
+  std::vector<std::vector<int64_t>> nanoseconds(threads, std::vector<int64_t>(passes_.size(), 0));
+  auto start = std::chrono::steady_clock::now();
+  parallelFor(module.functions.size(), threads, [&](size_t index, unsigned worker) {
+    passThrough(first, last, module, index, ctx, records, nanoseconds[worker]);
+  });
+
+  // The section's wall time, shared among its passes by the time spent in each.
+  double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  std::vector<double> spent(passes_.size(), 0);
+  double total = 0;
+  for (const std::vector<int64_t> &worker : nanoseconds)
+    for (size_t k = first; k < last; ++k) {
+      spent[k] += static_cast<double>(worker[k]);
+      total += static_cast<double>(worker[k]);
+    }
+  for (size_t k = first; k < last; ++k) {
+    timings_[k].wallSeconds += total > 0 ? wall * spent[k] / total : wall / static_cast<double>(last - first);
+    timings_[k].peakRssKiB = std::max(timings_[k].peakRssKiB, peakRssKiB());
+  }
+  if (!reportSection(first, last, records, where, sink))
+    return std::nullopt;
+  return module;
+}
+
+// One worker's part of runFunctionLocal: function `index` through passes [first, last). The
+// function's slot stays empty when a pass fails on it (the section fails then).
+void PassManager::passThrough(size_t first, size_t last, Module &module, size_t index, const PassContext &ctx,
+                              Records &records, std::vector<int64_t> &nanoseconds) const {
+  PrimFunc func = std::move(module.functions[index]);
+  for (size_t k = first; k < last; ++k) {
+    CollectingSink collected;
+    PassContext workerContext{collected, ctx.remarks, ctx.layoutVerifyWarn, ctx.target};
+    StepRecord record;
+    record.pass = k;
+    std::optional<PrimFunc> result;
+    auto begin = std::chrono::steady_clock::now();
+    try {
+      result = passes_[k].pass->runOnFunction(std::move(func), workerContext);
+    } catch (CompileError &e) {
+      record.thrown = std::move(e.diagnostic());
+    } catch (const IRTypeError &e) {
+      record.typeError = e.what();
+    } catch (...) {
+      record.internal = std::current_exception();
+    }
+    nanoseconds[k] +=
+        std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - begin).count();
+    record.diagnostics = std::move(collected.diagnostics);
+    bool ended = record.thrown || record.typeError || record.internal;
+    if (!ended && !result) {
+      record.returnedNothing = true;
+      ended = true;
+    }
+    if (!ended && verifyEach)
+      record.problems = verifyFunctionOnce(*result);
+    ended = ended || collected.errors > 0 || !record.problems.empty();
+    if (ended || !record.diagnostics.empty())
+      records[index].push_back(std::move(record));
+    if (ended)
+      return;
+    func = std::move(*result);
+  }
+  module.functions[index] = std::move(func);
+}
+
+// Reports what the workers kept in the order one thread would have: pass by pass, function by
+// function, stopping where one thread stops. One thread runs each pass over every function
+// before the next pass, stops a pass at the function that fails, and stops the pipeline after
+// a pass that reported an error or produced invalid IR. As each function's steps depend on that
+// function alone, the first pass in which any function fails is where one thread stops, and
+// every function has its records of every pass up to that one. False when the section failed.
+bool PassManager::reportSection(size_t first, size_t last, Records &records, SourceRange where, Sink &sink) const {
+  std::vector<size_t> cursor(records.size(), 0); // each function's next record
+  for (size_t k = first; k < last; ++k) {
+    const std::string &name = passes_[k].info->name;
+    size_t errorsBefore = sink.errors;
+    bool stopped = false;
+    std::vector<Diagnostic> problems;
+    for (size_t index = 0; index < records.size() && !stopped; ++index) {
+      if (cursor[index] == records[index].size() || records[index][cursor[index]].pass != k)
+        continue;
+      StepRecord &record = records[index][cursor[index]++];
+      for (Diagnostic &diagnostic : record.diagnostics)
+        sink.report(std::move(diagnostic));
+      if (record.internal)
+        std::rethrow_exception(record.internal);
+      if (record.thrown)
+        sink.report(std::move(*record.thrown));
+      else if (record.typeError)
+        sink.error(where, "pass '" + name + "' produced invalid IR: " + *record.typeError);
+      stopped = record.thrown || record.typeError || record.returnedNothing;
+      for (Diagnostic &problem : record.problems)
+        problems.push_back(std::move(problem));
+    }
+    if (stopped || sink.errors != errorsBefore) {
+      if (sink.errors == errorsBefore)
+        sink.error(where, "pass '" + name + "' failed");
+      return false;
+    }
+    for (Diagnostic &problem : problems) {
+      problem.message = "pass '" + name + "' produced invalid IR: " + problem.message;
+      sink.report(std::move(problem));
+    }
+    if (!problems.empty())
+      return false;
+  }
+  return true;
 }
 
 } // namespace tirlower

@@ -39,6 +39,11 @@ struct PassTiming {
 class PassManager {
 public:
   bool verifyEach = true;
+  // Workers for function-local passes (PassInfo::functionLocal): with more than one, each run
+  // of consecutive function-local passes takes every function through all of them on that many
+  // threads. The output and the diagnostics are those of one thread. Instrumentation runs
+  // every pass on the whole module, one thread.
+  unsigned threads = 1;
 
   // Creates the pass with its declared defaults filled in. The options must be valid
   // (passOptionsError: parsePipeline checks them, locating each error in the pipeline text);
@@ -55,12 +60,21 @@ public:
 
   // Runs every pass in order. Returns nullopt after reporting an error: a pass's
   // CompileError, an error a pass reported, or (with verifyEach) invalid IR, reported as
-  // "pass 'NAME' produced invalid IR: ...". Timings accumulate over runs.
+  // "pass 'NAME' produced invalid IR: ...". Timings accumulate over runs; the passes of a
+  // parallel section share its wall time in proportion to the time their workers spent in each.
   std::optional<Module> run(Module module, PassContext &ctx, PassInstrumentation *instrumentation = nullptr);
 
   const std::vector<PassTiming> &timings() const { return timings_; }
 
 private:
+  class Sink;
+  struct StepRecord;
+  using Records = std::vector<std::vector<StepRecord>>;
+  std::optional<Module> runFunctionLocal(size_t first, size_t last, Module module, PassContext &ctx, Sink &sink);
+  void passThrough(size_t first, size_t last, Module &module, size_t index, const PassContext &ctx, Records &records,
+                   std::vector<int64_t> &nanoseconds) const;
+  bool reportSection(size_t first, size_t last, Records &records, SourceRange where, Sink &sink) const;
+
   std::vector<PassInstance> passes_;
   std::vector<PassTiming> timings_;
 };

@@ -189,14 +189,11 @@ PrimFunc rewriteVectorAccesses(const PrimFunc &func, VectorAliasMode mode, PassC
 }
 
 namespace {
-class VectorAliasPass : public Pass {
+class VectorAliasPass : public FunctionPass {
 public:
   explicit VectorAliasPass(VectorAliasMode mode) : mode_(mode) {}
-  std::optional<Module> run(Module module, PassContext &ctx) override {
-    Module result = std::move(module);
-    for (PrimFunc &func : result.functions)
-      func = rewriteVectorAccesses(func, mode_, ctx);
-    return result;
+  std::optional<PrimFunc> runOnFunction(PrimFunc func, PassContext &ctx) override {
+    return rewriteVectorAccesses(func, mode_, ctx);
   }
 
 private:

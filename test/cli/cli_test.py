@@ -1247,6 +1247,98 @@ def many_parameters_are_linear():
         check(define.count("readonly") == count - 1, "every buffer but the written one is readonly")
 
 
+# A module of several functions for --threads: layouts (applied from plans that several
+# functions share, and from plans of their own), allocations, lets, branches and a vectorized
+# loop (a remark per function under --remarks). broken[k] replaces fields of function k.
+THREADS_FUNCTION = """
+
+@T.prim_func
+def kernel_{k}(a: T.handle, b: T.handle, scale: T.float32, n: T.int32):
+    T.func_attr({{"global_symbol": "kernel_{k}", "tir.noalias": True}})
+    A = T.match_buffer(a, (1, 8, 8, {c}), "float32", layout="NHWC")
+    B = T.match_buffer(b, (1, 8, 8, {c}), "float32", layout="NHWC")
+    {transform}
+    C = T.alloc_buffer((16, {c}), "float32")
+    for i in range(16):
+        for j in range({c}):
+            C[i, j] = T.float32({k} % 5)
+    for h in range(8):
+        for w in range(8):
+            base: T.int32 = h + w // 4
+            for c in range({c}):
+                if c < {half}:
+                    B[0, h, w, c] = A[0, h, w, c] * scale + C[base, c]
+                else:
+                    B[0, h, w, c] = T.max(A[0, h, w, c], T.float32(0))
+    for v in T.vectorized({lanes}):
+        B[0, 0, 0, v] = B[0, 0, 0, v] + C[0, v]
+"""
+THREADS_TRANSFORM = "T.transform_layout(B, lambda n, h, w, c: [n, c // 4, h, w, c % 4])"
+
+
+def threads_module(count, broken=None):
+    text = "from tvm.script import tir as T\n"
+    for k in range(count):
+        c = (8, 16, 32)[k % 3] + 4 * (k % 4 == 3)  # some channel counts are shared, some not
+        fields = {"k": k, "c": c, "half": c // 2, "transform": THREADS_TRANSFORM, "lanes": 4}
+        fields.update((broken or {}).get(k, {}))
+        text += THREADS_FUNCTION.format(**fields)
+    return text
+
+
+@case
+def threads():
+    with Workdir() as w:
+        ok = w.write("many.tir", threads_module(12))
+        for flags in (["--target=c"], ["--target=c", "--emit=tir"], ["--target=c", "--emit=json"],
+                      ["--target=llvm", "--emit=llvm"], ["--target=c", "--remarks"],
+                      ["--pass=apply-layout-transforms,flatten,simplify", "--emit=tir"]):
+            outputs = []
+            for threads in ("1", "2", "4"):
+                out = w.join(f"out{threads}")
+                r = expect(run([ok, *flags, f"--threads={threads}", "-o", out]), 0, f"{flags} --threads={threads}")
+                with open(out, "rb") as f:
+                    outputs.append((f.read(), r.err))
+            check(len(outputs[0][0]) > 1000, f"{flags}: output too short")
+            check(outputs[1] == outputs[0] and outputs[2] == outputs[0],
+                  f"{flags}: --threads=2 or 4 differs from --threads=1")
+            if "--remarks" in flags:
+                check(outputs[0][1].count("remark: vectorized loop 'v'") == 12, outputs[0][1])
+
+        # Errors in the 2nd and the 5th function. One thread stops apply-layout-transforms at the
+        # 2nd (a map that is not injective); the 5th's error (a vectorized loop of no constant
+        # extent) would come in a later pass. Then the 5th's error alone: vectorize reports the
+        # remarks of the four functions before it, then the error. Any number of threads reports
+        # exactly what one thread does, exits 1, and writes nothing.
+        not_injective = {"transform": "T.transform_layout(B, lambda n, h, w, c: [n, c % 4, h, w])"}
+        no_constant_lanes = {"lanes": "n"}
+        bad = w.write("bad.tir", threads_module(8, {1: not_injective, 4: no_constant_lanes}))
+        late = w.write("late.tir", threads_module(8, {4: no_constant_lanes}))
+        for path, wanted, remarks in ((bad, "is not injective", 0), (late, "needs a constant extent", 4)):
+            results = []
+            for threads in ("1", "2", "4"):
+                out = w.join(f"bad{threads}.c")
+                r = expect(run([path, "--target=c", "--remarks", f"--threads={threads}", "-o", out]), 1,
+                           f"{path} --threads={threads}")
+                check(not os.path.exists(out), f"--threads={threads} wrote output for a failing module")
+                results.append(r.err)
+            check(results[0].count("error:") == 1 and wanted in results[0], results[0])
+            check(results[0].count("remark: vectorized loop 'v'") == remarks, results[0])
+            check(results[1] == results[0] and results[2] == results[0],
+                  f"diagnostics differ between thread counts:\n{results[0]}\n---\n{results[2]}")
+
+        # --threads is a count of at least 1: anything else is misuse (exit 2).
+        for value in ("0", "-1", "two", "", "100000"):
+            r = expect(run([ok, f"--threads={value}"]), 2, f"--threads={value}")
+            check("--threads" in r.err, r.err)
+        # --timing still lists every pass of a parallel section, with a share of its time.
+        r = expect(run([ok, "--target=c", "--threads=2", "--timing=json", "-o", w.join("t.c")]), 0)
+        report = json.loads(r.err)
+        steps = {step["name"]: step for step in report["steps"]}
+        for name in ("pass apply-layout-transforms", "pass flatten", "pass simplify"):
+            check(name in steps or name.split(" ", 1)[1] in steps, str(list(steps)))
+
+
 def main():
     global TIRLOWER, PLUGIN
     parser = argparse.ArgumentParser()

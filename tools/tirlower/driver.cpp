@@ -176,6 +176,7 @@ public:
 
   int run() {
     manager_.verifyEach = options_.verifyEach;
+    manager_.threads = options_.threads;
     if (!buildPipeline(options_, manager_))
       return kUsageError;
     std::vector<LayoutFlag> layoutFlags;

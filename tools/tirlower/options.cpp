@@ -11,6 +11,7 @@
 #include "codegen/llvm/llvm_emitter.h"
 #include "emitters.h"
 #include "ir/edit_distance.h"
+#include "ir/parallel.h"
 #include "parse/source_manager.h"
 #include "pass_plugins.h"
 #include "run_files.h"
@@ -154,10 +155,12 @@ public:
 
 struct FlagValues {
   std::string input, runFile, emit, timing, diagnosticsFormat = "text", pipeline, layoutVerify = "error";
-  std::string optLevel, seed, maxSteps, maxBufferBytes, outputsFormat;
+  std::string optLevel, seed, maxSteps, maxBufferBytes, outputsFormat, threads;
 };
 
 const char *const kInputOutput = "Input and output";
+// --threads: more workers than this is a mistake, not a machine.
+constexpr uint64_t kMaxThreads = 1024;
 const char *const kPipeline = "Pipeline";
 const char *const kLayout = "Layout";
 const char *const kTarget = "Target";
@@ -204,6 +207,17 @@ void addPipelineFlags(CLI::App &app, ToolOptions &options, FlagValues &values) {
       ->option_text("[=true|false]")
       ->group(kPipeline);
   app.add_flag("--remarks", options.remarks, "report the decisions passes make as remarks")->group(kPipeline);
+  app.add_option("--threads", values.threads,
+                 "threads for the function-local passes and the emitters (default: the core count); the output "
+                 "is the same for any N")
+      ->option_text("=N")
+      ->check([](const std::string &value) -> std::string {
+        std::optional<uint64_t> count = parseCount(value, false);
+        if (count && *count > 0 && *count <= kMaxThreads)
+          return "";
+        return "expected an integer from 1 to " + std::to_string(kMaxThreads) + ", got '" + value + "'";
+      })
+      ->group(kPipeline);
 }
 
 // The flags of help group: layout transforms and requirements.
@@ -575,6 +589,8 @@ void applyFlagValues(const FlagValues &values, ToolOptions &options) {
     options.emitSettings.optLevel = values.optLevel[0] - '0';
   if (!values.seed.empty())
     options.seed = *parseCount(values.seed, false);
+  options.threads =
+      values.threads.empty() ? defaultThreadCount() : static_cast<unsigned>(*parseCount(values.threads, false));
   if (!values.maxSteps.empty())
     options.maxSteps = *parseCount(values.maxSteps, false);
   if (!values.maxBufferBytes.empty())

@@ -32,6 +32,7 @@ struct ToolOptions {
   std::string printIrTreeDir;
   TimingFormat timing = TimingFormat::None;
   bool remarks = false;
+  unsigned threads = 1; // --threads: workers of function-local passes and emitters (default: the core count)
   DiagnosticFormat diagnosticsFormat = DiagnosticFormat::Text;
   std::vector<std::string> transformLayouts;   // "B=lambda i, j: [j, i]"
   std::vector<std::string> layouts;            // "B=NHWC->NCHW4c"

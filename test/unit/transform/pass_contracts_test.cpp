@@ -106,7 +106,7 @@ def f(A: T.Buffer((4,), "int32")):
   REQUIRE(parsed);
   const PrimFunc &f = parsed->functions.at(0);
   CHECK(verifyModule(*parsed).empty());
-  CHECK(f->knownWellFormed);
+  CHECK(f->knownWellFormed.load());
   CHECK(verifyModule(*parsed).empty());
 
   // The same function with a use of an undefined variable: a new node, checked and rejected
@@ -117,8 +117,8 @@ def f(A: T.Buffer((4,), "int32")):
   fields.body = BufferStoreNode::make(a, undefined, {IntImmNode::make(DataType::int32(), 0)});
   Module broken;
   broken.functions.push_back(PrimFuncNode::make(std::move(fields)));
-  CHECK_FALSE(broken.functions[0]->knownWellFormed);
+  CHECK_FALSE(broken.functions[0]->knownWellFormed.load());
   CHECK_FALSE(verifyModule(broken).empty());
-  CHECK_FALSE(broken.functions[0]->knownWellFormed);
+  CHECK_FALSE(broken.functions[0]->knownWellFormed.load());
   CHECK_FALSE(verifyModule(broken).empty());
 }
