@@ -386,6 +386,7 @@ PassInfo tileCopiesPassInfo() {
       integerOption("tile-bytes", "16384", "most input bytes one tile reads (half of a 32 KiB L1 data cache)", 1),
   };
   info.requirements = {IRProperty::Flat};
+  info.functionLocal = true;
   info.create = [](const PassOptions &options) -> std::unique_ptr<Pass> {
     int64_t minBytes = passOptionInteger(options, "min-bytes").value();
     int64_t nontemporalBytes = passOptionInteger(options, "nontemporal-bytes").value();
