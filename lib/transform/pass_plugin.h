@@ -18,8 +18,9 @@
 // Raised when the PassInfo, Pass or IR classes change incompatibly; the tool refuses a plugin
 // built for another version. 2: options are typed (PassOptionInfo, transform/pass_options.h).
 // 3: a text option's check returns what is wrong instead of throwing; PassRegistry::add
-// records a taken name in conflicts() instead of throwing.
-#define TIRLOWER_PLUGIN_API_VERSION 3
+// records a taken name in conflicts() instead of throwing. 4: Pass::runOnFunction and
+// PassInfo::functionLocal (--threads); IR nodes' reference counts are atomic.
+#define TIRLOWER_PLUGIN_API_VERSION 4
 
 extern "C" {
 // TIRLOWER_PLUGIN_API_VERSION as the plugin saw it when it was built.
