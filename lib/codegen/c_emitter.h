@@ -12,6 +12,7 @@ namespace tirlower {
 
 struct CEmitOptions {
   bool openmp = false; // T.parallel loops become `#pragma omp parallel for`
+  unsigned threads = 1; // functions written on this many threads (--threads); the same bytes
 };
 
 // Throws CompileError for IR that C cannot express (a buffer access of physical rank > 1, an

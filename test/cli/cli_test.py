@@ -1327,6 +1327,26 @@ def threads():
             check(results[1] == results[0] and results[2] == results[0],
                   f"diagnostics differ between thread counts:\n{results[0]}\n---\n{results[2]}")
 
+        # The C emitter on workers: renamed symbols warn, then the 7th function's symbol is taken
+        # (the 2nd's, renamed); then a function C cannot express (a 2-d buffer, the 5th) after a
+        # warning. One thread's diagnostics and exit code, and no output, for any thread count.
+        text = threads_module(8)
+        taken = (text.replace('"kernel_1"', '"memcpy"').replace('"kernel_3"', '"sqrtf"')
+                 .replace('"kernel_6"', '"tir_memcpy"'))
+        two_d = w.write("two_d.tir", text.replace('"kernel_1"', '"memcpy"').replace(
+            'C = T.alloc_buffer((16, 16), "float32")', 'C = T.alloc_buffer((16, 16), "float32", axis_separators=[1])', 1))
+        for path, wanted in ((w.write("taken.tir", taken), "two functions have the C symbol 'tir_memcpy'"),
+                             (two_d, "1-d buffers only")):
+            results = []
+            for threads in ("1", "2", "4"):
+                out = w.join(f"emit{threads}.c")
+                r = expect(run([path, "--target=c", f"--threads={threads}", "-o", out]), 1, f"{path} --threads={threads}")
+                check(not os.path.exists(out), f"--threads={threads} wrote output for a failing module")
+                results.append(r.err)
+            check(wanted in results[0] and "warning: C symbol 'memcpy'" in results[0], results[0])
+            check(results[1] == results[0] and results[2] == results[0],
+                  f"emitter diagnostics differ between thread counts:\n{results[0]}\n---\n{results[2]}")
+
         # --threads is a count of at least 1: anything else is misuse (exit 2).
         for value in ("0", "-1", "two", "", "100000"):
             r = expect(run([ok, f"--threads={value}"]), 2, f"--threads={value}")

@@ -45,6 +45,7 @@ const std::vector<Emitter> &emitters() {
        [](const Module &m, const SourceInfo *, const EmitSettings &s, DiagnosticSink &d) {
          CEmitOptions options;
          options.openmp = s.openmp;
+         options.threads = s.threads;
          return emitC(m, options, d);
        }},
       {"h",

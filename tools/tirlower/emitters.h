@@ -15,6 +15,7 @@ namespace tirlower {
 // Settings that reach the code generators.
 struct EmitSettings {
   bool openmp = false;      // --openmp: T.parallel loops become OpenMP loops in C
+  unsigned threads = 1;     // --threads: the C emitter writes functions on this many threads
   int optLevel = 0;         // -O0..-O3 for LLVM
   std::string targetTriple; // --target-triple for LLVM; empty = host
   std::string cpu;          // --mcpu for LLVM; empty = generic, "native" = the host's

@@ -591,6 +591,7 @@ void applyFlagValues(const FlagValues &values, ToolOptions &options) {
     options.seed = *parseCount(values.seed, false);
   options.threads =
       values.threads.empty() ? defaultThreadCount() : static_cast<unsigned>(*parseCount(values.threads, false));
+  options.emitSettings.threads = options.threads;
   if (!values.maxSteps.empty())
     options.maxSteps = *parseCount(values.maxSteps, false);
   if (!values.maxBufferBytes.empty())
