@@ -22,6 +22,15 @@ struct ParseRange {
 std::optional<Module> parseModule(const SourceManager &sources, uint32_t fileId, DiagnosticSink &diagnostics,
                                   ParseRange range = {});
 
+// parseModule on up to `threads` threads, with the same result and diagnostics: the range is cut
+// at top-level decorators (lines that start with '@') into pieces parsed at once, each from the
+// module-level declarations before the first function. A piece with an error or a warning, a
+// module-level declaration of its own or an @I.ir_module class, or a function name that another
+// piece also defines, makes it parse the whole range on one thread (what it then reports is
+// exactly what parseModule reports). Small inputs are parsed on one thread.
+std::optional<Module> parseModule(const SourceManager &sources, uint32_t fileId, DiagnosticSink &diagnostics,
+                                  ParseRange range, unsigned threads);
+
 // Parses a standalone index map, "lambda i, j: [j, i]" (from a command-line flag), whose
 // result list may contain T.AXIS_SEPARATOR. `indexType` is the type of the lambda's variables.
 std::optional<IndexMap> parseIndexMap(const SourceManager &sources, uint32_t fileId, DiagnosticSink &diagnostics,

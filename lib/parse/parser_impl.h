@@ -142,6 +142,11 @@ public:
   std::optional<Module> parseModule();
   std::optional<IndexMap> parseStandaloneIndexMap(DataType indexType);
 
+  // The module-level symbolic extents (`n = TypeVar("n")`) declared so far: what a piece of the
+  // same input parsed on its own starts from (parallel_parse.cpp).
+  const std::vector<std::string> &typeVars() const { return typeVars_; }
+  void setTypeVars(std::vector<std::string> typeVars) { typeVars_ = std::move(typeVars); }
+
 private:
   friend struct StatementParser;
   // ---- tokens (parser.cpp)

@@ -1359,6 +1359,71 @@ def threads():
             check(name in steps or name.split(" ", 1)[1] in steps, str(list(steps)))
 
 
+# Parsing on several threads: inputs over 128 KiB are cut at top-level decorators into pieces
+# parsed at once. A header of TypeVars (symbolic extents) comes first; the output of every
+# emitter and the diagnostics must not depend on the thread count.
+PARSE_FUNCTION = """
+@T.prim_func
+def rows_{k}(A: T.Buffer((n, 16), "float32"), B: T.Buffer((n, 16), "float32")):
+    T.func_attr({{"global_symbol": "rows_{k}", "tir.noalias": True}})
+    for i in range(n):
+        for j in range(16):
+            with T.sblock("b"):
+                vi, vj = T.axis.remap("SS", [i, j])
+                B[vi, vj] = A[vi, vj] * T.float32({k}) + T.float32(1)
+"""
+
+
+def parse_module(count, edits=None):
+    text = "# from typing import TypeVar\nfrom tvm.script import tirx as T\n\nn = TypeVar(\"n\")\n"
+    for k in range(count):
+        function = PARSE_FUNCTION.format(k=k)
+        for old, new in (edits or {}).get(k, []):
+            function = function.replace(old, new)
+        text += function
+    return text
+
+
+@case
+def threads_parse():
+    with Workdir() as w:
+        ok = w.write("big.tir", parse_module(800))
+        check(os.path.getsize(ok) > 256 * 1024, "the module must be large enough to be cut into pieces")
+        for flags in (["--emit=tir"], ["--target=c"], ["--emit=json"]):
+            outputs = []
+            for threads in ("1", "2", "3"):
+                out = w.join(f"out{threads}")
+                r = expect(run([ok, *flags, f"--threads={threads}", "-o", out]), 0, f"{flags} --threads={threads}")
+                with open(out, "rb") as f:
+                    outputs.append((f.read(), r.err))
+            check(outputs[0][0].count(b"rows_799") >= 1, f"{flags}: the last function is missing")
+            check(outputs[1] == outputs[0] and outputs[2] == outputs[0], f"{flags}: --threads=2 or 3 differs")
+        # What one piece cannot decide alone is parsed on one thread: errors in two pieces (every
+        # one reported, in order), a function defined in two pieces, a TypeVar declared after
+        # functions, a warning. Each gives exactly what one thread gives.
+        cases = {
+            "errors": (parse_module(500, {40: [("T.float32(1)", "T.float32(1) +")],
+                                          420: [("range(16)", "range(16")]}), 1),
+            "redefined": (parse_module(500, {450: [("def rows_450", "def rows_3")]}), 1),
+            "late_typevar": (parse_module(500) + "\nm = TypeVar(\"m\")\n" +
+                             PARSE_FUNCTION.format(k=500).replace("(n, 16)", "(m, 16)").replace("range(n)", "range(m)"), 0),
+        }
+        for name, (text, code) in cases.items():
+            path = w.write(name + ".tir", text)
+            results = []
+            for threads in ("1", "2", "4"):
+                out = w.join(f"{name}{threads}.tir")
+                r = expect(run([path, "--emit=tir", f"--threads={threads}", "-o", out]), code, f"{name} {threads}")
+                produced = open(out, "rb").read() if os.path.exists(out) else None
+                results.append((r.err, produced))
+            check(results[1] == results[0] and results[2] == results[0], f"{name}: differs between thread counts")
+            if code:
+                check(results[0][1] is None, f"{name}: output written for a failing input")
+            if name == "errors":
+                check("errors.tir:373:" in results[0][0] and "errors.tir:3790:" in results[0][0], results[0][0])
+            if name == "redefined":
+                check("redefinition of function 'rows_3'" in results[0][0], results[0][0])
+
 def main():
     global TIRLOWER, PLUGIN
     parser = argparse.ArgumentParser()

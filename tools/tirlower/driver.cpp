@@ -332,7 +332,7 @@ private:
 
   std::optional<ChunkOutput> compile(ParseRange range, DiagnosticSink &diagnostics) {
     std::optional<Module> module =
-        timing_.time("parse", [&] { return parseModule(sources_, fileId_, diagnostics, range); });
+        timing_.time("parse", [&] { return parseModule(sources_, fileId_, diagnostics, range, options_.threads); });
     if (!module)
       return std::nullopt;
     timing_.functions += module->functions.size();

@@ -208,7 +208,7 @@ void addPipelineFlags(CLI::App &app, ToolOptions &options, FlagValues &values) {
       ->group(kPipeline);
   app.add_flag("--remarks", options.remarks, "report the decisions passes make as remarks")->group(kPipeline);
   app.add_option("--threads", values.threads,
-                 "threads for the function-local passes and the emitters (default: the core count); the output "
+                 "threads for parsing, the function-local passes and the emitters (default: the core count); the output "
                  "is the same for any N")
       ->option_text("=N")
       ->check([](const std::string &value) -> std::string {
