@@ -166,18 +166,23 @@ std::optional<std::vector<Dim>> dimsOf(const Nest &nest, const Affine &out, cons
       div = 0; // v // d is 0 and v % d is v
     if (div && extent % div != 0)
       return std::nullopt;
-    // The coefficient of the whole loop (div 0), or of its outer or inner digit.
+    // The coefficient of the whole loop (div 0), or of its outer or inner digit; false when it
+    // does not fit in 64 bits.
+    bool fits = true;
     auto stride = [&](const Affine &a, bool outer) {
-      int64_t sum = 0;
+      int64_t sum = 0, c = 0;
       for (const Term &t : a.terms) {
         if (t.var != v)
           continue;
         if (!div)
-          sum += t.div && !t.mod ? 0 : t.coeff; // v // d with d >= extent is 0
+          c = t.div && !t.mod ? 0 : t.coeff; // v // d with d >= extent is 0
+        else if (outer && t.div)
+          c = t.mod ? 0 : t.coeff;
         else if (outer)
-          sum += t.div ? (t.mod ? 0 : t.coeff) : t.coeff * div;
+          fits &= mulFits(t.coeff, div, c);
         else
-          sum += t.div ? (t.mod ? t.coeff : 0) : t.coeff;
+          c = t.div ? (t.mod ? t.coeff : 0) : t.coeff;
+        fits &= !__builtin_add_overflow(sum, c, &sum);
       }
       return sum;
     };
@@ -188,6 +193,8 @@ std::optional<std::vector<Dim>> dimsOf(const Nest &nest, const Affine &out, cons
       dims.push_back({name + "_o", v->type, extent / div, stride(out, true), stride(in, true), {}});
       dims.push_back({name + "_i", v->type, div, stride(out, false), stride(in, false), {}});
     }
+    if (!fits)
+      return std::nullopt;
   }
   return dims;
 }
@@ -245,7 +252,8 @@ std::optional<Plan> planOrder(const std::vector<Dim> &dims, int64_t elementBytes
     // continues the run in the input, else a cache line at least each.
     int64_t runBytes = plan.runElements * elementBytes;
     int64_t perG = dims[g].inStride == plan.runElements ? runBytes : std::max<int64_t>(runBytes, 64);
-    int64_t cap = std::max<int64_t>(tileBytes / (dims[g].extent * perG), 1);
+    int64_t footprint;
+    int64_t cap = mulFits(dims[g].extent, perG, footprint) ? std::max<int64_t>(tileBytes / footprint, 1) : 1;
     plan.tile = 1;
     for (int64_t t = std::min(cap, dims[f].extent); t > 1; --t)
       if (dims[f].extent % t == 0) {
