@@ -318,6 +318,8 @@ protected:
         return tiled;
     return IRMutator::visit(op);
   }
+  // Copies are loop nests: a store outside one stays, and its expressions are not walked.
+  Stmt visit(const BufferStoreNode *op) override { return Stmt(op); }
 
 private:
   Stmt tile(const ForNode &top, const Nest &nest) {
