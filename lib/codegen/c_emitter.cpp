@@ -33,9 +33,7 @@ void CFunctionEmitter::emit(const std::string &symbol) {
   std::string &o = body_;
   o += '\n';
   appendCParameterComment(o, func_, symbol, names, access_);
-  o += "int32_t ";
-  o += symbol;
-  o += '(';
+  appendAll(o, "int32_t ", symbol, '(');
   const bool restrictPointers = noalias();
   for (size_t k = 0; k < func_.params.size(); ++k) {
     const Var &param = func_.params[k];
@@ -47,22 +45,14 @@ void CFunctionEmitter::emit(const std::string &symbol) {
       dataType_[param.get()] = buffer->dtype.element();
       if (readOnly)
         o += "const ";
-      o += cScalarTypeName(buffer->dtype.element());
-      o += " *";
-      if (restrictPointers)
-        o += "restrict ";
-      o += name;
+      appendAll(o, cScalarTypeName(buffer->dtype.element()), " *", restrictPointers ? "restrict " : "", name);
       pointer_[buffer.get()] = name;
     } else if (param->type.isHandle()) {
       DataType pointee = param->pointeeType.isVoid() ? DataType::voidType() : param->pointeeType.element();
       dataType_[param.get()] = pointee;
-      o += cScalarTypeName(pointee);
-      o += " *";
-      o += name;
+      appendAll(o, cScalarTypeName(pointee), " *", name);
     } else {
-      o += cScalarTypeName(param->type);
-      o += ' ';
-      o += name;
+      appendAll(o, cScalarTypeName(param->type), ' ', name);
     }
   }
   if (func_.params.empty())
@@ -71,9 +61,7 @@ void CFunctionEmitter::emit(const std::string &symbol) {
   for (const Var &param : func_.params)
     if (!access_.used.count(param.get())) {
       beginLine();
-      out() += "(void)";
-      out() += nameOf(param.get(), param->loc);
-      out() += ';';
+      appendAll(out(), "(void)", nameOf(param.get(), param->loc), ';');
       endLine();
     }
   emitStmt(func_.body);

@@ -341,34 +341,11 @@ void CFunctionEmitter::floatFloorMod(const BinaryNode *op) {
   std::string &o = out();
   if (isScalarHalf(op->type)) {
     // ((_Float16)(a - ((_Float16)(floor(((_Float16)(a / b))) * b))))
-    o += kHalfOpen;
-    o += a;
-    o += " - ";
-    o += kHalfOpen;
-    o += fn;
-    o += '(';
-    o += kHalfOpen;
-    o += a;
-    o += " / ";
-    o += b;
-    o += kHalfClose;
-    o += ") * ";
-    o += b;
-    o += kHalfClose;
-    o += kHalfClose;
+    appendAll(o, kHalfOpen, a, " - ", kHalfOpen, fn, '(', kHalfOpen, a, " / ", b, kHalfClose, ") * ", b, kHalfClose,
+              kHalfClose);
     return;
   }
-  o += '(';
-  o += a;
-  o += " - ";
-  o += fn;
-  o += '(';
-  o += a;
-  o += " / ";
-  o += b;
-  o += ") * ";
-  o += b;
-  o += ')';
+  appendAll(o, '(', a, " - ", fn, '(', a, " / ", b, ") * ", b, ')');
 }
 
 void CFunctionEmitter::arguments(const CallNode *op, size_t from) {

@@ -15,6 +15,13 @@
 
 namespace tirlower {
 
+// Appends each of `parts` (strings, string views, C strings, characters) to `out`, in order:
+// one line of emitted text from its pieces without temporaries.
+template <typename... Parts>
+void appendAll(std::string &out, const Parts &...parts) {
+  (out += ... += parts);
+}
+
 // A valid C identifier for `name`: other characters become '_', a leading digit gets "v_", and
 // names in the emitters' own prefixes ("tl_", "__") get a "u" in front.
 std::string cIdentifier(std::string_view name);

@@ -270,27 +270,12 @@ void CFamilyEmitter::emitLoop(const ForNode *op) {
   const std::string &name = bind(op->loopVar.get(), op->loopVar->name.view());
   beginLine();
   std::string &o = out();
-  o += "for (";
-  o += t;
-  o += ' ';
-  o += name;
-  o += " = ";
-  o += min;
-  o += "; ";
-  o += name;
-  o += " < ";
-  if (zeroMin) {
+  appendAll(o, "for (", t, ' ', name, " = ", min, "; ", name, " < ");
+  if (zeroMin)
     o += extent;
-  } else {
-    o += '(';
-    o += min;
-    o += ") + (";
-    o += extent;
-    o += ')';
-  }
-  o += "; ++";
-  o += name;
-  o += ") {";
+  else
+    appendAll(o, '(', min, ") + (", extent, ')');
+  appendAll(o, "; ++", name, ") {");
   endLine();
   ranges_.setLoop(op->loopVar.get(), op->min, op->extent);
   block(op->body);
