@@ -157,15 +157,16 @@ public:
   std::vector<Diagnostic> kept;
 };
 
-// emitC on options.threads workers, with emitC's bytes and diagnostics. The symbols first, on
+// emitCStreamed on options.threads workers, with its bytes and diagnostics. The symbols first, on
 // this thread in module order (each function's warnings kept with it; a duplicate ends the
 // module there, as it ends one thread's). Then the functions' texts in batches, each function
 // on a worker that records what its functions use in a CSupport of its own; after each batch,
 // in module order, each function's warnings, then its error if it has one, as one thread reports
-// them, and its text appended. The CSupports merge by name, so their order changes nothing.
-// Batches keep the texts waiting to be joined small (the whole file twice over at 10^5
-// functions otherwise).
-std::string emitCOnThreads(const Module &module, const CEmitOptions &options, DiagnosticSink &diagnostics) {
+// them, and its text given to the sink. The CSupports merge by name, so their order changes
+// nothing. Batches keep the texts waiting for the sink small (the whole file at 10^5 functions
+// otherwise). Returns the head.
+std::string emitCOnThreads(const Module &module, const CEmitOptions &options, DiagnosticSink &diagnostics,
+                           const std::function<void(std::string_view)> &sink) {
   const std::vector<PrimFunc> &functions = module.functions;
   std::vector<std::string> symbols;
   std::vector<KeptDiagnostics> warnings(functions.size());
@@ -180,7 +181,6 @@ std::string emitCOnThreads(const Module &module, const CEmitOptions &options, Di
   }
   constexpr size_t kBatch = 1024;
   std::vector<CSupport> supports(options.threads);
-  std::string text;
   std::vector<std::string> texts;
   std::vector<std::exception_ptr> failures;
   for (size_t begin = 0; begin < symbols.size(); begin += kBatch) {
@@ -199,7 +199,7 @@ std::string emitCOnThreads(const Module &module, const CEmitOptions &options, Di
         diagnostics.report(std::move(warning));
       if (failures[k])
         std::rethrow_exception(failures[k]);
-      text += texts[k];
+      sink(texts[k]);
     }
   }
   if (duplicate) {
@@ -209,30 +209,32 @@ std::string emitCOnThreads(const Module &module, const CEmitOptions &options, Di
   }
   for (size_t w = 1; w < supports.size(); ++w)
     supports[0].merge(supports[w]);
-  // As emitC: the head goes into the functions' text, which is most of the file.
-  text.insert(0, cFileHead(supports[0]));
-  return text;
+  return cFileHead(supports[0]);
 }
 } // namespace
 
-std::string emitC(const Module &module, const CEmitOptions &options, DiagnosticSink &diagnostics) {
+std::string emitCStreamed(const Module &module, const CEmitOptions &options, DiagnosticSink &diagnostics,
+                          const std::function<void(std::string_view)> &sink) {
   if (options.threads > 1 && module.functions.size() > 1)
-    return emitCOnThreads(module, options, diagnostics);
+    return emitCOnThreads(module, options, diagnostics, sink);
   CSupport support;
-  std::string functions;
   std::unordered_set<std::string> symbols;
-  // Each function is written into `text`, whose memory is reused, and then appended: appending
-  // every piece to the module's text directly raised the peak memory of 10^5 bench functions to C
-  // by 25 MiB (967 -> 992 MiB).
+  // Each function is written into `text`, whose memory is reused.
   std::string text;
   for (const PrimFunc &func : module.functions) {
     text.clear();
     emitCFunction(*func, cFunctionSymbol(*func, symbols, diagnostics), options, support, text);
-    functions += text;
+    sink(text);
   }
+  return cFileHead(support);
+}
+
+std::string emitC(const Module &module, const CEmitOptions &options, DiagnosticSink &diagnostics) {
+  std::string functions;
+  std::string head = emitCStreamed(module, options, diagnostics, [&](std::string_view text) { functions += text; });
   // The head goes into the functions' text, which is most of the file: `head + functions` would
-  // hold two copies of it at once (a tenth of the peak memory of 10^5 functions to C).
-  functions.insert(0, cFileHead(support));
+  // hold two copies of it at once.
+  functions.insert(0, head);
   return functions;
 }
 

@@ -2,7 +2,9 @@
 // `int32_t symbol(T *buffer..., scalar...)`, returning 0, or 1 when an assert fails.
 #pragma once
 
+#include <functional>
 #include <string>
+#include <string_view>
 #include <unordered_set>
 
 #include "ir/diagnostic.h"
@@ -18,6 +20,13 @@ struct CEmitOptions {
 // Throws CompileError for IR that C cannot express (a buffer access of physical rank > 1, an
 // allocation of unsupported type); warnings (a renamed symbol) go to `diagnostics`.
 std::string emitC(const Module &module, const CEmitOptions &options, DiagnosticSink &diagnostics);
+
+// emitC without holding the file's text: the functions' text goes to `sink` in module order as
+// it is written (one function's text at a time), and the head, which depends on every function
+// and comes before them in the file, is returned at the end: emitC's bytes are the head followed
+// by what `sink` received. Throws as emitC does, after `sink` may have received part of the text.
+std::string emitCStreamed(const Module &module, const CEmitOptions &options, DiagnosticSink &diagnostics,
+                          const std::function<void(std::string_view)> &sink);
 
 // emitC in parts, so that functions can be written apart (on several threads) and joined:
 //   CSupport support; std::string text; std::unordered_set<std::string> symbols;

@@ -215,7 +215,9 @@ public:
     if (!writeTreeDir())
       status = std::max(status, kInputError);
     if (status == 0) {
-      std::string message = timing_.time("write output", [&] { return writeOutput(options_.output, output); });
+      std::string message = timing_.time("write output", [&] {
+        return body_ ? writeOutput(options_.output, output, *body_) : writeOutput(options_.output, output);
+      });
       if (!message.empty()) {
         engine_.error({}, message);
         status = kInputError;
@@ -283,7 +285,11 @@ private:
         combined.functions.push_back(func);
       }
     }
-    std::optional<std::string> text = emit(combined, engine_);
+    // A code emitter that can stream writes the text after its head as it goes (to a temporary
+    // file), so the output of a large module is not held in memory; `output` is the head.
+    if (findEmitter(options_.emit)->emitStreamed)
+      body_.emplace(options_.output);
+    std::optional<std::string> text = emit(combined, engine_, body_ ? &*body_ : nullptr);
     bury(std::move(combined));
     if (!text)
       return false;
@@ -319,11 +325,17 @@ private:
     return matched ? 0 : kInputError;
   }
 
-  std::optional<std::string> emit(const Module &module, DiagnosticSink &diagnostics) {
+  // The module's text; with `body`, the emitter's streamed form: the text after the head goes to
+  // `body` and the head is returned.
+  std::optional<std::string> emit(const Module &module, DiagnosticSink &diagnostics, OutputBody *body = nullptr) {
     const Emitter *emitter = findEmitter(options_.emit);
     try {
-      return timing_.time("emit " + emitter->name,
-                          [&] { return emitter->emit(module, &sources_, options_.emitSettings, diagnostics); });
+      return timing_.time("emit " + emitter->name, [&] {
+        if (body)
+          return emitter->emitStreamed(module, options_.emitSettings, diagnostics,
+                                       [body](std::string_view text) { body->append(text); });
+        return emitter->emit(module, &sources_, options_.emitSettings, diagnostics);
+      });
     } catch (CompileError &e) {
       diagnostics.report(std::move(e.diagnostic()));
       return std::nullopt;
@@ -503,6 +515,8 @@ private:
   std::string inputName_;
   uint32_t fileId_ = 0;
   size_t functionCount_ = 0;
+  // The streamed part of the output (emitStreamed), written after its head by run().
+  std::optional<OutputBody> body_;
 };
 
 } // namespace

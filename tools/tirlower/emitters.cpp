@@ -20,6 +20,12 @@ LLVMEmitOptions llvmOptions(const EmitSettings &settings) {
   options.fpContract = settings.fpContract;
   return options;
 }
+CEmitOptions cOptions(const EmitSettings &settings) {
+  CEmitOptions options;
+  options.openmp = settings.openmp;
+  options.threads = settings.threads;
+  return options;
+}
 } // namespace
 
 const std::vector<Emitter> &emitters() {
@@ -43,11 +49,10 @@ const std::vector<Emitter> &emitters() {
        "c",
        false,
        [](const Module &m, const SourceInfo *, const EmitSettings &s, DiagnosticSink &d) {
-         CEmitOptions options;
-         options.openmp = s.openmp;
-         options.threads = s.threads;
-         return emitC(m, options, d);
-       }},
+         return emitC(m, cOptions(s), d);
+       },
+       [](const Module &m, const EmitSettings &s, DiagnosticSink &d,
+          const std::function<void(std::string_view)> &sink) { return emitCStreamed(m, cOptions(s), d, sink); }},
       {"h",
        {".h"},
        "c",

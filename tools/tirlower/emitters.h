@@ -5,6 +5,7 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "ir/diagnostic.h"
@@ -35,6 +36,11 @@ struct Emitter {
   bool binary = false;
   // Throws CompileError for IR the format cannot express; warnings go to the sink.
   std::function<std::string(const Module &, const SourceInfo *, const EmitSettings &, DiagnosticSink &)> emit;
+  // Optional: `emit` writing its text as it goes, for outputs too large to hold (C): the text
+  // after the head goes to the sink, and the head, known last, is returned.
+  std::function<std::string(const Module &, const EmitSettings &, DiagnosticSink &,
+                            const std::function<void(std::string_view)> &)>
+      emitStreamed = {};
 };
 
 const std::vector<Emitter> &emitters();

@@ -5,9 +5,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <functional>
 #include <iostream>
 #include <iterator>
 #include <string>
@@ -112,11 +114,12 @@ std::string resolveSymlinks(std::string path) {
   return path; // a loop: open() reports it
 }
 
-} // namespace
-
-std::string writeOutput(const std::string &requestedPath, const std::string &contents) {
+// writeOutput of what `toStdout` writes to std::cout (for "-") or `toFile` to an open file
+// (false: failed, with errno set).
+std::string writeOutputWith(const std::string &requestedPath, const std::function<void()> &toStdout,
+                            const std::function<bool(int)> &toFile) {
   if (requestedPath == "-") {
-    std::cout << contents;
+    toStdout();
     std::cout.flush();
     return std::cout ? "" : "cannot write to stdout";
   }
@@ -131,7 +134,7 @@ std::string writeOutput(const std::string &requestedPath, const std::string &con
     int fd = ::open(path.c_str(), O_WRONLY | O_CLOEXEC);
     if (fd < 0)
       return "cannot write '" + requestedPath + "': " + std::strerror(errno);
-    bool written = writeAll(fd, contents);
+    bool written = toFile(fd);
     int writeErrno = errno;
     bool closed = ::close(fd) == 0;
     if (written && closed)
@@ -148,7 +151,7 @@ std::string writeOutput(const std::string &requestedPath, const std::string &con
   mode_t mask = ::umask(0);
   ::umask(mask);
   ::fchmod(fd, exists ? existing.st_mode & 07777 : 0666 & ~mask);
-  bool ok = writeAll(fd, contents);
+  bool ok = toFile(fd);
   int savedErrno = errno;
   ok = (::close(fd) == 0) && ok;
   if (ok && ::rename(temporary.c_str(), path.c_str()) == 0) {
@@ -159,6 +162,108 @@ std::string writeOutput(const std::string &requestedPath, const std::string &con
   ::unlink(temporary.c_str());
   guard.forget();
   return "cannot write '" + requestedPath + "': " + std::strerror(savedErrno);
+}
+
+// Where the body of an output to `path` can be kept out of memory: an unnamed file in the
+// directory of the file `path` names (a regular file, or none yet); -1 otherwise.
+int temporaryBodyFile(const std::string &requestedPath) {
+#ifdef O_TMPFILE
+  if (requestedPath == "-")
+    return -1;
+  const std::string path = resolveSymlinks(requestedPath);
+  struct stat existing {};
+  if (::stat(path.c_str(), &existing) == 0 && !S_ISREG(existing.st_mode))
+    return -1;
+  return ::open(directoryOf(path).c_str(), O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+#else
+  (void)requestedPath;
+  return -1;
+#endif
+}
+
+constexpr size_t kBodyBuffer = size_t(1) << 20;
+
+} // namespace
+
+std::string writeOutput(const std::string &requestedPath, const std::string &contents) {
+  return writeOutputWith(
+      requestedPath, [&] { std::cout << contents; }, [&](int fd) { return writeAll(fd, contents); });
+}
+
+OutputBody::OutputBody(const std::string &path) : fd_(temporaryBodyFile(path)) {}
+
+OutputBody::~OutputBody() {
+  if (fd_ >= 0)
+    ::close(fd_);
+}
+
+void OutputBody::append(std::string_view text) {
+  buffer_ += text;
+  if (fd_ >= 0 && buffer_.size() >= kBodyBuffer)
+    flush();
+}
+
+// Moves the buffered text to the temporary file; a failed write is kept for writeOutput.
+bool OutputBody::flush() {
+  if (fd_ < 0 || buffer_.empty() || error_)
+    return error_ == 0;
+  if (!writeAll(fd_, buffer_)) {
+    error_ = errno ? errno : EIO;
+    return false;
+  }
+  size_ += buffer_.size();
+  buffer_.clear();
+  return true;
+}
+
+// Appends the temporary file's text to `fd` (in the kernel where it can, else through a buffer).
+bool OutputBody::copyTo(int fd) {
+  if (!flush()) {
+    errno = error_;
+    return false;
+  }
+  off_t offset = 0;
+  auto remaining = [&] { return size_ - static_cast<uint64_t>(offset); };
+  while (remaining() > 0) {
+    ssize_t n = ::copy_file_range(fd_, &offset, fd, nullptr, remaining(), 0);
+    if (n > 0)
+      continue;
+    if (n < 0 && errno == EINTR)
+      continue;
+    break; // unsupported between these files (or a failure, which the plain copy meets again)
+  }
+  std::string chunk;
+  while (remaining() > 0) {
+    chunk.resize(static_cast<size_t>(std::min<uint64_t>(remaining(), kBodyBuffer)));
+    ssize_t n = ::pread(fd_, chunk.data(), chunk.size(), offset);
+    if (n < 0 && errno == EINTR)
+      continue;
+    if (n <= 0) {
+      if (n == 0)
+        errno = EIO;
+      return false;
+    }
+    chunk.resize(static_cast<size_t>(n));
+    if (!writeAll(fd, chunk))
+      return false;
+    offset += n;
+  }
+  return true;
+}
+
+std::string writeOutput(const std::string &requestedPath, const std::string &head, OutputBody &body) {
+  return writeOutputWith(
+      requestedPath,
+      [&] {
+        std::cout << head << body.buffer_; // stdout: the body is all in memory
+      },
+      [&](int fd) {
+        if (!writeAll(fd, head))
+          return false;
+        if (body.fd_ >= 0)
+          return body.copyTo(fd);
+        return writeAll(fd, body.buffer_);
+      });
 }
 
 bool readInput(const std::string &path, std::string &contents, std::string &error, uint64_t maxBytes) {

@@ -6,11 +6,40 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 
 namespace tirlower {
 
 // `path` "-" writes to stdout. Returns an error message, empty on success.
 std::string writeOutput(const std::string &path, const std::string &contents);
+
+// The text of an output that is written before its beginning is known (the C file's head
+// depends on every function): everything after the head, appended as it is produced. For a
+// regular file (or a new one) it goes to an unnamed temporary file in the destination's directory
+// (O_TMPFILE), so that a large output is not held in memory; for stdout and devices, or where no
+// such file can be made, it is kept in memory. Nothing reaches the destination before
+// writeOutput(path, head, body); an unwritten body leaves nothing behind.
+class OutputBody {
+public:
+  explicit OutputBody(const std::string &path);
+  ~OutputBody();
+  OutputBody(const OutputBody &) = delete;
+  OutputBody &operator=(const OutputBody &) = delete;
+
+  void append(std::string_view text);
+
+private:
+  friend std::string writeOutput(const std::string &path, const std::string &head, OutputBody &body);
+  bool flush();
+  bool copyTo(int fd);
+  int fd_ = -1;        // the temporary file, or -1: the text is all in buffer_
+  std::string buffer_; // text not yet written to the temporary file
+  uint64_t size_ = 0;  // bytes written to the temporary file
+  int error_ = 0;      // errno of the first failed write to the temporary file
+};
+
+// writeOutput of `head` followed by `body`'s text.
+std::string writeOutput(const std::string &path, const std::string &head, OutputBody &body);
 
 // The largest input (and --inputs file) tirlower reads: a larger one, or an endless one such as
 // /dev/zero, is an input error once this much has been read.
