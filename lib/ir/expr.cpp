@@ -4,6 +4,8 @@
 #include <cmath>
 #include <span>
 #include <limits>
+#include <mutex>
+#include <vector>
 
 #include "ir/buffer.h"
 #include "ir/intrinsics.h"
@@ -32,7 +34,69 @@ Var VarNode::makeHandle(Symbol name, DataType pointee, Symbol scope, SourceRange
   return located(node, loc);
 }
 
+namespace {
+// Integer constants without a source location (those passes make: strides, offsets, loop
+// minimums) of type int32 or int64 and a small value are shared: one node for each (type, value)
+// per thread. Nodes are immutable, so a shared constant behaves as a fresh one; after the C
+// pipeline such constants were about a sixth of a function's nodes. One table per thread, so
+// that the workers of --threads do not contend for the same nodes' reference counts; the table of
+// a thread that ends is adopted by the next new thread (workers start for each parallel section).
+constexpr int64_t kSharedLow = -16, kSharedHigh = 1024; // [low, high)
+constexpr size_t kSharedPerType = static_cast<size_t>(kSharedHigh - kSharedLow);
+
+struct SharedInts {
+  IntImmNode *int32[kSharedPerType] = {};
+  IntImmNode *int64[kSharedPerType] = {};
+};
+
+struct SharedIntsOrphans {
+  std::mutex mutex;
+  std::vector<SharedInts *> tables;
+};
+SharedIntsOrphans &sharedIntsOrphans() {
+  static auto *orphans = new SharedIntsOrphans(); // leaked: threads may end after main returns
+  return *orphans;
+}
+struct SharedIntsReturn {
+  SharedInts *table = nullptr;
+  ~SharedIntsReturn() {
+    if (!table)
+      return;
+    std::lock_guard<std::mutex> lock(sharedIntsOrphans().mutex);
+    sharedIntsOrphans().tables.push_back(table);
+  }
+};
+thread_local SharedInts *sharedInts = nullptr; // no destructor: reaching it costs no guard
+
+[[gnu::noinline]] SharedInts &adoptSharedInts() {
+  SharedInts *table = nullptr;
+  {
+    std::lock_guard<std::mutex> lock(sharedIntsOrphans().mutex);
+    if (!sharedIntsOrphans().tables.empty()) {
+      table = sharedIntsOrphans().tables.back();
+      sharedIntsOrphans().tables.pop_back();
+    }
+  }
+  if (!table)
+    table = new SharedInts(); // leaked on purpose, as the node pool: its nodes live in IR
+  thread_local SharedIntsReturn giveBack;
+  giveBack.table = table;
+  sharedInts = table;
+  return *table;
+}
+} // namespace
+
 Expr IntImmNode::make(DataType type, int64_t value, SourceRange loc) {
+  if (!loc.valid() && value >= kSharedLow && value < kSharedHigh && !type.isVector() && type.isInt() &&
+      (type.bits() == 32 || type.bits() == 64)) {
+    SharedInts &table = sharedInts ? *sharedInts : adoptSharedInts();
+    IntImmNode *&slot = (type.bits() == 32 ? table.int32 : table.int64)[value - kSharedLow];
+    if (!slot) {
+      slot = new IntImmNode(type, value);
+      slot->retain(); // the table's reference
+    }
+    return Expr(slot);
+  }
   if (!(type.isIntOrUInt() || type.isBool()) || type.isVector())
     fail("integer constant of non-integer type " + type.str());
   if (type.isBool() && value != 0 && value != 1)

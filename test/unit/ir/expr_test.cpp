@@ -54,3 +54,26 @@ TEST_CASE("the mutator shares unchanged subtrees and substitute replaces variabl
   REQUIRE(asConstInt(add->b));
   CHECK(*asConstInt(add->b) == 3);
 }
+
+TEST_CASE("small integer constants without a location are shared per thread", "[ir]") {
+  Expr a = IntImmNode::make(DataType::int32(), 16), b = intImm(16);
+  CHECK(a.same(b)); // one node for (int32, 16) on this thread
+  CHECK(!a.same(intImm(16, DataType::int64())));
+  CHECK(!a.same(intImm(17)));
+  CHECK(intImm(-16).same(intImm(-16)));
+  CHECK(intImm(1023, DataType::int64()).same(intImm(1023, DataType::int64())));
+  // Outside the shared range, of another type, or located: a node of its own.
+  CHECK(!intImm(1024).same(intImm(1024)));
+  CHECK(!intImm(-17).same(intImm(-17)));
+  CHECK(!intImm(1, DataType::boolean()).same(intImm(1, DataType::boolean())));
+  CHECK(!intImm(3, DataType(DataType::Code::Int, 16)).same(intImm(3, DataType(DataType::Code::Int, 16))));
+  Expr located = IntImmNode::make(DataType::int32(), 16, SourceRange{1, 4, 6});
+  CHECK(!located.same(a));
+  CHECK(located->loc.begin == 4);
+  CHECK(!a->loc.valid());
+  // A shared node stays what it is for every user: value, type, no location.
+  CHECK(*asConstInt(a) == 16);
+  CHECK(a->type == DataType::int32());
+  // The checks still apply to shared values.
+  CHECK_THROWS_AS(IntImmNode::make(DataType(DataType::Code::UInt, 32), -1), IRTypeError);
+}
