@@ -230,6 +230,17 @@ Stmt EvaluateNode::make(Expr value, SourceRange loc) {
 }
 
 Stmt SeqStmtNode::make(std::vector<Stmt> stmts, SourceRange loc) {
+  // Already flat (the common case): the one statement itself, or the vector as it is when it
+  // holds no slack (else the copy below gives the node a vector of exactly its size).
+  if (std::all_of(stmts.begin(), stmts.end(), [](const Stmt &s) { return s && !s.as<SeqStmtNode>(); })) {
+    if (stmts.size() == 1)
+      return std::move(stmts.front());
+    if (stmts.size() == stmts.capacity()) {
+      auto *node = new SeqStmtNode();
+      node->stmts = std::move(stmts);
+      return located(node, loc);
+    }
+  }
   std::vector<Stmt> flat;
   flat.reserve(stmts.size());
   for (Stmt &s : stmts) {
