@@ -84,7 +84,7 @@ Buffer Parser::buildBuffer(uint32_t nameNode, const CallArgs &args, size_t first
     }
   }
   if (uint32_t l = args.find("layout"); l != UINT32_MAX)
-    f.layout = Symbol(layoutArgument(l, f.name.str(), f.shape.size()).name());
+    f.layout = layoutSymbol(l, f.name.str(), f.shape.size());
   if (uint32_t t = args.find("buffer_type"); t != UINT32_MAX && stringLiteral(t) != "default")
     fail(nodeRange(t), "buffer_type \"" + stringLiteral(t) +
                            "\" is not supported (broadcasting buffers with zero strides); only \"default\"");
@@ -292,6 +292,19 @@ SourceRange Parser::insideString(uint32_t id, size_t offset, size_t length) {
     return whole;
   uint32_t begin = whole.begin + static_cast<uint32_t>(quote + offset);
   return {whole.fileId, begin, begin + static_cast<uint32_t>(length)};
+}
+
+Symbol Parser::layoutSymbol(uint32_t id, const std::string &bufferName, size_t rank) {
+  std::string_view spelled = node(id).kind == Ast::String ? nodeText(id) : std::string_view();
+  if (!spelled.empty())
+    for (const LayoutMemo &memo : layoutMemo_)
+      if (memo.spelled == spelled && (memo.anyRank || memo.dims == rank))
+        return memo.name;
+  Layout layout = layoutArgument(id, bufferName, rank); // reports what is wrong with it
+  Symbol name(layout.name());
+  if (!spelled.empty() && layoutMemo_.size() < 16)
+    layoutMemo_.push_back({spelled, name, layout.numDims(), layout.isAnyRank()});
+  return name;
 }
 
 Layout Parser::layoutArgument(uint32_t id, const std::string &bufferName, size_t rank) {

@@ -108,7 +108,6 @@ Parser::Parser(const SourceManager &sources, uint32_t fileId, DiagnosticSink &di
     : sources_(sources), fileId_(fileId), source_(sources.text(fileId)), diagnostics_(diagnostics) {
   uint32_t end = std::min<uint32_t>(range.end, static_cast<uint32_t>(source_.size()));
   tokens_.start(source_, fileId, std::min(range.begin, end), end, lexerSink_);
-  ast_.reserve(256);
   children_.reserve(512);
 }
 

@@ -2,7 +2,9 @@
 
 #include <algorithm>
 #include <array>
+#include <bit>
 #include <cstdint>
+#include <cstring>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -67,10 +69,9 @@ constexpr uint64_t packWord(std::string_view s) {
   return value;
 }
 
-Tok keywordOrName(std::string_view s) {
-  if (s.size() < 2 || s.size() > 6) // keywords have 2 to 6 letters
-    return Tok::Name;
-  switch (packWord(s)) {
+// The keyword packed as `word` (packWord), or Tok::Name.
+Tok keywordOrName(uint64_t word) {
+  switch (word) {
   case packWord("in"): return Tok::KwIn;
   case packWord("if"): return Tok::KwIf;
   case packWord("as"): return Tok::KwAs;
@@ -124,8 +125,7 @@ public:
         }
         atLineStart_ = false;
       }
-      while (pos_ < text_.size() && text_[pos_] == ' ') // the blanks between tokens
-        ++pos_;
+      pos_ = skipBlanks(pos_); // the blanks between tokens
       if (pos_ >= text_.size()) {
         finish();
         break;
@@ -144,6 +144,10 @@ public:
         ++pos_;
         continue;
       }
+      if (c == '\n') { // the commonest byte after names and punctuation: tested before the rare ones
+        newline();
+        continue;
+      }
       if (c == '\r' && (pos_ + 1 >= text_.size() || text_[pos_ + 1] != '\n')) {
         loneCarriageReturn();
         continue;
@@ -160,15 +164,6 @@ public:
         pos_ += text_[pos_ + 1] == '\r' && pos_ + 2 < text_.size() && text_[pos_ + 2] == '\n' ? 3 : 2;
         continue;
       }
-      if (c == '\n') {
-        if (depth_ == 0) {
-          if (last_ != kNone && last_ != Tok::Newline && last_ != Tok::Indent && last_ != Tok::Dedent)
-            push(Tok::Newline, pos_, pos_ + 1);
-          atLineStart_ = true;
-        }
-        ++pos_;
-        continue;
-      }
       lexToken(c);
     }
     out_ = nullptr;
@@ -177,6 +172,16 @@ public:
 private:
   // No token produced yet (EndOfFile is only ever the last token).
   static constexpr Tok kNone = Tok::EndOfFile;
+
+  // A line end: NEWLINE unless inside brackets or after a line of no tokens.
+  void newline() {
+    if (depth_ == 0) {
+      if (last_ != kNone && last_ != Tok::Newline && last_ != Tok::Indent && last_ != Tok::Dedent)
+        push(Tok::Newline, pos_, pos_ + 1);
+      atLineStart_ = true;
+    }
+    ++pos_;
+  }
 
   void finish() {
     uint32_t eof = static_cast<uint32_t>(text_.size());
@@ -236,6 +241,8 @@ private:
       size_t lineStart = pos_;
       uint32_t width = 0;
       size_t tabAt = SIZE_MAX;
+      pos_ = skipBlanks(pos_);
+      width = static_cast<uint32_t>(pos_ - lineStart);
       while (pos_ < text_.size() && (text_[pos_] == ' ' || text_[pos_] == '\t' || text_[pos_] == '\f')) {
         if (text_[pos_] == '\t') {
           if (tabAt == SIZE_MAX)
@@ -297,11 +304,39 @@ private:
     }
   }
 
+  // The first byte at or after `pos` that is no blank. Through locals: the loop over members
+  // reloaded them for every byte (the token pushes may alias them, as far as the compiler knows).
+  [[gnu::always_inline]] size_t skipBlanks(size_t pos) const {
+    const char *data = text_.data();
+    const size_t size = text_.size();
+    while (pos < size && data[pos] == ' ')
+      ++pos;
+    return pos;
+  }
+
   [[gnu::always_inline]] void lexName() {
-    size_t start = pos_++;
-    while (pos_ < text_.size() && isIdentChar(text_[pos_]))
-      ++pos_;
-    push(keywordOrName(text_.substr(start, pos_ - start)), start, pos_);
+    size_t start = pos_;
+    {
+      const char *data = text_.data();
+      const size_t size = text_.size();
+      size_t pos = start + 1;
+      while (pos < size && isIdentChar(data[pos]))
+        ++pos;
+      pos_ = pos;
+    }
+    size_t length = pos_ - start;
+    Tok kind = Tok::Name;
+    if (length >= 2 && length <= 6) { // keywords have 2 to 6 letters
+      uint64_t word;
+      if (std::endian::native == std::endian::little && start + 8 <= text_.size()) {
+        std::memcpy(&word, text_.data() + start, 8); // packWord of the name with one load
+        word &= (uint64_t(1) << (8 * length)) - 1;
+      } else {
+        word = packWord(text_.substr(start, length));
+      }
+      kind = keywordOrName(word);
+    }
+    push(kind, start, pos_);
   }
 
   void lexToken(char c) {
@@ -649,6 +684,8 @@ std::string decodeString(std::string_view token, bool &ok) {
   char quote = token.front();
   size_t q = token.size() >= 6 && token[1] == quote && token[2] == quote ? 3 : 1;
   std::string_view body = token.substr(q, token.size() - 2 * q);
+  if (body.find('\\') == std::string_view::npos) // no escapes: the text itself ("float32", "NHWC")
+    return std::string(body);
   std::string out;
   out.reserve(body.size());
   for (size_t i = 0; i < body.size(); ++i) {

@@ -68,8 +68,13 @@ int64_t floorMod(int64_t a, int64_t b) {
 } // namespace
 
 int64_t Parser::intLiteral(uint32_t id) {
-  std::string_view digits = nodeText(id);
+  std::string_view digits = nodeText(id); // an Int token: decimal digits only
   int64_t value = 0;
+  if (digits.size() <= 18) { // fits int64 whatever the digits
+    for (char c : digits)
+      value = value * 10 + (c - '0');
+    return value;
+  }
   auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), value);
   if (ec != std::errc() || end != digits.data() + digits.size())
     fail(nodeRange(id),
@@ -173,7 +178,12 @@ Expr Parser::typedLiteral(const Typed &literal, DataType type, SourceRange where
                       " (it would round to infinity; write T." + type.str() + "(\"inf\") for an infinity)");
     }
   };
+  auto sameLoc = [&](const SourceRange &loc) {
+    return loc.fileId == where.fileId && loc.begin == where.begin && loc.end == where.end;
+  };
   if (const auto *i = e.as<IntImmNode>()) {
+    if (i->type == type && sameLoc(i->loc))
+      return e; // the node this would build (most literals already have the type they get)
     if (type.isFloat()) {
       checkRange(static_cast<double>(i->value));
       return FloatImmNode::make(type, static_cast<double>(i->value), where);
@@ -185,6 +195,8 @@ Expr Parser::typedLiteral(const Typed &literal, DataType type, SourceRange where
   const auto *f = e.as<FloatImmNode>();
   if (f && type.isFloat()) {
     checkRange(f->value);
+    if (f->type == type && sameLoc(f->loc))
+      return e;
     return FloatImmNode::make(type, f->value, where);
   }
   fail(where, "cannot use a floating-point literal as a value of type " + type.str());

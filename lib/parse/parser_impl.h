@@ -3,6 +3,7 @@
 // then lowered to typed IR with the names in scope; statements are lowered as they are read.
 #pragma once
 
+#include <array>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -52,6 +53,49 @@ struct AstNode {
   uint32_t begin = 0, end = 0;         // source range of the whole construct
   uint32_t nameBegin = 0, nameEnd = 0; // Attr and Keyword names
   uint32_t first = 0, count = 0;       // children, in Parser::children_
+};
+
+// A list whose first N items live inline: the loop targets, variables and bounds of a `for`
+// (nearly always one) without an allocation each.
+template <typename T, size_t N> class SmallList {
+public:
+  void push_back(T value) {
+    if (size_ < N)
+      inline_[size_] = std::move(value);
+    else
+      overflow_.push_back(std::move(value));
+    ++size_;
+  }
+  size_t size() const { return size_; }
+  T &operator[](size_t k) { return k < N ? inline_[k] : overflow_[k - N]; }
+  const T &operator[](size_t k) const { return k < N ? inline_[k] : overflow_[k - N]; }
+
+private:
+  std::array<T, N> inline_{};
+  std::vector<T> overflow_;
+  size_t size_ = 0;
+};
+
+// The AST arena: appends inline (std::vector's push_back of a node was an out-of-line call per
+// node); resize only shrinks. Storage is kept across statements.
+class AstArena {
+public:
+  size_t size() const { return size_; }
+  AstNode &operator[](size_t k) { return nodes_[k]; }
+  const AstNode &operator[](size_t k) const { return nodes_[k]; }
+  uint32_t push(const AstNode &node) {
+    if (size_ == nodes_.size()) [[unlikely]]
+      grow();
+    nodes_[size_] = node;
+    return static_cast<uint32_t>(size_++);
+  }
+  void resize(size_t size) { size_ = size; }
+  void clear() { size_ = 0; }
+
+private:
+  [[gnu::noinline]] void grow() { nodes_.resize(nodes_.empty() ? 256 : 2 * nodes_.size()); }
+  std::vector<AstNode> nodes_;
+  size_t size_ = 0;
 };
 
 // Thrown to abandon the current statement; the diagnostic is already reported (or is a
@@ -193,6 +237,10 @@ private:
   void parseItems(Tok close, uint32_t (Parser::*item)(), std::vector<uint32_t> &out);
   uint32_t makeNode(Ast kind, uint32_t begin, uint32_t end, const uint32_t *children = nullptr, uint32_t count = 0,
                     Tok op = Tok::Error);
+  // makeNode of a node without children (an atom), without its loops.
+  uint32_t makeLeaf(Ast kind, uint32_t begin, uint32_t end) {
+    return ast_.push({kind, Tok::Error, 1, begin, end, begin, end, static_cast<uint32_t>(children_.size()), 0});
+  }
   [[noreturn, gnu::cold, gnu::noinline]] void failTooDeep(uint32_t begin, uint32_t end);
   void enterNesting(uint32_t at);
   const AstNode &node(uint32_t id) const { return ast_[id]; }
@@ -319,6 +367,8 @@ private:
   void bindScalarParam(const ParamSyntax &param, size_t k, PrimFuncNode::Fields &func);
   void bindBufferParam(const ParamSyntax &param, size_t k, PrimFuncNode::Fields &func);
   Stmt parseBlock(bool newScope = true);
+  // SeqStmtNode::make of blockStmts_[first, end), which it then drops.
+  Stmt takeSequence(size_t first);
   Stmt finishDecl(PendingDecl &decl, Stmt body);
   Stmt parseStatement(PendingDecl &pending, bool &opened);
   Stmt parseFor();
@@ -326,7 +376,7 @@ private:
   // and the annotations (of the innermost loop).
   struct LoopIterator {
     ForKind kind = ForKind::Serial;
-    std::vector<Range> bounds;
+    SmallList<Range, 2> bounds;
     Symbol thread;
     AttrValue annotations;
   };
@@ -354,6 +404,16 @@ private:
   // Layouts (ir/layout.h): "layout=" of buffers and T.func_attr's "layout_requirements".
   SourceRange insideString(uint32_t id, size_t offset, size_t length);
   Layout layoutArgument(uint32_t id, const std::string &bufferName, size_t rank);
+  // Symbol(layoutArgument(...).name()), remembered by the string as spelled (a module names the
+  // same few layouts in every function).
+  Symbol layoutSymbol(uint32_t id, const std::string &bufferName, size_t rank);
+  struct LayoutMemo {
+    std::string_view spelled; // the string token, quotes included
+    Symbol name;
+    size_t dims;
+    bool anyRank;
+  };
+  std::vector<LayoutMemo> layoutMemo_;
   void parseLayoutRequirements(uint32_t dict);
   void parseTransformLayout(uint32_t call);
   void parseMatchBuffer(uint32_t target, uint32_t call);
@@ -415,9 +475,10 @@ private:
   bool namingSubject_ = false; // lowering T.attr's node or T.launch_thread's variable
   bool matchingShape_ = false; // lowering a T.match_buffer of a parameter: T.int64() names are extents
 
-  std::vector<AstNode> ast_;
+  AstArena ast_;
   std::vector<uint32_t> children_;
   std::vector<uint32_t> scratch_;
+  std::vector<Stmt> blockStmts_; // the statements of the blocks being read (parseBlock)
 
   ScopeStack scope_;
   BlockScope *block_ = nullptr;

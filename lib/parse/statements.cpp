@@ -47,12 +47,20 @@ Stmt Parser::parseBlock(bool newScope) {
   ++blockDepth_;
   if (newScope)
     scope_.push();
+  // The block's statements collect on blockStmts_ (shared by the nested blocks, so a block of
+  // one statement allocates nothing); `segment` is where the statements after the last open
+  // declaration begin, each frame remembers where those before it began.
   struct Frame {
     PendingDecl decl;
-    std::vector<Stmt> before;
+    size_t before;
   };
+  struct Unwind {
+    std::vector<Stmt> &stmts;
+    size_t mark;
+    ~Unwind() { stmts.resize(mark); }
+  } unwind{blockStmts_, blockStmts_.size()};
   std::vector<Frame> frames;
-  std::vector<Stmt> current;
+  size_t segment = blockStmts_.size();
   while (!at(Tok::Dedent) && !at(Tok::EndOfFile)) {
     size_t start = pos_;
     size_t astMark = ast_.size(), childMark = children_.size();
@@ -61,15 +69,15 @@ Stmt Parser::parseBlock(bool newScope) {
     try {
       Stmt stmt = parseStatement(pending, opened);
       if (stmt)
-        current.push_back(std::move(stmt));
+        blockStmts_.push_back(std::move(stmt));
       if (opened) {
         // Each declaration nests the rest of its block in the IR; bound that depth so no
         // later recursive traversal (or destruction) of the tree can exhaust the stack.
         if (openDecls_ + 1 > kMaxOpenDecls)
           fail(pending.loc, "too many nested declarations (more than " + std::to_string(kMaxOpenDecls) +
                                 "); the body of each declaration is the rest of its block");
-        frames.push_back({std::move(pending), std::move(current)});
-        current.clear();
+        frames.push_back({std::move(pending), segment});
+        segment = blockStmts_.size();
         ++openDecls_;
       }
     } catch (const StatementFailed &) {
@@ -84,19 +92,29 @@ Stmt Parser::parseBlock(bool newScope) {
   }
   accept(Tok::Dedent);
   openDecls_ -= frames.size();
-  Stmt body = SeqStmtNode::make(std::move(current));
+  Stmt body = takeSequence(segment);
   for (auto it = frames.rbegin(); it != frames.rend(); ++it) {
     try {
-      it->before.push_back(finishDecl(it->decl, body));
+      blockStmts_.push_back(finishDecl(it->decl, body));
     } catch (const StatementFailed &) {
-      it->before.push_back(body);
+      blockStmts_.push_back(body);
     }
-    body = SeqStmtNode::make(std::move(it->before));
+    body = takeSequence(it->before);
   }
   if (newScope)
     scope_.pop();
   --blockDepth_;
   return body;
+}
+
+Stmt Parser::takeSequence(size_t first) {
+  auto begin = blockStmts_.begin() + static_cast<std::ptrdiff_t>(first);
+  Stmt seq = blockStmts_.size() - first == 1 && !blockStmts_.back().as<SeqStmtNode>()
+                 ? std::move(blockStmts_.back()) // what SeqStmtNode::make returns for it
+                 : SeqStmtNode::make(std::vector<Stmt>(std::make_move_iterator(begin),
+                                                       std::make_move_iterator(blockStmts_.end())));
+  blockStmts_.resize(first);
+  return seq;
 }
 
 Stmt Parser::parseStatement(PendingDecl &pending, bool &opened) {
@@ -133,7 +151,7 @@ Stmt Parser::makeLoop(ForKind kind, Var var, Expr min, Expr extent, Stmt body, S
 
 Stmt Parser::parseFor() {
   uint32_t begin = expect(Tok::KwFor, "'for'").begin;
-  std::vector<Token> targets;
+  SmallList<Token, 2> targets;
   do {
     targets.push_back(expect(Tok::Name, "a loop variable name"));
   } while (accept(Tok::Comma));
@@ -146,7 +164,7 @@ Stmt Parser::parseFor() {
 
   scope_.push();
   PopScope pop{scope_};
-  std::vector<Var> vars;
+  SmallList<Var, 2> vars;
   for (size_t k = 0; k < targets.size(); ++k) {
     SourceRange where = tokenRange(targets[k]);
     Var var = VarNode::make(Symbol(tokenText(targets[k])), loop.bounds[k].min->type, where);

@@ -100,8 +100,7 @@ uint32_t Parser::makeNode(Ast kind, uint32_t begin, uint32_t end, const uint32_t
   auto first = static_cast<uint32_t>(children_.size());
   for (uint32_t k = 0; k < count; ++k) // short lists: a loop beats a memmove call
     children_.push_back(children[k]);
-  ast_.push_back({kind, op, static_cast<uint16_t>(depth + 1), begin, end, begin, end, first, count});
-  return static_cast<uint32_t>(ast_.size() - 1);
+  return ast_.push({kind, op, static_cast<uint16_t>(depth + 1), begin, end, begin, end, first, count});
 }
 
 void Parser::failTooDeep(uint32_t begin, uint32_t end) {
@@ -154,20 +153,46 @@ constexpr std::array<uint8_t, 256> kBinaryPrecedence = [] {
 int binaryPrecedence(Tok kind) {
   return kBinaryPrecedence[static_cast<size_t>(kind)];
 }
+
+// The atoms parseAtom makes a node of from one token, by kind; Ast::Empty for the others.
+constexpr std::array<Ast, 256> kLeafAtom = [] {
+  std::array<Ast, 256> table{};
+  table.fill(Ast::Empty);
+  table[static_cast<size_t>(Tok::Name)] = Ast::Name;
+  table[static_cast<size_t>(Tok::Int)] = Ast::Int;
+  table[static_cast<size_t>(Tok::Float)] = Ast::Float;
+  table[static_cast<size_t>(Tok::String)] = Ast::String;
+  table[static_cast<size_t>(Tok::KwTrue)] = Ast::True;
+  table[static_cast<size_t>(Tok::KwFalse)] = Ast::False;
+  table[static_cast<size_t>(Tok::KwNone)] = Ast::None;
+  return table;
+}();
 } // namespace
 
 uint32_t Parser::parseExpr() {
+  // An atom that no operator, attribute, call or subscript follows (most indices and arguments):
+  // the node parseBinary would return, without descending through its levels.
+  const Token &t = peek();
+  if (Ast leaf = kLeafAtom[static_cast<size_t>(t.kind)]; leaf != Ast::Empty) {
+    Tok next = peek(1).kind;
+    if (binaryPrecedence(next) == 0 && next != Tok::Dot && next != Tok::LParen && next != Tok::LBracket) {
+      uint32_t begin = t.begin, end = t.end;
+      ++pos_;
+      return makeLeaf(leaf, begin, end);
+    }
+  }
   if (at(Tok::KwLambda))
     return parseLambda();
   return parseBinary(kOrPrecedence);
 }
+
 
 uint32_t Parser::parseLambda() {
   uint32_t begin = expect(Tok::KwLambda, "'lambda'").begin;
   size_t mark = scratch_.size();
   while (at(Tok::Name)) {
     const Token &t = peek();
-    scratch_.push_back(makeNode(Ast::Name, t.begin, t.end));
+    scratch_.push_back(makeLeaf(Ast::Name, t.begin, t.end));
     ++pos_;
     if (!accept(Tok::Comma))
       break;
@@ -300,7 +325,7 @@ uint32_t Parser::parseSubscriptItem() {
     begin = node(index).begin;
     scratch_.push_back(index);
   } else {
-    scratch_.push_back(makeNode(Ast::Empty, begin, begin));
+    scratch_.push_back(makeLeaf(Ast::Empty, begin, begin));
   }
   // A slice start:stop[:step]; omitted parts are Empty nodes.
   size_t mark = scratch_.size() - 1;
@@ -320,13 +345,13 @@ uint32_t Parser::parseSubscriptItem() {
 uint32_t Parser::parseAtom() {
   const Token t = peek();
   switch (t.kind) {
-  case Tok::Name: ++pos_; return makeNode(Ast::Name, t.begin, t.end);
-  case Tok::Int: ++pos_; return makeNode(Ast::Int, t.begin, t.end);
-  case Tok::Float: ++pos_; return makeNode(Ast::Float, t.begin, t.end);
-  case Tok::String: ++pos_; return makeNode(Ast::String, t.begin, t.end);
-  case Tok::KwTrue: ++pos_; return makeNode(Ast::True, t.begin, t.end);
-  case Tok::KwFalse: ++pos_; return makeNode(Ast::False, t.begin, t.end);
-  case Tok::KwNone: ++pos_; return makeNode(Ast::None, t.begin, t.end);
+  case Tok::Name: ++pos_; return makeLeaf(Ast::Name, t.begin, t.end);
+  case Tok::Int: ++pos_; return makeLeaf(Ast::Int, t.begin, t.end);
+  case Tok::Float: ++pos_; return makeLeaf(Ast::Float, t.begin, t.end);
+  case Tok::String: ++pos_; return makeLeaf(Ast::String, t.begin, t.end);
+  case Tok::KwTrue: ++pos_; return makeLeaf(Ast::True, t.begin, t.end);
+  case Tok::KwFalse: ++pos_; return makeLeaf(Ast::False, t.begin, t.end);
+  case Tok::KwNone: ++pos_; return makeLeaf(Ast::None, t.begin, t.end);
   case Tok::LParen:
   case Tok::LBracket:
   case Tok::LBrace: {
