@@ -9,6 +9,16 @@
 
 namespace tirlower {
 
+// Names are short: comparing them in line beats calling memcmp.
+bool ScopeStack::sameName(std::string_view a, std::string_view b) {
+  if (a.size() != b.size())
+    return false;
+  for (size_t k = 0; k < a.size(); ++k)
+    if (a[k] != b[k])
+      return false;
+  return true;
+}
+
 uint32_t ScopeStack::hashName(std::string_view name) {
   uint32_t hash = 2166136261u; // FNV-1a: names are short
   for (char c : name)
@@ -24,7 +34,7 @@ ScopeStack::Slot *ScopeStack::findSlot(std::string_view name, uint32_t hash) {
     Slot &slot = slots_[k];
     if (slot.name.data() == nullptr)
       return nullptr;
-    if (slot.hash == hash && slot.name == name)
+    if (slot.hash == hash && sameName(slot.name, name))
       return &slot;
   }
 }
@@ -47,6 +57,8 @@ ScopeStack::Slot &ScopeStack::insertSlot(std::string_view name) {
             slots_[k] = slot;
             break;
           }
+    for (Entry &e : entries_) // the bindings' names moved with the table
+      e.slot = static_cast<uint32_t>(findSlot(e.name, hashName(e.name)) - slots_.data());
   }
   size_t mask = slots_.size() - 1;
   size_t k = hash & mask;
@@ -70,7 +82,7 @@ void ScopeStack::pop() {
   marks_.pop_back();
   while (entries_.size() > mark) {
     Entry &e = entries_.back();
-    findSlot(e.name, hashName(e.name))->latest = e.shadowed;
+    slots_[e.slot].latest = e.shadowed;
     entries_.pop_back();
   }
 }
@@ -79,7 +91,7 @@ void ScopeStack::define(std::string_view name, Binding binding) {
   Slot &slot = insertSlot(name);
   uint32_t shadowed = slot.latest;
   slot.latest = static_cast<uint32_t>(entries_.size());
-  entries_.push_back({name, std::move(binding), shadowed});
+  entries_.push_back({name, std::move(binding), shadowed, static_cast<uint32_t>(&slot - slots_.data())});
 }
 
 const Binding *ScopeStack::find(std::string_view name) const {

@@ -131,6 +131,7 @@ private:
     std::string_view name;
     Binding binding;
     uint32_t shadowed; // index of the shadowed entry, or UINT32_MAX
+    uint32_t slot;     // of its name in slots_ (a name keeps its slot until clear())
   };
   // Open addressing with linear probing. A name keeps its slot once seen (until clear());
   // `latest` is UINT32_MAX while no binding of it is visible.
@@ -140,6 +141,7 @@ private:
     uint32_t latest = UINT32_MAX;
   };
   static uint32_t hashName(std::string_view name);
+  static bool sameName(std::string_view a, std::string_view b);
   Slot *findSlot(std::string_view name, uint32_t hash);
   const Slot *findSlot(std::string_view name) const;
   Slot &insertSlot(std::string_view name);
