@@ -1428,8 +1428,9 @@ def threads_parse():
 @case
 def c_output_streamed():
     """The C file is written as the emitter goes (its text after the head through an unnamed
-    temporary file), the head first: to a file, stdout and a FIFO the same bytes (and to a device), with
-    1 and 2 threads. An emitter error after more than a MiB of functions writes nothing."""
+    temporary file), the head first: to a file, stdout, /dev/stdout on a pipe and a FIFO the same
+    bytes (and to /dev/null), with 1 and 2 threads. An emitter error after more than a MiB of
+    functions writes nothing."""
     import threading
     with Workdir() as w:
         text = threads_module(1200)
@@ -1447,6 +1448,9 @@ def c_output_streamed():
             with open(out, "rb") as f:
                 check(f.read() == reference, f"-o file with --threads={threads} differs from stdout")
             expect(run([ok, "--target=c", f"--threads={threads}", "-o", os.devnull]), 0, "-o /dev/null")
+            # /dev/stdout on a pipe: a link to "pipe:[N]", written in place through the link.
+            r = expect(run([ok, "--target=c", f"--threads={threads}", "-o", "/dev/stdout"]), 0, "-o /dev/stdout")
+            check(r.stdout == reference, f"-o /dev/stdout with --threads={threads} differs")
         fifo = w.join("pipe")
         os.mkfifo(fifo)
         received = []

@@ -114,6 +114,19 @@ std::string resolveSymlinks(std::string path) {
   return path; // a loop: open() reports it
 }
 
+// The file an output to `requestedPath` goes to (symlinks followed), with its stat when it exists.
+// A link whose target is no path, such as /dev/stdout on a pipe (/proc/self/fd/1 -> "pipe:[N]"),
+// is the link itself: what it opens is written in place.
+std::string outputTarget(const std::string &requestedPath, struct stat &info, bool &exists) {
+  std::string path = resolveSymlinks(requestedPath);
+  exists = ::stat(path.c_str(), &info) == 0;
+  if (!exists && path != requestedPath && ::stat(requestedPath.c_str(), &info) == 0 && !S_ISREG(info.st_mode)) {
+    exists = true;
+    return requestedPath;
+  }
+  return path;
+}
+
 // writeOutput of what `toStdout` writes to std::cout (for "-") or `toFile` to an open file
 // (false: failed, with errno set).
 std::string writeOutputWith(const std::string &requestedPath, const std::function<void()> &toStdout,
@@ -123,9 +136,9 @@ std::string writeOutputWith(const std::string &requestedPath, const std::functio
     std::cout.flush();
     return std::cout ? "" : "cannot write to stdout";
   }
-  const std::string path = resolveSymlinks(requestedPath);
   struct stat existing {};
-  bool exists = ::stat(path.c_str(), &existing) == 0;
+  bool exists = false;
+  const std::string path = outputTarget(requestedPath, existing, exists);
   if (exists && !S_ISREG(existing.st_mode)) {
     if (S_ISDIR(existing.st_mode))
       return "cannot write '" + requestedPath + "': " + std::strerror(EISDIR);
@@ -170,9 +183,10 @@ int temporaryBodyFile(const std::string &requestedPath) {
 #ifdef O_TMPFILE
   if (requestedPath == "-")
     return -1;
-  const std::string path = resolveSymlinks(requestedPath);
   struct stat existing {};
-  if (::stat(path.c_str(), &existing) == 0 && !S_ISREG(existing.st_mode))
+  bool exists = false;
+  const std::string path = outputTarget(requestedPath, existing, exists);
+  if (exists && !S_ISREG(existing.st_mode))
     return -1;
   return ::open(directoryOf(path).c_str(), O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
 #else
