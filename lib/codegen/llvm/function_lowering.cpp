@@ -1,6 +1,7 @@
-// Signature and statements of the LLVM lowering. Control flow is explicit blocks: loops have a
-// header with the loop variable's phi, asserts branch to a block that frees the live heap
-// storage and returns 1. `T.parallel` (and every other loop kind) runs serially.
+// Signature and statements of the LLVM lowering. Control flow is explicit blocks: loops are
+// rotated (the variable's phi at the top of the body, the exit test at its end), asserts branch
+// to a block that frees the live heap storage and returns 1. `T.parallel` (and every other loop
+// kind) runs serially.
 #include "codegen/llvm/function_lowering.h"
 
 #include <algorithm>
@@ -184,19 +185,28 @@ void FunctionLowering::visitFor(const ForNode *op) {
     end = constantMin && *constantMin == 0 ? extent
                                            : builder_.CreateAdd(begin, extent, op->loopVar->name.str() + ".end");
   }
+  // The loop is emitted rotated, as LLVM's loop passes want it: a guard in the preheader (left
+  // out when the loop provably runs at least once), the variable's phi at the top of the body,
+  // and the exit test on the incremented value at the bottom. Once begin < end holds, stepping
+  // by one reaches end exactly, so the exit test is `next != end`: the form IndVarSimplify's
+  // linear function test replacement would otherwise produce, whose trip count SCEV reads off.
+  const int64_t *constantExtent = asConstInt(op->extent);
+  // (A wide loop's end is exact; a 64-bit loop from a constant is exact when its end fits.)
+  const bool runsOnce = constantExtent && *constantExtent > 0 &&
+                        (wide || (constantMin && type.isInt() && type.bits() == 64 && type.isScalar() &&
+                                  *constantMin <= INT64_MAX - *constantExtent));
   llvm::BasicBlock *preheader = builder_.GetInsertBlock();
-  llvm::BasicBlock *header = newBlock("for.header");
   llvm::BasicBlock *body = newBlock("for.body");
   llvm::BasicBlock *exit = newBlock("for.exit");
-  builder_.CreateBr(header);
-
-  builder_.SetInsertPoint(header);
-  llvm::PHINode *index = builder_.CreatePHI(wide ? builder_.getInt64Ty() : typeOf(type), 2, op->loopVar->name.str());
-  index->addIncoming(begin, preheader);
-  llvm::Value *more = type.isUInt() ? builder_.CreateICmpULT(index, end) : builder_.CreateICmpSLT(index, end);
-  builder_.CreateCondBr(more, body, exit);
+  if (runsOnce)
+    builder_.CreateBr(body);
+  else
+    builder_.CreateCondBr(type.isUInt() ? builder_.CreateICmpULT(begin, end) : builder_.CreateICmpSLT(begin, end), body,
+                          exit);
 
   builder_.SetInsertPoint(body);
+  llvm::PHINode *index = builder_.CreatePHI(wide ? builder_.getInt64Ty() : typeOf(type), 2, op->loopVar->name.str());
+  index->addIncoming(begin, preheader);
   if (wide)
     bindIndex(op->loopVar.get(), {index, range, true});
   else
@@ -208,7 +218,7 @@ void FunctionLowering::visitFor(const ForNode *op) {
   llvm::Value *next = builder_.CreateAdd(index, one, op->loopVar->name.str() + ".next",
                                          /*HasNUW=*/type.isUInt(), /*HasNSW=*/type.isInt());
   index->addIncoming(next, builder_.GetInsertBlock());
-  builder_.CreateBr(header);
+  builder_.CreateCondBr(builder_.CreateICmpNE(next, end), body, exit);
   builder_.SetInsertPoint(exit);
 }
 
