@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <unordered_map>
 
@@ -16,6 +17,31 @@ struct IntBounds {
   std::optional<int64_t> min, max;
   static IntBounds exactly(int64_t v) { return {v, v}; }
   bool isConstant() const { return min && max && *min == *max; }
+};
+
+// While a SimplifiedScope is open on a thread, the analyzers of that thread remember what their
+// simplify returned, with the bindings of the variables the result depends on (its own variables
+// and, through let values, theirs). Given such an expression again under the same bindings,
+// simplify returns it at once: simplification is idempotent on what is remembered (expressions
+// whose floordiv/floormod divide a variable by a constant; test/unit/arith/property_test.cpp), so
+// the answer is the one it would compute. The pass manager opens a scope per function around the
+// function-local passes it runs on it, so the indices flatten simplified cost the simplify pass
+// after it nothing. A scope keeps what it remembers alive until it closes; an inner scope starts
+// empty and the outer one returns when it closes. Without a scope, nothing is remembered.
+class SimplifiedScope {
+public:
+  SimplifiedScope();
+  ~SimplifiedScope();
+  SimplifiedScope(const SimplifiedScope &) = delete;
+  SimplifiedScope &operator=(const SimplifiedScope &) = delete;
+  // How many simplify calls this scope answered from what it remembered.
+  size_t hits() const;
+
+  struct Table; // simplified_forms.cpp
+
+private:
+  std::unique_ptr<Table> table_;
+  Table *previous_;
 };
 
 class Analyzer {
@@ -52,6 +78,12 @@ private:
   std::unordered_map<const VarNode *, Expr> values_;
   std::unordered_map<const VarNode *, Var> owners_; // keeps bound variables alive
   bool noOverflow_ = false;
+  // simplified_forms.cpp: whether the open SimplifiedScope holds `e` as simplified under this
+  // analyzer's present bindings; and recording that it is.
+  // `inner`: the analyzer's own walk asks (it takes only what that walk itself returned, not an
+  // input that Analyzer::simplify kept because the walk's answer was larger).
+  bool knownSimplified(const Expr &e, bool inner) const;
+  void rememberSimplified(const Expr &e, bool walkResult) const;
   friend class AnalyzerImpl;
 };
 

@@ -33,6 +33,7 @@ public:
         return nullptr;
     }
   }
+  Value *find(const Key *key) { return const_cast<Value *>(std::as_const(*this).find(key)); }
 
   // Adds `value` under `key` unless the key is present already.
   void insert(const Key *key, Value value) {

@@ -39,8 +39,16 @@ Expr Analyzer::simplify(const Expr &e) {
     auto it = values_.find(var);
     return it != values_.end() && asConstInt(it->second) && it->second->type == e->type ? it->second : e;
   }
+  if (knownSimplified(e, false))
+    return e;
   Expr result = AnalyzerImpl(*this).simplify(e);
-  return exprCost(result) <= exprCost(e) ? result : e;
+  bool walkResult = exprCost(result) <= exprCost(e);
+  // An unchanged expression keeps its nodes: the passes see "unchanged", rebuild nothing, and
+  // the next analyzer finds it among the simplified ones.
+  if (!walkResult || (!result.same(e) && structurallyEqual(result, e)))
+    result = e;
+  rememberSimplified(result, walkResult);
+  return result;
 }
 
 IntBounds Analyzer::bounds(const Expr &e) {
@@ -87,6 +95,8 @@ Expr AnalyzerImpl::simplify(const Expr &e) {
   if (letDepth_ == 0) {
     if (const auto *cached = memo_.find(e.get()))
       return cached->second;
+    if (owner_.knownSimplified(e, true))
+      return e;
   }
   Expr result = simplifyNode(e);
   if (letDepth_ == 0)

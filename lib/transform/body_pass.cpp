@@ -2,6 +2,8 @@
 
 #include <stdexcept>
 
+#include "arith/analyzer.h"
+
 namespace tirlower {
 
 std::optional<PrimFunc> BodyPass::runOnFunction(PrimFunc func, PassContext &ctx) {
@@ -20,6 +22,7 @@ std::optional<PrimFunc> Pass::runOnFunction(PrimFunc, PassContext &) {
 std::optional<Module> FunctionPass::run(Module module, PassContext &ctx) {
   Module result = std::move(module);
   for (PrimFunc &func : result.functions) {
+    SimplifiedScope simplified; // per function: a scope holds what it remembers until it closes
     std::optional<PrimFunc> rewritten = runOnFunction(std::move(func), ctx);
     if (!rewritten)
       return std::nullopt;

@@ -7,6 +7,7 @@
 #include <exception>
 #include <stdexcept>
 
+#include "arith/analyzer.h"
 #include "ir/parallel.h"
 #include "ir/verifier.h"
 
@@ -117,7 +118,7 @@ std::optional<Module> PassManager::run(Module module, PassContext &ctx, PassInst
       return std::nullopt;
   }
   for (size_t k = 0; k < passes_.size(); ++k) {
-    if (threads > 1 && !instrumentation && module.functions.size() > 1 && passes_[k].info->functionLocal) {
+    if (!instrumentation && passes_[k].info->functionLocal) {
       size_t last = k + 1;
       while (last < passes_.size() && passes_[last].info->functionLocal)
         ++last;
@@ -224,6 +225,7 @@ std::optional<Module> PassManager::runFunctionLocal(size_t first, size_t last, M
 void PassManager::passThrough(size_t first, size_t last, Module &module, size_t index, const PassContext &ctx,
                               Records &records, std::vector<int64_t> &nanoseconds) const {
   PrimFunc func = std::move(module.functions[index]);
+  SimplifiedScope simplified; // what one pass simplified, the next need not (arith/analyzer.h)
   for (size_t k = first; k < last; ++k) {
     CollectingSink collected;
     PassContext workerContext{collected, ctx.remarks, ctx.layoutVerifyWarn, ctx.target};

@@ -206,3 +206,68 @@ TEST_CASE("vector expressions", "[simplify]") {
   Expr broadcasts = BroadcastNode::make(c(2), 4) * BroadcastNode::make(c(3), 4);
   CHECK(simp(a, broadcasts) == "T.Broadcast(6, 4)");
 }
+
+TEST_CASE("a SimplifiedScope answers a repeated query under the same bindings only", "[simplify]") {
+  Var i = var("i"), j = var("j"), v = var("v");
+  SimplifiedScope scope;
+  Analyzer a;
+  a.bindRange(i, 0, 32);
+  a.bindRange(j, 0, 8);
+  Expr r = a.simplify(fdiv(i, 4) * c(4) + fmod(i, 4) + j * c(32) + c(0));
+  CHECK(formatExpr(r) == "i + j * 32");
+  CHECK(scope.hits() == 0);
+  CHECK(a.simplify(r).same(r));
+  CHECK(scope.hits() == 1);
+  // Another analyzer with the same bounds (new constant nodes): answered from the scope.
+  Analyzer b;
+  b.bindRange(i, 0, 32);
+  b.bindRange(j, 0, 8);
+  CHECK(b.simplify(r).same(r));
+  CHECK(scope.hits() == 2);
+  // Other bounds for a variable of the expression: simplified anew.
+  Expr split = a.simplify(fdiv(i, 4) + j);
+  CHECK(formatExpr(split) == "i // 4 + j");
+  Analyzer narrow;
+  narrow.bindRange(i, 0, 4);
+  narrow.bindRange(j, 0, 8);
+  CHECK(formatExpr(narrow.simplify(split)) == "j");
+  // A let-bound variable depends on its value, and so on the value's variables' bounds.
+  Expr value = fdiv(i, 8);
+  Analyzer let;
+  let.bindRange(i, 0, 32);
+  let.bindValue(v, value);
+  Expr byLet = let.simplify(fdiv(v, 2) + j);
+  CHECK(formatExpr(byLet) == "v // 2 + j");
+  size_t before = scope.hits();
+  Analyzer otherValue;
+  otherValue.bindRange(i, 0, 32);
+  otherValue.bindValue(v, c(3));
+  CHECK(formatExpr(otherValue.simplify(byLet)) == "j + 1");
+  Analyzer otherBound;
+  otherBound.bindRange(i, 0, 8);
+  otherBound.bindValue(v, value);
+  CHECK(formatExpr(otherBound.simplify(byLet)) == "j");
+  CHECK(scope.hits() == before);
+  {
+    // A nested scope starts empty; the outer one is back when it closes.
+    SimplifiedScope inner;
+    CHECK(a.simplify(r).same(r));
+    CHECK(inner.hits() == 0);
+  }
+  CHECK(a.simplify(r).same(r));
+  CHECK(scope.hits() == before + 1);
+}
+
+TEST_CASE("a SimplifiedScope does not remember what a second simplification may change", "[simplify]") {
+  // max(9 * 2147483647, z) // 8 // 7 (the product wraps to 2147483639) simplifies to
+  // max(2147483639, z) // 56, and only a second look folds that to 38347922: a scope must not
+  // stop the second look (found by the property test in property_test.cpp).
+  Var z = var("z");
+  Expr e = fdiv(fdiv(bin(BinaryOp::Max, c(9) * c(2147483647), z), 8), 7);
+  Analyzer plain;
+  Expr twice = plain.simplify(plain.simplify(e));
+  CHECK(formatExpr(twice) == "38347922");
+  SimplifiedScope scope;
+  Analyzer a;
+  CHECK(formatExpr(a.simplify(a.simplify(e))) == "38347922");
+}
