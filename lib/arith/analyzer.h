@@ -28,6 +28,9 @@ struct IntBounds {
 // function-local passes it runs on it, so the indices flatten simplified cost the simplify pass
 // after it nothing. A scope keeps what it remembers alive until it closes; an inner scope starts
 // empty and the outer one returns when it closes. Without a scope, nothing is remembered.
+// A scope also remembers each expression given to simplify with its answer: an expression
+// structurally equal to one of them, under the same bindings, gets that answer (an index written
+// in two statements is simplified once).
 class SimplifiedScope {
 public:
   SimplifiedScope();
@@ -84,6 +87,13 @@ private:
   // input that Analyzer::simplify kept because the walk's answer was larger).
   bool knownSimplified(const Expr &e, bool inner) const;
   void rememberSimplified(const Expr &e, bool walkResult) const;
+  // The open scope's answer for an expression structurally equal to `e` (`hash`: its
+  // structuralHash) simplified under the same bindings, or null; and recording one.
+  Expr knownAnswer(const Expr &e, size_t hash) const;
+  void rememberAnswer(const Expr &e, size_t hash, const Expr &result) const;
+  static bool simplifiedScopeOpen();
+  bool sameBindings(uint32_t first, uint32_t count) const;
+  bool captureBindings(const Expr &e, bool anyOp, uint32_t &first, uint32_t &count) const;
   friend class AnalyzerImpl;
 };
 

@@ -1,8 +1,10 @@
 // The table behind SimplifiedScope (analyzer.h): the expressions the analyzers of one thread
 // returned from simplify while the scope is open, each with the bindings it was simplified under.
+#include <unordered_map>
 #include <vector>
 
 #include "arith/analyzer.h"
+#include "arith/expr_util.h"
 #include "arith/pointer_map.h"
 
 namespace tirlower {
@@ -44,7 +46,9 @@ bool idempotentOp(const BinaryNode &op) {
   return !split || (op.a->kind() == ExprKind::Var && op.b->kind() == ExprKind::IntImm);
 }
 
-bool collectVars(const ExprNode *e, VarList &out) {
+// `anyOp`: every expression qualifies (for the structural table, which holds an input with its
+// answer: no second simplification is involved).
+bool collectVars(const ExprNode *e, VarList &out, bool anyOp = false) {
   switch (e->kind()) {
   case ExprKind::Var: {
     const auto *var = static_cast<const VarNode *>(e);
@@ -62,37 +66,37 @@ bool collectVars(const ExprNode *e, VarList &out) {
     return true;
   case ExprKind::Binary: {
     const auto *op = static_cast<const BinaryNode *>(e);
-    if (!idempotentOp(*op))
+    if (!anyOp && !idempotentOp(*op))
       return false;
-    return collectVars(op->a.get(), out) && collectVars(op->b.get(), out);
+    return collectVars(op->a.get(), out, anyOp) && collectVars(op->b.get(), out, anyOp);
   }
   case ExprKind::Not:
-    return collectVars(static_cast<const NotNode *>(e)->a.get(), out);
+    return collectVars(static_cast<const NotNode *>(e)->a.get(), out, anyOp);
   case ExprKind::Select: {
     const auto *op = static_cast<const SelectNode *>(e);
-    return collectVars(op->condition.get(), out) && collectVars(op->trueValue.get(), out) &&
-           collectVars(op->falseValue.get(), out);
+    return collectVars(op->condition.get(), out, anyOp) && collectVars(op->trueValue.get(), out, anyOp) &&
+           collectVars(op->falseValue.get(), out, anyOp);
   }
   case ExprKind::Cast:
-    return collectVars(static_cast<const CastNode *>(e)->value.get(), out);
+    return collectVars(static_cast<const CastNode *>(e)->value.get(), out, anyOp);
   case ExprKind::Ramp: {
     const auto *op = static_cast<const RampNode *>(e);
-    return collectVars(op->base.get(), out) && collectVars(op->stride.get(), out);
+    return collectVars(op->base.get(), out, anyOp) && collectVars(op->stride.get(), out, anyOp);
   }
   case ExprKind::Broadcast:
-    return collectVars(static_cast<const BroadcastNode *>(e)->value.get(), out);
+    return collectVars(static_cast<const BroadcastNode *>(e)->value.get(), out, anyOp);
   case ExprKind::Let: {
     const auto *op = static_cast<const LetNode *>(e);
-    return collectVars(op->var.get(), out) && collectVars(op->value.get(), out) && collectVars(op->body.get(), out);
+    return collectVars(op->var.get(), out, anyOp) && collectVars(op->value.get(), out, anyOp) && collectVars(op->body.get(), out, anyOp);
   }
   case ExprKind::Call:
     for (const Expr &a : static_cast<const CallNode *>(e)->args)
-      if (!collectVars(a.get(), out))
+      if (!collectVars(a.get(), out, anyOp))
         return false;
     return true;
   case ExprKind::BufferLoad:
     for (const Expr &i : static_cast<const BufferLoadNode *>(e)->indices)
-      if (!collectVars(i.get(), out))
+      if (!collectVars(i.get(), out, anyOp))
         return false;
     return true;
   }
@@ -109,6 +113,15 @@ struct SimplifiedScope::Table {
     uint32_t first = 0, count = 0; // its bindings in `bindings`
   };
   PointerMap<ExprNode, Entry> entries;
+  // Inputs with their answers, by structural hash: the same index written twice in a function
+  // (a store in both branches of an if) is simplified once.
+  struct Answer {
+    Expr input, result;
+    bool noOverflow = false;
+    uint32_t first = 0, count = 0; // the input's bindings in `bindings`
+  };
+  std::vector<Answer> answers;
+  std::unordered_multimap<size_t, uint32_t> answersByHash;
   std::vector<Binding> bindings; // every entry's, appended (a replaced entry's stay, unused)
   size_t hits = 0;
 };
@@ -129,13 +142,13 @@ size_t SimplifiedScope::hits() const {
   return table_->hits;
 }
 
-bool Analyzer::knownSimplified(const Expr &e, bool inner) const {
-  if (!currentTable)
-    return false;
-  const SimplifiedScope::Table::Entry *entry = currentTable->entries.find(e.get());
-  if (!entry || entry->noOverflow != noOverflow_ || (inner && !entry->walkResult))
-    return false;
-  for (uint32_t k = entry->first; k < entry->first + entry->count; ++k) {
+bool Analyzer::simplifiedScopeOpen() {
+  return currentTable != nullptr;
+}
+
+// Whether this analyzer binds the variables of bindings [first, first + count) as they were.
+bool Analyzer::sameBindings(uint32_t first, uint32_t count) const {
+  for (uint32_t k = first; k < first + count; ++k) {
     const Binding &b = currentTable->bindings[k];
     auto r = ranges_.find(b.var);
     auto v = values_.find(b.var);
@@ -147,20 +160,18 @@ bool Analyzer::knownSimplified(const Expr &e, bool inner) const {
     if (valued && !v->second.same(b.value))
       return false;
   }
-  ++currentTable->hits;
   return true;
 }
 
-// Records `e` with the bindings it depends on, through the values of let-bound variables (a
-// variable's value is simplified in place of the variable, so its variables count too).
-void Analyzer::rememberSimplified(const Expr &e, bool walkResult) const {
-  if (!currentTable || !e || asConstInt(e))
-    return;
+// Appends the bindings of `e`'s variables to the table's pool, through the values of let-bound
+// variables (a variable's value is simplified in place of the variable, so its variables count
+// too); false (and nothing appended) when `e` does not qualify.
+bool Analyzer::captureBindings(const Expr &e, bool anyOp, uint32_t &first, uint32_t &count) const {
   VarList vars;
-  if (!collectVars(e.get(), vars))
-    return;
+  if (!collectVars(e.get(), vars, anyOp))
+    return false;
   std::vector<Binding> &pool = currentTable->bindings;
-  auto first = static_cast<uint32_t>(pool.size());
+  first = static_cast<uint32_t>(pool.size());
   for (size_t k = 0; k < vars.size; ++k) {
     Binding b{vars.vars[k], nullptr, nullptr, nullptr};
     if (!ranges_.empty())
@@ -171,18 +182,57 @@ void Analyzer::rememberSimplified(const Expr &e, bool walkResult) const {
     if (!values_.empty())
       if (auto v = values_.find(b.var); v != values_.end()) {
         b.value = v->second;
-        if (!collectVars(v->second.get(), vars)) { // appends the value's variables, visited in turn
+        if (!collectVars(v->second.get(), vars, anyOp)) { // appends the value's variables, visited in turn
           pool.resize(first);
-          return;
+          return false;
         }
       }
     pool.push_back(std::move(b));
   }
-  SimplifiedScope::Table::Entry entry{e, noOverflow_, walkResult, first, static_cast<uint32_t>(vars.size)};
+  count = static_cast<uint32_t>(vars.size);
+  return true;
+}
+
+bool Analyzer::knownSimplified(const Expr &e, bool inner) const {
+  if (!currentTable)
+    return false;
+  const SimplifiedScope::Table::Entry *entry = currentTable->entries.find(e.get());
+  if (!entry || entry->noOverflow != noOverflow_ || (inner && !entry->walkResult) ||
+      !sameBindings(entry->first, entry->count))
+    return false;
+  ++currentTable->hits;
+  return true;
+}
+
+void Analyzer::rememberSimplified(const Expr &e, bool walkResult) const {
+  uint32_t first = 0, count = 0;
+  if (!currentTable || !e || asConstInt(e) || !captureBindings(e, false, first, count))
+    return;
+  SimplifiedScope::Table::Entry entry{e, noOverflow_, walkResult, first, count};
   if (SimplifiedScope::Table::Entry *known = currentTable->entries.find(e.get()))
     *known = std::move(entry); // the latest bindings: the ones the next passes likely share
   else
     currentTable->entries.insert(e.get(), std::move(entry));
+}
+
+Expr Analyzer::knownAnswer(const Expr &e, size_t hash) const {
+  auto [it, end] = currentTable->answersByHash.equal_range(hash);
+  for (; it != end; ++it) {
+    const SimplifiedScope::Table::Answer &a = currentTable->answers[it->second];
+    if (a.noOverflow == noOverflow_ && structurallyEqual(a.input, e) && sameBindings(a.first, a.count)) {
+      ++currentTable->hits;
+      return a.result.same(a.input) ? e : a.result; // an unchanged input: the caller's own nodes
+    }
+  }
+  return nullptr;
+}
+
+void Analyzer::rememberAnswer(const Expr &e, size_t hash, const Expr &result) const {
+  uint32_t first = 0, count = 0;
+  if (!captureBindings(e, true, first, count))
+    return;
+  currentTable->answersByHash.emplace(hash, static_cast<uint32_t>(currentTable->answers.size()));
+  currentTable->answers.push_back({e, result, noOverflow_, first, count});
 }
 
 } // namespace tirlower

@@ -41,13 +41,22 @@ Expr Analyzer::simplify(const Expr &e) {
   }
   if (knownSimplified(e, false))
     return e;
+  size_t hash = 0;
+  if (simplifiedScopeOpen()) {
+    hash = structuralHash(e);
+    if (Expr known = knownAnswer(e, hash))
+      return known;
+  }
   Expr result = AnalyzerImpl(*this).simplify(e);
   bool walkResult = exprCost(result) <= exprCost(e);
   // An unchanged expression keeps its nodes: the passes see "unchanged", rebuild nothing, and
   // the next analyzer finds it among the simplified ones.
   if (!walkResult || (!result.same(e) && structurallyEqual(result, e)))
     result = e;
-  rememberSimplified(result, walkResult);
+  if (simplifiedScopeOpen()) {
+    rememberAnswer(e, hash, result);
+    rememberSimplified(result, walkResult);
+  }
   return result;
 }
 

@@ -147,42 +147,9 @@ ShapePlan planShapes(const BufferNode &declared, const std::vector<const LayoutT
 // key and are planned each time.
 class PlanCache {
 public:
-  std::shared_ptr<ShapePlan> shapes(const BufferNode &declared, const std::vector<const LayoutTransform *> &transforms) {
-    std::optional<std::string> k = key(declared, transforms);
-    if (!k)
-      return std::make_shared<ShapePlan>(planShapes(declared, transforms));
-    {
-      std::lock_guard<std::mutex> lock(mutex_);
-      if (auto it = shapes_.find(*k); it != shapes_.end())
-        return it->second;
-    }
-    // Planned outside the lock: two workers may both plan a new key, and both plans are equal.
-    auto plan = std::make_shared<ShapePlan>(planShapes(declared, transforms));
-    std::lock_guard<std::mutex> lock(mutex_);
-    return shapes_.emplace(std::move(*k), std::move(plan)).first->second;
-  }
-
-  // The layout annotation after the maps: named when a layout string describes every map in turn
-  // ("NHWC" and NHWC->NCHW4c give "NCHW4c"), else unnamed.
-  Symbol layoutAfter(const BufferNode &buffer, const std::vector<const LayoutTransform *> &transforms) {
-    if (buffer.layout.empty())
-      return Symbol();
-    std::optional<std::string> k = key(buffer, transforms);
-    if (!k)
-      return computeLayoutAfter(buffer, transforms);
-    *k += '@';
-    *k += buffer.layout.view();
-    {
-      std::lock_guard<std::mutex> lock(mutex_);
-      if (auto it = layouts_.find(*k); it != layouts_.end())
-        return it->second;
-    }
-    Symbol layout = computeLayoutAfter(buffer, transforms);
-    std::lock_guard<std::mutex> lock(mutex_);
-    return layouts_.emplace(std::move(*k), layout).first->second;
-  }
-
-private:
+  // What a plan depends on: the buffer's dtype, constant shape and separators, and the maps up to
+  // the names of their variables; nullopt when the shape is symbolic or a map mentions the
+  // function's variables.
   static std::optional<std::string> key(const BufferNode &buffer,
                                         const std::vector<const LayoutTransform *> &transforms) {
     std::string k = buffer.dtype.str() + "(";
@@ -204,6 +171,44 @@ private:
     return k;
   }
 
+  // `k`: key(declared, transforms).
+  std::shared_ptr<ShapePlan> shapes(const BufferNode &declared, const std::vector<const LayoutTransform *> &transforms,
+                                    std::optional<std::string> k) {
+    if (!k)
+      return std::make_shared<ShapePlan>(planShapes(declared, transforms));
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      if (auto it = shapes_.find(*k); it != shapes_.end())
+        return it->second;
+    }
+    // Planned outside the lock: two workers may both plan a new key, and both plans are equal.
+    auto plan = std::make_shared<ShapePlan>(planShapes(declared, transforms));
+    std::lock_guard<std::mutex> lock(mutex_);
+    return shapes_.emplace(std::move(*k), std::move(plan)).first->second;
+  }
+
+  // The layout annotation after the maps: named when a layout string describes every map in turn
+  // ("NHWC" and NHWC->NCHW4c give "NCHW4c"), else unnamed.
+  // `k`: key(buffer, transforms).
+  Symbol layoutAfter(const BufferNode &buffer, const std::vector<const LayoutTransform *> &transforms,
+                     std::optional<std::string> k) {
+    if (buffer.layout.empty())
+      return Symbol();
+    if (!k)
+      return computeLayoutAfter(buffer, transforms);
+    *k += '@';
+    *k += buffer.layout.view();
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      if (auto it = layouts_.find(*k); it != layouts_.end())
+        return it->second;
+    }
+    Symbol layout = computeLayoutAfter(buffer, transforms);
+    std::lock_guard<std::mutex> lock(mutex_);
+    return layouts_.emplace(std::move(*k), layout).first->second;
+  }
+
+private:
   static Symbol computeLayoutAfter(const BufferNode &buffer, const std::vector<const LayoutTransform *> &transforms) {
     std::optional<Layout> layout = Layout::parse(buffer.layout.view());
     std::vector<Expr> shape = buffer.shape;
@@ -235,7 +240,9 @@ DataPlan planFor(const Buffer &declared, std::vector<const LayoutTransform *> tr
         "cannot transform the layout of buffer '" + declared->name.str() + "': it has explicit strides",
         {}}.note(declared->loc, "buffer '" + declared->name.str() + "' declared here"));
 
-  std::shared_ptr<ShapePlan> shapes = cache.shapes(*declared, plan.transforms);
+  // Worked out once: formatting the maps is most of a cache hit's cost.
+  std::optional<std::string> declaredKey = PlanCache::key(*declared, plan.transforms);
+  std::shared_ptr<ShapePlan> shapes = cache.shapes(*declared, plan.transforms, declaredKey);
   for (size_t k = 0; k < plan.transforms.size(); ++k) {
     const LayoutTransform *t = plan.transforms[k];
     const MappedShape &mapped = shapes->steps[k];
@@ -279,7 +286,8 @@ DataPlan planFor(const Buffer &declared, std::vector<const LayoutTransform *> tr
     BufferNode::Fields f = view->fields();
     f.shape = shapes->shapes.back();
     f.axisSeparators = shapes->separators;
-    f.layout = cache.layoutAfter(*view, plan.transforms);
+    f.layout = cache.layoutAfter(*view, plan.transforms,
+                                 view == declared ? declaredKey : PlanCache::key(*view, plan.transforms));
     plan.replacement.emplace(view.get(), BufferNode::make(std::move(f)));
   }
   plan.transformed = plan.replacement.at(declared.get());

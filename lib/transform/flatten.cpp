@@ -147,6 +147,10 @@ public:
     {
       f.shape.clear();
       for (auto [begin, end] : axisGroups(*b)) {
+        if (std::optional<int64_t> product = constantExtent(*b, begin, end); product && fitsType(type, *product)) {
+          f.shape.push_back(indexConst(*product, type)); // what the simplifier folds the product to
+          continue;
+        }
         Expr extent = indexConst(1, type);
         if (begin < end && !b->strides.empty()) {
           extent = castTo(b->strides[begin], type) * castTo(b->shape[begin], type);
@@ -167,6 +171,19 @@ public:
       if (isParamBuffer(b))
         f.name = Symbol(b->name.str() + "_flat");
     }
+  }
+
+  // The product of the constant extents of axes [begin, end) without strides; nullopt otherwise
+  // and on overflow.
+  static std::optional<int64_t> constantExtent(const BufferNode &b, size_t begin, size_t end) {
+    if (!b.strides.empty())
+      return std::nullopt;
+    std::optional<int64_t> product = 1;
+    for (size_t k = begin; k < end && product; ++k) {
+      const int64_t *v = asConstInt(b.shape[k]);
+      product = v ? checkedMul(*product, *v) : std::nullopt;
+    }
+    return product;
   }
 
   // Integer arithmetic wraps, so the expressions built for the flat extents would wrap too:

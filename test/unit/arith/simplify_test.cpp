@@ -271,3 +271,30 @@ TEST_CASE("a SimplifiedScope does not remember what a second simplification may 
   Analyzer a;
   CHECK(formatExpr(a.simplify(a.simplify(e))) == "38347922");
 }
+
+TEST_CASE("a SimplifiedScope answers an expression written again with the first one's answer", "[simplify]") {
+  // Two indices built separately, structurally equal: the second is answered from the scope,
+  // under the same bindings only.
+  Var i = var("i"), j = var("j");
+  auto index = [&] { return fdiv(i, 4) * c(1024) + j * c(4) + fmod(i, 4) + c(0); };
+  SimplifiedScope scope;
+  Analyzer a;
+  a.bindRange(i, 0, 32);
+  a.bindRange(j, 0, 16);
+  Expr first = a.simplify(index());
+  CHECK(formatExpr(first) == "i // 4 * 1024 + j * 4 + i % 4");
+  CHECK(scope.hits() == 0);
+  Expr second = a.simplify(index());
+  CHECK(second.same(first));
+  CHECK(scope.hits() == 1);
+  Analyzer narrow;
+  narrow.bindRange(i, 0, 4);
+  narrow.bindRange(j, 0, 16);
+  CHECK(formatExpr(narrow.simplify(index())) == "j * 4 + i");
+  CHECK(scope.hits() == 1);
+  // An input that simplifies to itself answers with the caller's own nodes.
+  Expr plain = i + j;
+  Expr again = i + j;
+  CHECK(a.simplify(plain).same(plain));
+  CHECK(a.simplify(again).same(again));
+}
