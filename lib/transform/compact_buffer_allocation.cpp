@@ -127,7 +127,8 @@ std::optional<AxisRegion> relax(const Expr &index, const Access &access, size_t 
     inner.emplace_back(v);
   if (usesAnyVar(offset, inner))
     return std::nullopt;
-  IntBounds b = analyzer.bounds(analyzer.simplify(index - offset));
+  const int64_t *zero = asConstInt(offset);
+  IntBounds b = analyzer.bounds(zero && *zero == 0 ? index : analyzer.simplify(index - offset));
   if (!b.min || !b.max)
     return std::nullopt;
   return AxisRegion{offset, *b.min, *b.max};
