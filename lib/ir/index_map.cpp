@@ -14,9 +14,12 @@ public:
   explicit AlphaKeyWriter(const std::vector<Var> &indices, std::string &key) : indices_(indices), key_(key) {}
 
   bool write(const Expr &e) {
-    key_ += static_cast<char>('A' + static_cast<int>(e->kind()));
-    key_ += e->type.str();
-    key_ += ' ';
+    // The kind and the type as four bytes (code, bits, lanes): a key is only compared for
+    // equality, and spelling the type out was most of its cost.
+    const char head[] = {static_cast<char>('A' + static_cast<int>(e->kind())),
+                         static_cast<char>(e->type.code()), static_cast<char>(e->type.bits()),
+                         static_cast<char>(e->type.lanes() & 0xff), static_cast<char>(e->type.lanes() >> 8)};
+    key_.append(head, sizeof head);
     return visitExpr(e);
   }
 
