@@ -6,6 +6,7 @@
 #include "arith/analyzer.h"
 #include "arith/expr_util.h"
 #include "arith/pointer_map.h"
+#include "ir/functor.h"
 
 namespace tirlower {
 
@@ -46,61 +47,58 @@ bool idempotentOp(const BinaryNode &op) {
   return !split || (op.a->kind() == ExprKind::Var && op.b->kind() == ExprKind::IntImm);
 }
 
-// `anyOp`: every expression qualifies (for the structural table, which holds an input with its
-// answer: no second simplification is involved).
-bool collectVars(const ExprNode *e, VarList &out, bool anyOp = false) {
-  switch (e->kind()) {
-  case ExprKind::Var: {
-    const auto *var = static_cast<const VarNode *>(e);
-    for (size_t k = 0; k < out.size; ++k)
-      if (out.vars[k] == var)
+// Collects into `out`; `anyOp`: every expression qualifies (for the structural table, which
+// holds an input with its answer: no second simplification is involved).
+class VarCollector : public ExprFunctor<bool(const Expr &)> {
+public:
+  VarCollector(VarList &out, bool anyOp) : out_(out), anyOp_(anyOp) {}
+  bool collect(const Expr &e) { return visitExpr(e); }
+
+protected:
+  bool visitVar(const VarNode *var) override {
+    for (size_t k = 0; k < out_.size; ++k)
+      if (out_.vars[k] == var)
         return true;
-    if (out.size == kMaxVars)
+    if (out_.size == kMaxVars)
       return false;
-    out.vars[out.size++] = var;
+    out_.vars[out_.size++] = var;
     return true;
   }
-  case ExprKind::IntImm:
-  case ExprKind::FloatImm:
-  case ExprKind::StringImm:
-    return true;
-  case ExprKind::Binary: {
-    const auto *op = static_cast<const BinaryNode *>(e);
-    if (!anyOp && !idempotentOp(*op))
-      return false;
-    return collectVars(op->a.get(), out, anyOp) && collectVars(op->b.get(), out, anyOp);
+  bool visitIntImm(const IntImmNode *) override { return true; }
+  bool visitFloatImm(const FloatImmNode *) override { return true; }
+  bool visitStringImm(const StringImmNode *) override { return true; }
+  bool visitBinary(const BinaryNode *op) override {
+    return (anyOp_ || idempotentOp(*op)) && collect(op->a) && collect(op->b);
   }
-  case ExprKind::Not:
-    return collectVars(static_cast<const NotNode *>(e)->a.get(), out, anyOp);
-  case ExprKind::Select: {
-    const auto *op = static_cast<const SelectNode *>(e);
-    return collectVars(op->condition.get(), out, anyOp) && collectVars(op->trueValue.get(), out, anyOp) &&
-           collectVars(op->falseValue.get(), out, anyOp);
+  bool visitNot(const NotNode *op) override { return collect(op->a); }
+  bool visitSelect(const SelectNode *op) override {
+    return collect(op->condition) && collect(op->trueValue) && collect(op->falseValue);
   }
-  case ExprKind::Cast:
-    return collectVars(static_cast<const CastNode *>(e)->value.get(), out, anyOp);
-  case ExprKind::Ramp: {
-    const auto *op = static_cast<const RampNode *>(e);
-    return collectVars(op->base.get(), out, anyOp) && collectVars(op->stride.get(), out, anyOp);
-  }
-  case ExprKind::Broadcast:
-    return collectVars(static_cast<const BroadcastNode *>(e)->value.get(), out, anyOp);
-  case ExprKind::Let: {
-    const auto *op = static_cast<const LetNode *>(e);
-    return collectVars(op->var.get(), out, anyOp) && collectVars(op->value.get(), out, anyOp) && collectVars(op->body.get(), out, anyOp);
-  }
-  case ExprKind::Call:
-    for (const Expr &a : static_cast<const CallNode *>(e)->args)
-      if (!collectVars(a.get(), out, anyOp))
-        return false;
-    return true;
-  case ExprKind::BufferLoad:
-    for (const Expr &i : static_cast<const BufferLoadNode *>(e)->indices)
-      if (!collectVars(i.get(), out, anyOp))
+  bool visitCast(const CastNode *op) override { return collect(op->value); }
+  bool visitRamp(const RampNode *op) override { return collect(op->base) && collect(op->stride); }
+  bool visitBroadcast(const BroadcastNode *op) override { return collect(op->value); }
+  bool visitLet(const LetNode *op) override { return collect(op->var) && collect(op->value) && collect(op->body); }
+  bool visitCall(const CallNode *op) override {
+    for (const Expr &a : op->args)
+      if (!collect(a))
         return false;
     return true;
   }
-  return false;
+  bool visitBufferLoad(const BufferLoadNode *op) override {
+    for (const Expr &i : op->indices)
+      if (!collect(i))
+        return false;
+    return true;
+  }
+  bool visitExprDefault(const ExprNode *) override { return false; }
+
+private:
+  VarList &out_;
+  bool anyOp_;
+};
+
+bool collectVars(const Expr &e, VarList &out, bool anyOp) {
+  return VarCollector(out, anyOp).collect(e);
 }
 
 } // namespace
@@ -168,7 +166,7 @@ bool Analyzer::sameBindings(uint32_t first, uint32_t count) const {
 // too); false (and nothing appended) when `e` does not qualify.
 bool Analyzer::captureBindings(const Expr &e, bool anyOp, uint32_t &first, uint32_t &count) const {
   VarList vars;
-  if (!collectVars(e.get(), vars, anyOp))
+  if (!collectVars(e, vars, anyOp))
     return false;
   std::vector<Binding> &pool = currentTable->bindings;
   first = static_cast<uint32_t>(pool.size());
@@ -182,7 +180,7 @@ bool Analyzer::captureBindings(const Expr &e, bool anyOp, uint32_t &first, uint3
     if (!values_.empty())
       if (auto v = values_.find(b.var); v != values_.end()) {
         b.value = v->second;
-        if (!collectVars(v->second.get(), vars, anyOp)) { // appends the value's variables, visited in turn
+        if (!collectVars(v->second, vars, anyOp)) { // appends the value's variables, visited in turn
           pool.resize(first);
           return false;
         }
