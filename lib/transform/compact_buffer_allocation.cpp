@@ -134,6 +134,24 @@ std::optional<AxisRegion> relax(const Expr &index, const Access &access, size_t 
   return AxisRegion{offset, *b.min, *b.max};
 }
 
+// True when some access indexes axis `d` by a loop variable inside the allocation that runs over
+// the whole axis (`for j in range(32): C[i, j]` on an axis of 32): no union can then be smaller
+// than the axis, and working the regions out (an analyzer per access) is wasted.
+bool coversAxis(const std::vector<Access> &accesses, size_t d, size_t outer, int64_t extent) {
+  for (const Access &a : accesses) {
+    const auto *var = a.indices[d].as<VarNode>();
+    if (!var)
+      continue;
+    for (size_t k = outer; k < a.loops.size(); ++k) {
+      const ForNode *loop = a.loops[k];
+      const int64_t *min = asConstInt(loop->min), *trips = asConstInt(loop->extent);
+      if (loop->loopVar.get() == var && min && *min == 0 && trips && *trips >= extent)
+        return true;
+    }
+  }
+  return false;
+}
+
 // The union of the accesses' regions on axis `d`, or nullopt when it cannot be expressed.
 std::optional<AxisRegion> axisRegion(const std::vector<Access> &accesses, size_t d, size_t outer,
                                      const std::unordered_set<const VarNode *> &innerVars) {
@@ -247,6 +265,8 @@ std::optional<Plan> planAt(const Buffer &buffer, const std::vector<Access> &acce
   Analyzer plain;
   for (size_t d = 0; d < buffer->rank(); ++d) {
     int64_t extent = *asConstInt(buffer->shape[d]);
+    if (coversAxis(accesses, d, outer, extent))
+      continue; // the union is the whole axis: it keeps its extent
     std::optional<AxisRegion> r = axisRegion(accesses, d, outer, innerVars);
     if (r && r->hi >= r->lo && r->hi - r->lo < extent - 1) {
       extent = r->hi - r->lo + 1;
