@@ -1286,6 +1286,17 @@ def threads_module(count, broken=None):
     return text
 
 
+def outputs_per_thread_count(w, path, flags, counts):
+    """(output bytes, stderr) of a successful run of `path` with `flags` for each --threads count."""
+    outputs = []
+    for threads in counts:
+        out = w.join(f"out{threads}")
+        r = expect(run([path, *flags, f"--threads={threads}", "-o", out]), 0, f"{flags} --threads={threads}")
+        with open(out, "rb") as f:
+            outputs.append((f.read(), r.err))
+    return outputs
+
+
 @case
 def threads():
     with Workdir() as w:
@@ -1293,12 +1304,7 @@ def threads():
         for flags in (["--target=c"], ["--target=c", "--emit=tir"], ["--target=c", "--emit=json"],
                       ["--target=llvm", "--emit=llvm"], ["--target=c", "--remarks"],
                       ["--pass=apply-layout-transforms,flatten,simplify", "--emit=tir"]):
-            outputs = []
-            for threads in ("1", "2", "4"):
-                out = w.join(f"out{threads}")
-                r = expect(run([ok, *flags, f"--threads={threads}", "-o", out]), 0, f"{flags} --threads={threads}")
-                with open(out, "rb") as f:
-                    outputs.append((f.read(), r.err))
+            outputs = outputs_per_thread_count(w, ok, flags, ("1", "2", "4"))
             check(len(outputs[0][0]) > 1000, f"{flags}: output too short")
             check(outputs[1] == outputs[0] and outputs[2] == outputs[0],
                   f"{flags}: --threads=2 or 4 differs from --threads=1")
@@ -1390,12 +1396,7 @@ def threads_parse():
         ok = w.write("big.tir", parse_module(800))
         check(os.path.getsize(ok) > 256 * 1024, "the module must be large enough to be cut into pieces")
         for flags in (["--emit=tir"], ["--target=c"], ["--emit=json"]):
-            outputs = []
-            for threads in ("1", "2", "3"):
-                out = w.join(f"out{threads}")
-                r = expect(run([ok, *flags, f"--threads={threads}", "-o", out]), 0, f"{flags} --threads={threads}")
-                with open(out, "rb") as f:
-                    outputs.append((f.read(), r.err))
+            outputs = outputs_per_thread_count(w, ok, flags, ("1", "2", "3"))
             check(outputs[0][0].count(b"rows_799") >= 1, f"{flags}: the last function is missing")
             check(outputs[1] == outputs[0] and outputs[2] == outputs[0], f"{flags}: --threads=2 or 3 differs")
         # What one piece cannot decide alone is parsed on one thread: errors in two pieces (every
