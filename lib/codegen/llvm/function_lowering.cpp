@@ -176,7 +176,8 @@ void FunctionLowering::visitFor(const ForNode *op) {
     llvm::Value *count = wide ? wideOf(extent) : narrowOf(extent);
     end = constantMin && *constantMin == 0
               ? count
-              : builder_.CreateAdd(begin, count, op->loopVar->name.str() + ".end", false, wide);
+              : builder_.CreateAdd(begin, count, op->loopVar->name.str() + ".end",
+                                   /*HasNUW=*/wide && first.range.lo >= 0 && extent.range.lo >= 0, wide);
     if (!wide)
       range = {};
   } else {
@@ -213,10 +214,11 @@ void FunctionLowering::visitFor(const ForNode *op) {
     bind(op->loopVar.get(), index);
   lowerStmt(op->body);
   unbind(op->loopVar.get());
-  // index < end, so the increment cannot overflow.
+  // index < end, so the increment cannot overflow; from a non-negative start it cannot wrap
+  // as an unsigned value either.
   llvm::Value *one = wide ? builder_.getInt64(1) : constantOf(type, 1);
   llvm::Value *next = builder_.CreateAdd(index, one, op->loopVar->name.str() + ".next",
-                                         /*HasNUW=*/type.isUInt(), /*HasNSW=*/type.isInt());
+                                         /*HasNUW=*/type.isUInt() || (wide && range.lo >= 0), /*HasNSW=*/type.isInt());
   index->addIncoming(next, builder_.GetInsertBlock());
   builder_.CreateCondBr(builder_.CreateICmpNE(next, end), body, exit);
   builder_.SetInsertPoint(exit);

@@ -119,12 +119,35 @@ IndexValue FunctionLowering::indexBinary(const BinaryNode *op) {
   bool wide = fitsInt32(range) && (a.wide || b.wide);
   llvm::Value *x = wide ? wideOf(a) : narrowOf(a);
   llvm::Value *y = wide ? wideOf(b) : narrowOf(b);
-  // Without wrap-around in 64 bits the flags hold; in 32 bits the operation may wrap.
+  // Without wrap-around in 64 bits `nsw` holds; in 32 bits the operation may wrap. A 64-bit
+  // result of non-negative operands (for `-`, a difference that cannot go below zero) is also
+  // `nuw`: the flags the optimiser would otherwise prove operation by operation (InstCombine,
+  // IndVarSimplify's flag strengthening), each time asking ScalarEvolution for value ranges.
+  bool nonNegative = a.range.lo >= 0 && b.range.lo >= 0;
+  bool nuw = wide && nonNegative && (op->op != BinaryOp::Sub || a.range.lo >= b.range.hi);
   llvm::Value *value = nullptr;
   switch (op->op) {
-  case BinaryOp::Add: value = builder_.CreateAdd(x, y, "", false, wide); break;
-  case BinaryOp::Sub: value = builder_.CreateSub(x, y, "", false, wide); break;
-  case BinaryOp::Mul: value = builder_.CreateMul(x, y, "", false, wide); break;
+  case BinaryOp::Add: value = builder_.CreateAdd(x, y, "", nuw, wide); break;
+  case BinaryOp::Sub: value = builder_.CreateSub(x, y, "", nuw, wide); break;
+  case BinaryOp::Mul: {
+    // A product by a power of two is a shift, as InstCombine would rewrite it (`shl nsw` and
+    // `shl nuw` mean what `mul nsw` and `mul nuw` do).
+    const int64_t *constant = wide ? asConstInt(op->b) : nullptr;
+    llvm::Value *other = x;
+    if (!constant && wide) {
+      constant = asConstInt(op->a);
+      other = y;
+    }
+    if (constant && *constant > 1 && (*constant & (*constant - 1)) == 0) {
+      uint64_t shift = 0;
+      while ((int64_t(1) << shift) < *constant)
+        ++shift;
+      value = builder_.CreateShl(other, builder_.getInt64(shift), "", nuw, wide);
+    } else {
+      value = builder_.CreateMul(x, y, "", nuw, wide);
+    }
+    break;
+  }
   case BinaryOp::Min: value = builder_.CreateSelect(builder_.CreateICmpSLT(x, y), x, y); break;
   default: value = builder_.CreateSelect(builder_.CreateICmpSGT(x, y), x, y); break;
   }
