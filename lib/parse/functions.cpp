@@ -389,31 +389,45 @@ void Parser::parseFunction(Module &module, uint32_t decoratorBegin, bool isPriva
 
 // Scalars and handles are bound first, so buffer shapes may use any scalar parameter.
 void Parser::parseParams(PrimFuncNode::Fields &func) {
-  std::vector<ParamSyntax> params;
+  // The parameters collect in a member vector (no allocation per function); duplicates are
+  // found by comparing with the earlier names while there are few, through a set beyond.
+  constexpr size_t kLinearNames = 16;
+  std::vector<ParamSyntax> &params = paramSyntax_;
+  params.clear();
   std::unordered_set<std::string_view> names;
   while (!at(Tok::RParen)) {
     const Token name = expect(Tok::Name, "a parameter name");
     expect(Tok::Colon, "':' and a type after the parameter name");
-    if (!names.insert(tokenText(name)).second)
-      fail(tokenRange(name), "duplicate parameter '" + std::string(tokenText(name)) + "'");
-    params.push_back({name, parseExpr()});
+    std::string_view text = tokenText(name);
+    bool duplicate = false;
+    if (params.size() < kLinearNames) {
+      for (const ParamSyntax &p : params)
+        duplicate = duplicate || tokenText(p.name) == text;
+    } else {
+      if (names.empty())
+        for (const ParamSyntax &p : params)
+          names.insert(tokenText(p.name));
+      duplicate = !names.insert(text).second;
+    }
+    if (duplicate)
+      fail(tokenRange(name), "duplicate parameter '" + std::string(text) + "'");
+    params.push_back({name, parseExpr(), false});
     if (!accept(Tok::Comma))
       break;
   }
   expect(Tok::RParen, "')' after the parameters");
   func.params.resize(params.size());
   if ((!typeVars_.empty() || !typeParams_.empty()) && !params.empty())
-    bindSymbolicExtents(params, names, func);
-  std::vector<bool> isBuffer(params.size());
+    bindSymbolicExtents(params, func);
   for (size_t k = 0; k < params.size(); ++k) {
     uint32_t type = params[k].type;
     uint32_t callee = node(type).kind == Ast::Call || node(type).kind == Ast::Subscript ? child(type, 0) : type;
-    isBuffer[k] = builtinName(callee) == "Buffer";
-    if (!isBuffer[k])
+    params[k].isBuffer = builtinName(callee) == "Buffer";
+    if (!params[k].isBuffer)
       bindScalarParam(params[k], k, func);
   }
   for (size_t k = 0; k < params.size(); ++k)
-    if (isBuffer[k])
+    if (params[k].isBuffer)
       bindBufferParam(params[k], k, func);
   // A failed parameter leaves a hole; keep the signature well formed for the rest of parsing.
   func.params.erase(std::remove_if(func.params.begin(), func.params.end(), [](const Var &v) { return !v; }),
@@ -424,9 +438,10 @@ void Parser::parseParams(PrimFuncNode::Fields &func) {
 // (and not parameters themselves): each an int64 variable in scope and a trailing scalar
 // parameter, in declaration order (the module's first). The C,
 // LLVM and OpenCL ABIs pass buffers as plain pointers, so the caller passes each extent.
-void Parser::bindSymbolicExtents(const std::vector<ParamSyntax> &params,
-                                 const std::unordered_set<std::string_view> &paramNames,
-                                 PrimFuncNode::Fields &func) {
+void Parser::bindSymbolicExtents(const std::vector<ParamSyntax> &params, PrimFuncNode::Fields &func) {
+  std::unordered_set<std::string_view> paramNames;
+  for (const ParamSyntax &p : params)
+    paramNames.insert(tokenText(p.name));
   std::unordered_map<std::string_view, SourceRange> used;
   std::vector<uint32_t> stack;
   for (const ParamSyntax &p : params)

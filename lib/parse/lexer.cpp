@@ -116,8 +116,27 @@ public:
   // Appends tokens to `out` until it holds at least `want` tokens or the input is exhausted
   // (EndOfFile is then the last token appended).
   void lexSome(std::vector<Token> &out, size_t want) {
+    // Tokens are written through a cursor into room made in `out` beforehand (push_back on
+    // the vector reloaded its bounds for every token); `out` is cut to what was written.
     out_ = &out;
-    while (!done_ && out.size() < want) {
+    for (size_t have = out.size(); !done_ && have < want; have = out.size()) {
+      size_t room = std::min(want - have, kOutputStep);
+      out.resize(have + room + kOutputSlack);
+      outBegin_ = out.data();
+      cursor_ = outBegin_ + have;
+      limit_ = outBegin_ + out.size();
+      stop_ = cursor_ + room;
+      lexUntilStop();
+      out.resize(static_cast<size_t>(cursor_ - outBegin_));
+    }
+    out_ = nullptr;
+    outBegin_ = cursor_ = limit_ = stop_ = nullptr;
+  }
+
+private:
+  // Lexes until stop_ is reached or the input ends.
+  void lexUntilStop() {
+    while (cursor_ < stop_) {
       if (atLineStart_ && depth_ == 0) {
         if (!handleIndentation()) {
           finish();
@@ -166,10 +185,8 @@ public:
       }
       lexToken(c);
     }
-    out_ = nullptr;
   }
 
-private:
   // No token produced yet (EndOfFile is only ever the last token).
   static constexpr Tok kNone = Tok::EndOfFile;
 
@@ -198,12 +215,23 @@ private:
     }
     push(Tok::EndOfFile, eof, eof);
     done_ = true;
+    stop_ = cursor_; // lexUntilStop returns
   }
 
   void push(Tok kind, size_t begin, size_t end) {
-    out_->push_back({kind, static_cast<uint32_t>(begin), static_cast<uint32_t>(end)});
+    if (cursor_ == limit_) [[unlikely]]
+      growOutput();
+    *cursor_++ = {kind, static_cast<uint32_t>(begin), static_cast<uint32_t>(end)};
     beforeLast_ = last_;
     last_ = kind;
+  }
+  [[gnu::noinline]] void growOutput() {
+    size_t used = static_cast<size_t>(cursor_ - outBegin_), stop = static_cast<size_t>(stop_ - outBegin_);
+    out_->resize(used + std::max<size_t>(used, kOutputStep));
+    outBegin_ = out_->data();
+    cursor_ = outBegin_ + used;
+    limit_ = outBegin_ + out_->size();
+    stop_ = outBegin_ + stop;
   }
   void error(size_t begin, size_t end, std::string message) {
     diagnostics_.error({fileId_, static_cast<uint32_t>(begin), static_cast<uint32_t>(end)}, std::move(message));
@@ -523,7 +551,10 @@ private:
   uint32_t fileId_;
   size_t pos_;
   DiagnosticSink &diagnostics_;
+  // The room lexSome writes tokens into: [outBegin_, limit_) of *out_, written up to cursor_.
+  static constexpr size_t kOutputStep = 4096, kOutputSlack = 64;
   std::vector<Token> *out_ = nullptr;
+  Token *outBegin_ = nullptr, *cursor_ = nullptr, *limit_ = nullptr, *stop_ = nullptr;
   Tok last_ = kNone, beforeLast_ = kNone; // kinds of the last two tokens produced
   std::vector<uint32_t> indents_;
   uint32_t depth_ = 0;

@@ -359,13 +359,14 @@ private:
   void parseTypeParams();
   void parseParams(PrimFuncNode::Fields &func);
   struct ParamSyntax;
-  void bindSymbolicExtents(const std::vector<ParamSyntax> &params,
-                           const std::unordered_set<std::string_view> &paramNames, PrimFuncNode::Fields &func);
+  void bindSymbolicExtents(const std::vector<ParamSyntax> &params, PrimFuncNode::Fields &func);
   // A parameter as written: its name and the AST of its type.
   struct ParamSyntax {
     Token name;
     uint32_t type;
+    bool isBuffer; // its type is T.Buffer(...)
   };
+  std::vector<ParamSyntax> paramSyntax_; // the parameters of the function being read
   void bindScalarParam(const ParamSyntax &param, size_t k, PrimFuncNode::Fields &func);
   void bindBufferParam(const ParamSyntax &param, size_t k, PrimFuncNode::Fields &func);
   Stmt parseBlock(bool newScope = true);

@@ -267,7 +267,7 @@ Stmt Parser::parseIf() {
     Stmt body;
     SourceRange loc;
   };
-  std::vector<Branch> branches;
+  SmallList<Branch, 2> branches; // if and (rarely) elif: no allocation
   Stmt elseCase;
   Tok keyword = Tok::KwIf;
   while (true) {
