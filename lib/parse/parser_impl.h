@@ -3,6 +3,7 @@
 // then lowered to typed IR with the names in scope; statements are lowered as they are read.
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <optional>
 #include <string>
@@ -76,27 +77,43 @@ private:
   size_t size_ = 0;
 };
 
-// The AST arena: appends inline (std::vector's push_back of a node was an out-of-line call per
-// node); resize only shrinks. Storage is kept across statements.
-class AstArena {
+// An append-only arena (the AST nodes, their children lists): appends inline (std::vector's
+// push_back was an out-of-line call per node and reloaded its bounds per child); resize only
+// shrinks. Storage is kept across statements.
+template <typename T> class Arena {
 public:
   size_t size() const { return size_; }
-  AstNode &operator[](size_t k) { return nodes_[k]; }
-  const AstNode &operator[](size_t k) const { return nodes_[k]; }
-  uint32_t push(const AstNode &node) {
-    if (size_ == nodes_.size()) [[unlikely]]
-      grow();
-    nodes_[size_] = node;
+  T &operator[](size_t k) { return items_[k]; }
+  const T &operator[](size_t k) const { return items_[k]; }
+  uint32_t push(const T &item) {
+    if (size_ == items_.size()) [[unlikely]]
+      grow(1);
+    items_[size_] = item;
     return static_cast<uint32_t>(size_++);
+  }
+  // Room for `count` more items, to be written through the returned pointer.
+  T *append(size_t count) {
+    if (items_.size() - size_ < count) [[unlikely]]
+      grow(count);
+    T *out = items_.data() + size_;
+    size_ += count;
+    return out;
   }
   void resize(size_t size) { size_ = size; }
   void clear() { size_ = 0; }
+  void reserve(size_t size) {
+    if (items_.size() < size)
+      items_.resize(size);
+  }
 
 private:
-  [[gnu::noinline]] void grow() { nodes_.resize(nodes_.empty() ? 256 : 2 * nodes_.size()); }
-  std::vector<AstNode> nodes_;
+  [[gnu::noinline]] void grow(size_t count) {
+    items_.resize(std::max<size_t>({256, 2 * items_.size(), size_ + count}));
+  }
+  std::vector<T> items_;
   size_t size_ = 0;
 };
+using AstArena = Arena<AstNode>;
 
 // Thrown to abandon the current statement; the diagnostic is already reported (or is a
 // consequence of an earlier error and stays silent).
@@ -302,7 +319,7 @@ private:
   class ChildRange {
   public:
     ChildRange() = default;
-    ChildRange(const std::vector<uint32_t> &store, uint32_t first, uint32_t count)
+    ChildRange(const Arena<uint32_t> &store, uint32_t first, uint32_t count)
         : store_(&store), first_(first), count_(count) {}
     size_t size() const { return count_; }
     bool empty() const { return count_ == 0; }
@@ -325,7 +342,7 @@ private:
     Iterator end() const { return {*this, count_}; }
 
   private:
-    const std::vector<uint32_t> *store_ = nullptr;
+    const Arena<uint32_t> *store_ = nullptr;
     uint32_t first_ = 0, count_ = 0;
   };
   // Call arguments split into positional and keyword (Keyword nodes); checks counts and known
@@ -479,7 +496,7 @@ private:
   bool matchingShape_ = false; // lowering a T.match_buffer of a parameter: T.int64() names are extents
 
   AstArena ast_;
-  std::vector<uint32_t> children_;
+  Arena<uint32_t> children_;
   std::vector<uint32_t> scratch_;
   std::vector<Stmt> blockStmts_; // the statements of the blocks being read (parseBlock)
 

@@ -92,14 +92,20 @@ void Parser::skipBlock() {
 }
 
 uint32_t Parser::makeNode(Ast kind, uint32_t begin, uint32_t end, const uint32_t *children, uint32_t count, Tok op) {
+  // One pass over the children (short lists: a loop beats a memmove call) copies them and
+  // finds the deepest.
   uint32_t depth = 0;
-  for (uint32_t k = 0; k < count; ++k)
-    depth = std::max<uint32_t>(depth, ast_[children[k]].depth);
-  if (depth + 1 > kMaxDepth) [[unlikely]]
-    failTooDeep(begin, end);
   auto first = static_cast<uint32_t>(children_.size());
-  for (uint32_t k = 0; k < count; ++k) // short lists: a loop beats a memmove call
-    children_.push_back(children[k]);
+  uint32_t *out = children_.append(count);
+  for (uint32_t k = 0; k < count; ++k) {
+    uint32_t c = children[k];
+    out[k] = c;
+    depth = std::max<uint32_t>(depth, ast_[c].depth);
+  }
+  if (depth + 1 > kMaxDepth) [[unlikely]] {
+    children_.resize(first);
+    failTooDeep(begin, end);
+  }
   return ast_.push({kind, op, static_cast<uint16_t>(depth + 1), begin, end, begin, end, first, count});
 }
 
@@ -244,10 +250,10 @@ uint32_t Parser::parseNot() {
 }
 
 uint32_t Parser::parseUnary() {
-  if (!at(Tok::Minus) && !at(Tok::Plus) && !at(Tok::Tilde))
-    return parsePostfix();
   const Token &t = peek();
   Tok kind = t.kind;
+  if (kind != Tok::Minus && kind != Tok::Plus && kind != Tok::Tilde)
+    return parsePostfix();
   uint32_t begin = t.begin;
   enterNesting(begin);
   NestingGuard guard{nesting_};
@@ -261,7 +267,8 @@ uint32_t Parser::parseUnary() {
 uint32_t Parser::parsePostfix() {
   uint32_t base = parseAtom();
   while (true) {
-    if (at(Tok::Dot)) {
+    Tok next = peek().kind;
+    if (next == Tok::Dot) {
       ++pos_;
       const Token &name = expect(Tok::Name, "an attribute name after '.'");
       uint32_t id = makeNode(Ast::Attr, node(base).begin, name.end, &base, 1);
@@ -270,8 +277,8 @@ uint32_t Parser::parsePostfix() {
       base = id;
       continue;
     }
-    if (at(Tok::LParen) || at(Tok::LBracket)) {
-      bool call = at(Tok::LParen);
+    if (next == Tok::LParen || next == Tok::LBracket) {
+      bool call = next == Tok::LParen;
       enterNesting(peek().begin);
       NestingGuard guard{nesting_};
       ++pos_;
