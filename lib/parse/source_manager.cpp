@@ -3,15 +3,55 @@
 #include <algorithm>
 #include <cstring>
 #include <stdexcept>
+#include <utility>
+
+#include <sys/mman.h>
 
 namespace tirlower {
 
+std::optional<SourceText> SourceText::map(int fd, size_t size) {
+  if (size == 0)
+    return std::nullopt;
+  void *address = ::mmap(nullptr, size, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0);
+  if (address == MAP_FAILED)
+    return std::nullopt;
+  SourceText text;
+  text.mapped_ = static_cast<const char *>(address);
+  text.mappedSize_ = size;
+  return text;
+}
+
+SourceText::SourceText(SourceText &&other) noexcept
+    : string_(std::move(other.string_)), mapped_(std::exchange(other.mapped_, nullptr)),
+      mappedSize_(std::exchange(other.mappedSize_, 0)) {}
+
+SourceText &SourceText::operator=(SourceText &&other) noexcept {
+  if (this != &other) {
+    if (mapped_)
+      ::munmap(const_cast<char *>(mapped_), mappedSize_);
+    string_ = std::move(other.string_);
+    mapped_ = std::exchange(other.mapped_, nullptr);
+    mappedSize_ = std::exchange(other.mappedSize_, 0);
+  }
+  return *this;
+}
+
+SourceText::~SourceText() {
+  if (mapped_)
+    ::munmap(const_cast<char *>(mapped_), mappedSize_);
+}
+
 uint32_t SourceManager::addFile(std::string name, std::string text) {
-  if (text.size() >= UINT32_MAX)
+  return addFile(std::move(name), SourceText(std::move(text)));
+}
+
+uint32_t SourceManager::addFile(std::string name, SourceText text) {
+  if (text.view().size() >= UINT32_MAX)
     throw std::length_error("input file '" + name + "' is larger than 4 GiB");
   auto file = std::make_unique<File>();
   file->name = std::move(name);
-  file->text = std::move(text);
+  file->storage = std::move(text);
+  file->text = file->storage.view();
   files_.push_back(std::move(file));
   return static_cast<uint32_t>(files_.size());
 }

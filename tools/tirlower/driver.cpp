@@ -189,17 +189,18 @@ public:
       return kUsageError;
     layoutFlags_ = std::move(layoutFlags);
 
-    std::string text, error;
-    bool read = timing_.time("read input", [&] { return readInput(options_.input, text, error); });
+    SourceText input;
+    std::string error;
+    bool read = timing_.time("read input", [&] { return readInput(options_.input, input, error); });
     if (!read) {
       engine_.error({}, error);
       return kInputError;
     }
     inputName_ = options_.input == "-" ? "<stdin>" : options_.input;
-    timing_.inputBytes = text.size();
+    timing_.inputBytes = input.view().size();
     if (options_.timing != TimingFormat::None) // only the --timing report shows it
-      timing_.inputLines = countLines(text);
-    fileId_ = sources_.addFile(inputName_, std::move(text));
+      timing_.inputLines = countLines(input.view());
+    fileId_ = sources_.addFile(inputName_, std::move(input));
     if (options_.runMode)
       return runFunction();
 

@@ -12,6 +12,7 @@
 #include <functional>
 #include <iostream>
 #include <iterator>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -319,6 +320,30 @@ bool readInput(const std::string &path, std::string &contents, std::string &erro
     error = "cannot read '" + name + "': read error";
     return false;
   }
+  return true;
+}
+
+bool readInput(const std::string &path, SourceText &text, std::string &error, uint64_t maxBytes) {
+  if (path != "-") {
+    int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd >= 0) {
+      struct stat info {};
+      std::optional<SourceText> mapped;
+      if (::fstat(fd, &info) == 0 && S_ISREG(info.st_mode) && static_cast<uint64_t>(info.st_size) >= kMapInputBytes &&
+          static_cast<uint64_t>(info.st_size) <= maxBytes)
+        mapped = SourceText::map(fd, static_cast<size_t>(info.st_size));
+      ::close(fd);
+      if (mapped) {
+        text = std::move(*mapped);
+        return true;
+      }
+    }
+  }
+  // Everything else (stdin, devices, small or unmappable files, errors) is read as before.
+  std::string contents;
+  if (!readInput(path, contents, error, maxBytes))
+    return false;
+  text = SourceText(std::move(contents));
   return true;
 }
 

@@ -8,6 +8,8 @@
 #include <string>
 #include <string_view>
 
+#include "parse/source_manager.h"
+
 namespace tirlower {
 
 // `path` "-" writes to stdout. Returns an error message, empty on success.
@@ -48,5 +50,9 @@ inline constexpr uint64_t kMaxInputBytes = uint64_t(256) << 20;
 // Reads a whole file ("-": stdin) of at most `maxBytes`. Returns false and sets `error` to the
 // whole message ("cannot open 'x.tir': No such file or directory") on failure.
 bool readInput(const std::string &path, std::string &contents, std::string &error, uint64_t maxBytes = kMaxInputBytes);
+// The same into a SourceText: a regular file of kMapInputBytes or more is mapped, not read (10^5
+// bench functions, 81 MB: 0.17 s to read, 0.02 s to map).
+inline constexpr uint64_t kMapInputBytes = uint64_t(1) << 20;
+bool readInput(const std::string &path, SourceText &text, std::string &error, uint64_t maxBytes = kMaxInputBytes);
 
 } // namespace tirlower
