@@ -115,22 +115,26 @@ public:
 
   // Appends tokens to `out` until it holds at least `want` tokens or the input is exhausted
   // (EndOfFile is then the last token appended).
-  void lexSome(std::vector<Token> &out, size_t want) {
-    // Tokens are written through a cursor into room made in `out` beforehand (push_back on
-    // the vector reloaded its bounds for every token); `out` is cut to what was written.
+  // Tokens are written through a cursor into room made in `out` beforehand (push_back on
+  // the vector reloaded its bounds for every token): the first `have` items of `out` are
+  // tokens, the rest room. Returns the number of tokens in `out` afterwards. `out` only grows
+  // (reused storage is not initialized again).
+  size_t lexSome(std::vector<Token> &out, size_t have, size_t want) {
     out_ = &out;
-    for (size_t have = out.size(); !done_ && have < want; have = out.size()) {
+    while (!done_ && have < want) {
       size_t room = std::min(want - have, kOutputStep);
-      out.resize(have + room + kOutputSlack);
+      if (out.size() < have + room + kOutputSlack)
+        out.resize(have + room + kOutputSlack);
       outBegin_ = out.data();
       cursor_ = outBegin_ + have;
       limit_ = outBegin_ + out.size();
       stop_ = cursor_ + room;
       lexUntilStop();
-      out.resize(static_cast<size_t>(cursor_ - outBegin_));
+      have = static_cast<size_t>(cursor_ - outBegin_);
     }
     out_ = nullptr;
     outBegin_ = cursor_ = limit_ = stop_ = nullptr;
+    return have;
   }
 
 private:
@@ -269,7 +273,7 @@ private:
       size_t lineStart = pos_;
       uint32_t width = 0;
       size_t tabAt = SIZE_MAX;
-      pos_ = skipBlanks(pos_);
+      pos_ = skipIndentation(pos_);
       width = static_cast<uint32_t>(pos_ - lineStart);
       while (pos_ < text_.size() && (text_[pos_] == ' ' || text_[pos_] == '\t' || text_[pos_] == '\f')) {
         if (text_[pos_] == '\t') {
@@ -334,6 +338,24 @@ private:
 
   // The first byte at or after `pos` that is no blank. Through locals: the loop over members
   // reloaded them for every byte (the token pushes may alias them, as far as the compiler knows).
+  // The spaces of an indentation (often dozens) eight at a time.
+  size_t skipIndentation(size_t pos) const {
+    const char *data = text_.data();
+    const size_t size = text_.size();
+    if constexpr (std::endian::native == std::endian::little) {
+      constexpr uint64_t kSpaces = 0x2020202020202020u;
+      for (; pos + 8 <= size; pos += 8) {
+        uint64_t word;
+        std::memcpy(&word, data + pos, 8);
+        if (uint64_t other = word ^ kSpaces; other != 0)
+          return pos + static_cast<size_t>(std::countr_zero(other) / 8); // the first byte no space
+      }
+    }
+    while (pos < size && data[pos] == ' ')
+      ++pos;
+    return pos;
+  }
+
   [[gnu::always_inline]] size_t skipBlanks(size_t pos) const {
     const char *data = text_.data();
     const size_t size = text_.size();
@@ -481,36 +503,42 @@ private:
     push(Tok::Error, start, pos_);
   }
 
+  // Through locals, as skipBlanks: numbers are mostly one or two digits, and reloading the
+  // members per byte was most of their cost.
   void lexNumber() {
-    size_t start = pos_;
+    const char *data = text_.data();
+    const size_t size = text_.size();
+    size_t start = pos_, pos = pos_;
     bool isFloat = false;
-    while (pos_ < text_.size() && isDigit(text_[pos_]))
-      ++pos_;
-    if (pos_ < text_.size() && text_[pos_] == '.') {
+    while (pos < size && isDigit(data[pos]))
+      ++pos;
+    if (pos < size && data[pos] == '.') {
       isFloat = true;
-      ++pos_;
-      while (pos_ < text_.size() && isDigit(text_[pos_]))
-        ++pos_;
+      ++pos;
+      while (pos < size && isDigit(data[pos]))
+        ++pos;
     }
-    if (pos_ < text_.size() && (text_[pos_] == 'e' || text_[pos_] == 'E')) {
-      size_t save = pos_++;
-      if (pos_ < text_.size() && (text_[pos_] == '+' || text_[pos_] == '-'))
-        ++pos_;
-      if (pos_ < text_.size() && isDigit(text_[pos_])) {
+    if (pos < size && (data[pos] == 'e' || data[pos] == 'E')) {
+      size_t save = pos++;
+      if (pos < size && (data[pos] == '+' || data[pos] == '-'))
+        ++pos;
+      if (pos < size && isDigit(data[pos])) {
         isFloat = true;
-        while (pos_ < text_.size() && isDigit(text_[pos_]))
-          ++pos_;
+        while (pos < size && isDigit(data[pos]))
+          ++pos;
       } else {
-        pos_ = save;
+        pos = save;
       }
     }
-    if (pos_ < text_.size() && isIdentChar(text_[pos_])) {
-      while (pos_ < text_.size() && isIdentChar(text_[pos_]))
-        ++pos_;
+    if (pos < size && isIdentChar(data[pos])) {
+      while (pos < size && isIdentChar(data[pos]))
+        ++pos;
+      pos_ = pos;
       error(start, pos_, "invalid number '" + std::string(text_.substr(start, pos_ - start)) + "'");
       push(Tok::Error, start, pos_);
       return;
     }
+    pos_ = pos;
     push(isFloat ? Tok::Float : Tok::Int, start, pos_);
   }
 
@@ -639,7 +667,7 @@ std::vector<Token> tokenize(std::string_view text, uint32_t fileId, uint32_t beg
   begin = std::min(begin, end);
   Lexer lexer(text, fileId, begin, end, diagnostics);
   std::vector<Token> tokens;
-  lexer.lexSome(tokens, SIZE_MAX);
+  tokens.resize(lexer.lexSome(tokens, 0, SIZE_MAX));
   return tokens;
 }
 
@@ -662,28 +690,25 @@ void TokenStream::start(std::string_view text, uint32_t fileId, uint32_t begin, 
 void TokenStream::setCurrent(const Chunk &chunk) {
   currentTokens_ = chunk.tokens.data();
   currentFirst_ = chunk.first;
-  currentSize_ = chunk.tokens.size();
+  currentSize_ = chunk.size;
 }
 
 void TokenStream::lexChunk(bool release) {
-  std::vector<Token> tokens;
+  std::vector<Token> tokens; // storage of a released chunk (its size its room) or new
   if (!spare_.empty()) {
     tokens = std::move(spare_.back());
     spare_.pop_back();
-    tokens.clear();
-  } else {
-    tokens.reserve(kChunkSize + 64); // one step of the lexer may add several dedents
   }
-  lexer_->lexSome(tokens, kChunkSize);
+  size_t count = lexer_->lexSome(tokens, 0, kChunkSize);
   size_t first = lexed_;
-  lexed_ += tokens.size();
+  lexed_ += count;
   // Release the chunks that end kKeepBehind tokens or more before the new one.
   size_t released = 0;
   while (release && released < chunks_.size() &&
-         chunks_[released].first + chunks_[released].tokens.size() + kKeepBehind <= first)
+         chunks_[released].first + chunks_[released].size + kKeepBehind <= first)
     spare_.push_back(std::move(chunks_[released++].tokens));
   chunks_.erase(chunks_.begin(), chunks_.begin() + static_cast<std::ptrdiff_t>(released));
-  chunks_.push_back({first, std::move(tokens)});
+  chunks_.push_back({first, count, std::move(tokens)});
   setCurrent(chunks_.back());
 }
 
@@ -691,9 +716,9 @@ const Token &TokenStream::find(size_t index) {
   while (index >= lexed_ && !lexer_->done())
     lexChunk(/*release=*/true);
   if (index >= lexed_)
-    return chunks_.back().tokens.back(); // EndOfFile
+    return chunks_.back().tokens[chunks_.back().size - 1]; // EndOfFile
   for (const Chunk &chunk : chunks_)
-    if (index - chunk.first < chunk.tokens.size()) {
+    if (index - chunk.first < chunk.size) {
       setCurrent(chunk);
       return chunk.tokens[index - chunk.first];
     }

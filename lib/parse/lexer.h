@@ -132,7 +132,8 @@ private:
   // stay valid until the chunk is released.
   struct Chunk {
     size_t first = 0;
-    std::vector<Token> tokens;
+    size_t size = 0;           // tokens in it: the first `size` items of `tokens`
+    std::vector<Token> tokens; // (the rest is room kept for reuse)
   };
 
   const Token &find(size_t index);

@@ -227,7 +227,8 @@ private:
     return tokens_[pos_++];
   }
   [[noreturn, gnu::cold, gnu::noinline]] void expectFailed(const char *what);
-  std::string_view text(uint32_t begin, uint32_t end) const { return source_.substr(begin, end - begin); }
+  // Offsets come from the lexer and lie inside the source: no substr bounds check.
+  std::string_view text(uint32_t begin, uint32_t end) const { return {source_.data() + begin, end - begin}; }
   std::string_view tokenText(const Token &t) const { return text(t.begin, t.end); }
   SourceRange range(uint32_t begin, uint32_t end) const { return {fileId_, begin, end}; }
   SourceRange tokenRange(const Token &t) const { return {fileId_, t.begin, t.end}; }
