@@ -109,6 +109,7 @@ void FunctionLowering::visitSeqStmt(const SeqStmtNode *op) {
 void FunctionLowering::visitLetStmt(const LetStmtNode *op) {
   if (op->value->type.isIndex())
     letSets_[op->var.get()] = modularSet(op->value);
+  definedAt_[op->var.get()] = loopDepth_;
   if (op->var->type.isInt() && op->var->type.bits() == 32 && op->var->type.isScalar()) {
     IndexValue value = lowerIndex(op->value);
     value.value->setName(op->var->name.str());
@@ -206,6 +207,8 @@ void FunctionLowering::visitFor(const ForNode *op) {
                           exit);
 
   builder_.SetInsertPoint(body);
+  ++loopDepth_;
+  definedAt_[op->loopVar.get()] = loopDepth_;
   llvm::PHINode *index = builder_.CreatePHI(wide ? builder_.getInt64Ty() : typeOf(type), 2, op->loopVar->name.str());
   index->addIncoming(begin, preheader);
   if (wide)
@@ -214,6 +217,7 @@ void FunctionLowering::visitFor(const ForNode *op) {
     bind(op->loopVar.get(), index);
   lowerStmt(op->body);
   unbind(op->loopVar.get());
+  --loopDepth_;
   // index < end, so the increment cannot overflow; from a non-negative start it cannot wrap
   // as an unsigned value either.
   llvm::Value *one = wide ? builder_.getInt64(1) : constantOf(type, 1);
@@ -232,7 +236,9 @@ void FunctionLowering::visitWhile(const WhileNode *op) {
   builder_.SetInsertPoint(header);
   builder_.CreateCondBr(lowerExpr(op->condition), body, exit);
   builder_.SetInsertPoint(body);
+  ++loopDepth_;
   lowerStmt(op->body);
+  --loopDepth_;
   builder_.CreateBr(header);
   builder_.SetInsertPoint(exit);
 }

@@ -100,10 +100,13 @@ private:
   void unbind(const VarNode *var) {
     values_.erase(var);
     wideValues_.erase(var);
+    definedAt_.erase(var);
   }
   // ---- lower_index.cpp: int32 index arithmetic in 64 bits where it provably fits -----------
   IndexValue lowerIndex(const Expr &expr);
   IndexValue indexBinary(const BinaryNode *op);
+  IndexValue indexSum(const BinaryNode *op);
+  int loopDepthOf(const Expr &term) const;
   IndexValue indexDivMod(const BinaryNode *op, int64_t divisor);
   llvm::Value *wideOf(const IndexValue &value);
   llvm::Value *narrowOf(const IndexValue &value);
@@ -155,6 +158,10 @@ private:
   };
   std::unordered_map<const VarNode *, WideVar> wideValues_;
   std::unordered_map<const VarNode *, ModularSet> letSets_;     // index analysis of let-bound values
+  // Loop and let variables: the depth of the loop nest where they are defined (1 for the
+  // variable of an outermost loop or a let in its body); parameters are absent (depth 0).
+  std::unordered_map<const VarNode *, int> definedAt_;
+  int loopDepth_ = 0;
   std::unordered_map<const VarNode *, uint64_t> dataAlignment_; // bytes; absent: element alignment
   std::vector<llvm::Value *> heap_;                             // live malloc'ed pointers, in order
   // Data variables whose vector stores are non-temporal here (`T.attr(B.data,

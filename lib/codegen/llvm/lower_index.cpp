@@ -12,8 +12,10 @@
 // int32 values to int64 (visitCast; int64-indexed modules widen their indices so). A variable
 // held as i64 gets its i32 value (a `trunc`, named `<name>.i32`) where another use needs it.
 #include <algorithm>
+#include <vector>
 
 #include "codegen/llvm/function_lowering.h"
+#include "ir/visitor.h"
 
 namespace tirlower {
 
@@ -79,7 +81,7 @@ IndexValue FunctionLowering::lowerIndex(const Expr &expr) {
   }
   if (const auto *binary = expr.as<BinaryNode>()) {
     switch (binary->op) {
-    case BinaryOp::Add:
+    case BinaryOp::Add: return indexSum(binary);
     case BinaryOp::Sub:
     case BinaryOp::Mul:
     case BinaryOp::Min:
@@ -152,6 +154,104 @@ IndexValue FunctionLowering::indexBinary(const BinaryNode *op) {
   default: value = builder_.CreateSelect(builder_.CreateICmpSGT(x, y), x, y); break;
   }
   return {value, fitsInt32(range) ? range : IndexRange{}, wide};
+}
+
+namespace {
+
+// The terms of a sum: the operands of nested int32 additions, left to right.
+void collectTerms(const Expr &expr, std::vector<Expr> &terms) {
+  const auto *binary = expr.as<BinaryNode>();
+  if (binary && binary->op == BinaryOp::Add && isInt32(expr->type)) {
+    collectTerms(binary->a, terms);
+    collectTerms(binary->b, terms);
+  } else {
+    terms.push_back(expr);
+  }
+}
+
+// The depth of the innermost loop an expression varies in: the deepest definition among its
+// variables; a load or a call may vary anywhere, so it counts as the current depth.
+class TermDepth : public IRVisitor {
+public:
+  TermDepth(const std::unordered_map<const VarNode *, int> &definedAt, int current)
+      : definedAt_(definedAt), current_(current) {}
+  int depth = 0;
+  using IRVisitor::visit;
+  void visit(const VarNode *op) override {
+    auto it = definedAt_.find(op);
+    if (it != definedAt_.end())
+      depth = std::max(depth, it->second);
+  }
+  void visit(const BufferLoadNode *) override { depth = current_; }
+  void visit(const CallNode *) override { depth = current_; }
+
+private:
+  const std::unordered_map<const VarNode *, int> &definedAt_;
+  int current_;
+};
+
+} // namespace
+
+int FunctionLowering::loopDepthOf(const Expr &term) const {
+  TermDepth depth(definedAt_, loopDepth_);
+  depth.visit(term);
+  return depth.depth;
+}
+
+// A sum of int32 terms. When the whole sum provably fits in int32, it is computed in i64 with the
+// terms reordered: the terms that vary only in outer loops first, then the inner ones, constants
+// last (stable otherwise). So `(c / 4) * 1024 + h * 64 + w * 4 + c % 4` inside loops h, w, c is
+// `h * 64 + w * 4 + (c / 4) * 1024 + c % 4`, whose first partial sum LICM hoists out of the c
+// loop; computed in source order, no partial sum is invariant, and LLVM has no reassociation
+// pass in the kernel pipeline. Any order gives the same value: each term is exact (or its i32
+// value, exact when sign-extended), the sum is within int32, and partial sums of int32 values
+// cannot overflow i64. Otherwise the terms are added in source order, each step by indexBinary's
+// rule (64-bit when the partial sum fits, else 32-bit with wrap-around, which is the TIR value
+// modulo 2^32 whatever the grouping).
+IndexValue FunctionLowering::indexSum(const BinaryNode *op) {
+  std::vector<Expr> terms;
+  collectTerms(op->a, terms);
+  collectTerms(op->b, terms);
+  std::vector<IndexValue> values;
+  values.reserve(terms.size());
+  IndexRange total{0, 0};
+  bool anyWide = false;
+  for (const Expr &term : terms) {
+    values.push_back(lowerIndex(term));
+    total = {total.lo + values.back().range.lo, total.hi + values.back().range.hi};
+    anyWide = anyWide || values.back().wide;
+  }
+  if (anyWide && fitsInt32(total)) {
+    std::vector<size_t> order(terms.size());
+    std::vector<int> depth(terms.size());
+    for (size_t k = 0; k < terms.size(); ++k) {
+      order[k] = k;
+      // Constants last, where a GEP or an addressing mode folds them.
+      depth[k] = asConstInt(terms[k]) ? INT32_MAX : loopDepthOf(terms[k]);
+    }
+    if (terms.size() > 2)
+      std::stable_sort(order.begin(), order.end(), [&](size_t x, size_t y) { return depth[x] < depth[y]; });
+    llvm::Value *sum = wideOf(values[order[0]]);
+    IndexRange range = values[order[0]].range;
+    for (size_t k = 1; k < order.size(); ++k) {
+      const IndexValue &term = values[order[k]];
+      bool nuw = range.lo >= 0 && term.range.lo >= 0;
+      sum = builder_.CreateAdd(sum, wideOf(term), "", nuw, true);
+      range = {range.lo + term.range.lo, range.hi + term.range.hi};
+    }
+    return {sum, total, true};
+  }
+  IndexValue sum = values[0];
+  for (size_t k = 1; k < values.size(); ++k) {
+    const IndexValue &term = values[k];
+    IndexRange range{sum.range.lo + term.range.lo, sum.range.hi + term.range.hi};
+    bool wide = fitsInt32(range) && (sum.wide || term.wide);
+    bool nuw = wide && sum.range.lo >= 0 && term.range.lo >= 0;
+    llvm::Value *value = builder_.CreateAdd(wide ? wideOf(sum) : narrowOf(sum), wide ? wideOf(term) : narrowOf(term),
+                                            "", nuw, wide);
+    sum = {value, fitsInt32(range) ? range : IndexRange{}, wide};
+  }
+  return sum;
 }
 
 // Division by a positive constant: of a non-negative value, unsigned division (a shift and a

@@ -319,17 +319,24 @@ TEST_CASE("int32 index arithmetic: 64-bit where it provably fits, wrapping where
   }
 }
 
-TEST_CASE("int32 index arithmetic: nuw where no operand can be negative, shifts for powers of two", "[llvm][jit]") {
-  // for i < 8: for j < 4: R[(7 - i) * 4 + j] = A[i * 4 + j]; S[(i - 2) * 4 + 8 + j] = A[i * 3 + j]
+TEST_CASE("int32 index arithmetic: nuw where no operand can be negative, shifts for powers of two, outer terms first",
+          "[llvm][jit]") {
+  // for i < 8: for j < 4: R[(7 - i) * 4 + j] = A[i * 4 + j]; S[(i - 2) * 4 + 8 + j] = A[i * 3 + j];
+  //                       U[(j % 2) * 16 + i * 2 + j / 2] = A[i * 4 + j]
   FuncBuilder fb("indexflags");
   DataType t = DataType::int32();
   Buffer a = fb.bufferParam("A", 32, t), r = fb.bufferParam("R", 32, t), s = fb.bufferParam("S", 32, t);
+  Buffer u = fb.bufferParam("U", 32, t);
   Var i = var("i"), j = var("j");
   Expr reversed = bin(BinaryOp::Add, bin(BinaryOp::Mul, bin(BinaryOp::Sub, i32(7), i), i32(4)), j);
   Expr shifted = bin(BinaryOp::Add,
                      bin(BinaryOp::Add, bin(BinaryOp::Mul, bin(BinaryOp::Sub, i, i32(2)), i32(4)), i32(8)), j);
+  Expr oddHalf = bin(BinaryOp::Mul, floormod(j, i32(2)), i32(16));
+  Expr interleaved =
+      bin(BinaryOp::Add, bin(BinaryOp::Add, oddHalf, bin(BinaryOp::Mul, i, i32(2))), floordiv(j, i32(2)));
   Stmt body = seq({store(r, load(a, bin(BinaryOp::Add, bin(BinaryOp::Mul, i, i32(4)), j)), reversed),
-                   store(s, load(a, bin(BinaryOp::Add, bin(BinaryOp::Mul, i, i32(3)), j)), shifted)});
+                   store(s, load(a, bin(BinaryOp::Add, bin(BinaryOp::Mul, i, i32(3)), j)), shifted),
+                   store(u, load(a, bin(BinaryOp::Add, bin(BinaryOp::Mul, i, i32(4)), j)), interleaved)});
   PrimFunc func = fb.build(loop(i, i32(8), loop(j, i32(4), body)));
 
   std::vector<int32_t> input(32);
@@ -350,18 +357,25 @@ TEST_CASE("int32 index arithmetic: nuw where no operand can be negative, shifts 
       CHECK(ir.find("sub nuw nsw i64 7, %i") != std::string::npos);
       CHECK(ir.find("sub nsw i64 %i, 2") != std::string::npos);
       CHECK(ir.find("shl nsw i64 %") != std::string::npos);
+      // The sum for U starts with the term that varies only in the outer loop (i * 2).
+      size_t shift = ir.find(" = shl nuw nsw i64 %i, 1\n");
+      REQUIRE(shift != std::string::npos);
+      std::string name = ir.substr(ir.rfind('%', shift), shift - ir.rfind('%', shift));
+      CHECK(ir.find("add nuw nsw i64 " + name + ", %") != std::string::npos);
     }
-    std::vector<int32_t> rs(32, -1), ss(32, -1);
-    using Fn = int32_t (*)(const int32_t *, int32_t *, int32_t *);
-    REQUIRE(jit.function<Fn>("indexflags")(input.data(), rs.data(), ss.data()) == 0);
-    std::vector<int32_t> expectR(32, -1), expectS(32, -1);
+    std::vector<int32_t> rs(32, -1), ss(32, -1), us(32, -1);
+    using Fn = int32_t (*)(const int32_t *, int32_t *, int32_t *, int32_t *);
+    REQUIRE(jit.function<Fn>("indexflags")(input.data(), rs.data(), ss.data(), us.data()) == 0);
+    std::vector<int32_t> expectR(32, -1), expectS(32, -1), expectU(32, -1);
     for (int x = 0; x < 8; ++x)
       for (int y = 0; y < 4; ++y) {
         expectR[static_cast<size_t>((7 - x) * 4 + y)] = input[static_cast<size_t>(x * 4 + y)];
         expectS[static_cast<size_t>((x - 2) * 4 + 8 + y)] = input[static_cast<size_t>(x * 3 + y)];
+        expectU[static_cast<size_t>((y % 2) * 16 + x * 2 + y / 2)] = input[static_cast<size_t>(x * 4 + y)];
       }
     INFO("-O" << level);
     CHECK(rs == expectR);
     CHECK(ss == expectS);
+    CHECK(us == expectU);
   }
 }
