@@ -10,7 +10,7 @@
 
 #include "arith/analyzer.h"
 #include "arith/linear_sum.h"
-#include "arith/pointer_map.h"
+#include "ir/pointer_map.h"
 
 namespace tirlower {
 

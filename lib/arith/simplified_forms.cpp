@@ -5,7 +5,7 @@
 
 #include "arith/analyzer.h"
 #include "arith/expr_util.h"
-#include "arith/pointer_map.h"
+#include "ir/pointer_map.h"
 #include "ir/functor.h"
 
 namespace tirlower {

@@ -9,7 +9,7 @@
 
 #include "arith/expr_util.h"
 #include "arith/linear_sum.h"
-#include "arith/pointer_map.h"
+#include "ir/pointer_map.h"
 
 using namespace tirlower;
 

@@ -50,6 +50,14 @@ public:
     ++size_;
   }
 
+  // The value under `key`, added as Value() when the key is absent.
+  Value &operator[](const Key *key) {
+    if (Value *found = find(key))
+      return *found;
+    insert(key, Value());
+    return *find(key);
+  }
+
   size_t size() const { return size_; }
 
 private:
