@@ -86,6 +86,7 @@ private:
   // `inner`: the analyzer's own walk asks (it takes only what that walk itself returned, not an
   // input that Analyzer::simplify kept because the walk's answer was larger).
   bool knownSimplified(const Expr &e, bool inner) const;
+  bool isCanonicalVarSum(const Expr &e);
   void rememberSimplified(const Expr &e, bool walkResult) const;
   // The open scope's answer for an expression structurally equal to `e` (`hash`: its
   // structuralHash) simplified under the same bindings, or null; and recording one.

@@ -5,6 +5,7 @@
 
 #include "arith/analyzer_impl.h"
 #include "arith/expr_util.h"
+#include "arith/int_ops.h"
 #include "ir/diagnostic.h"
 #include "ir/functor.h"
 #include "ir/visitor.h"
@@ -39,7 +40,7 @@ Expr Analyzer::simplify(const Expr &e) {
     auto it = values_.find(var);
     return it != values_.end() && asConstInt(it->second) && it->second->type == e->type ? it->second : e;
   }
-  if (knownSimplified(e, false))
+  if (isCanonicalVarSum(e) || knownSimplified(e, false))
     return e;
   size_t hash = 0;
   if (simplifiedScopeOpen()) {
@@ -58,6 +59,73 @@ Expr Analyzer::simplify(const Expr &e) {
     rememberSimplified(result, walkResult);
   }
   return result;
+}
+
+// A sum of distinct atoms with positive constant coefficients, `c // 4 * 1024 + h * 64 + w * 4 +
+// c % 4`, each atom a variable or a split of one (`x // k`, `x % k`) that this scope already
+// holds as simplified: the canonical form of the sum is the sum itself (terms stay in order of
+// first appearance; LinearSum::toExpr writes `atom * coef` and omits a coefficient of 1), so the
+// walk would return it unchanged. Flatten makes one for every access through a multi-axis
+// buffer, and such a first simplification cost as much as the rest of the pass. Excluded: a
+// variable with a constant value bound (the walk substitutes it; any other value only bounds it), an atom twice (its terms
+// merge), and splits of one variable that mergeSplits joins (`x % k * c + x // k * (c * k)`).
+bool Analyzer::isCanonicalVarSum(const Expr &e) {
+  if (!isCanonicalType(e->type))
+    return false;
+  struct Atom {
+    const VarNode *var;
+    BinaryOp split; // Add: the variable itself
+    int64_t divisor, coef;
+  };
+  Atom seen[8];
+  size_t count = 0;
+  auto term = [&](const Expr &t) {
+    const Expr *atom = &t;
+    int64_t coef = 1;
+    if (const auto *mul = t.as<BinaryNode>(); mul && mul->op == BinaryOp::Mul) {
+      const int64_t *c = asConstInt(mul->b);
+      if (!c || *c <= 1 || mul->b->type != e->type)
+        return false;
+      coef = *c;
+      atom = &mul->a;
+    }
+    Atom found{atom->as<VarNode>(), BinaryOp::Add, 0, coef};
+    if (const auto *split = atom->as<BinaryNode>()) {
+      const int64_t *k = asConstInt(split->b);
+      if ((split->op != BinaryOp::FloorDiv && split->op != BinaryOp::FloorMod) || !k || *k <= 1 ||
+          split->b->type != e->type || !simplify(*atom).same(*atom))
+        return false;
+      found = Atom{split->a.as<VarNode>(), split->op, *k, coef};
+    }
+    if (!found.var || found.var->type != e->type || count == std::size(seen))
+      return false;
+    if (auto value = values_.find(found.var); value != values_.end() && asConstInt(value->second))
+      return false;
+    for (size_t k = 0; k < count; ++k) {
+      const Atom &other = seen[k];
+      if (other.var != found.var)
+        continue;
+      // Two splits of the variable, one of each kind; they merge when the quotient's coefficient
+      // is the remainder's times the divisor.
+      if (other.split == BinaryOp::Add || found.split == BinaryOp::Add || other.split == found.split)
+        return false;
+      const Atom &mod = found.split == BinaryOp::FloorMod ? found : other;
+      const Atom &div = found.split == BinaryOp::FloorMod ? other : found;
+      if (mod.divisor == div.divisor && checkedMul(mod.coef, mod.divisor) == div.coef)
+        return false;
+    }
+    seen[count++] = found;
+    return true;
+  };
+  const Expr *rest = &e;
+  while (const auto *add = rest->as<BinaryNode>()) {
+    if (add->op != BinaryOp::Add)
+      break;
+    if (!term(add->b))
+      return false;
+    rest = &add->a;
+  }
+  return rest != &e && term(*rest);
 }
 
 IntBounds Analyzer::bounds(const Expr &e) {
@@ -104,7 +172,7 @@ Expr AnalyzerImpl::simplify(const Expr &e) {
   if (letDepth_ == 0) {
     if (const auto *cached = memo_.find(e.get()))
       return cached->second;
-    if (owner_.knownSimplified(e, true))
+    if (owner_.isCanonicalVarSum(e) || owner_.knownSimplified(e, true))
       return e;
   }
   Expr result = simplifyNode(e);

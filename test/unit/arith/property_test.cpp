@@ -6,6 +6,7 @@
 #include <random>
 #include <string>
 
+#include "arith/analyzer_impl.h"
 #include "arith/expr_util.h"
 #include "ir/diagnostic.h"
 #include "map_check.h"
@@ -253,4 +254,62 @@ TEST_CASE("random expressions: a SimplifiedScope answers as a second simplificat
     hits += scope.hits();
   }
   CHECK(hits > 1000); // the scope did answer most second queries
+}
+
+TEST_CASE("random sums of variables and their splits: simplify answers as the canonical walk does", "[property]") {
+  // Analyzer::simplify returns a sum of distinct variables and splits of them with positive
+  // coefficients without walking it, when it is its own canonical form (simplify.cpp,
+  // isCanonicalVarSum). Compare with the walk itself (simplifyIntArith, as
+  // SimplifyFunctor::visitBinary calls it) on sums made to sit on both sides of that line: splits
+  // that merge, atoms twice, variables with a constant or another value bound, loop ranges that
+  // pin a split to a constant, negative coefficients, constant terms.
+  std::mt19937 rng(31);
+  auto pick = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
+  std::vector<Var> vars = {var("x"), var("y"), var("z"), var("w")};
+  static const std::vector<int64_t> coefs = {1, 1, 2, 3, 4, 8, 12, 16, 64, 1024};
+  size_t unchanged = 0;
+  for (int n = 0; n < 4000; ++n) {
+    Analyzer analyzer, walker;
+    for (const Var &v : vars) {
+      int kind = pick(0, 5);
+      int64_t extent = pick(1, 40), min = pick(0, 1) ? 0 : 8;
+      Expr value = kind == 4 ? c(pick(0, 9)) : vars[0] * c(2) + c(1);
+      for (Analyzer *a : {&analyzer, &walker}) {
+        if (kind <= 2)
+          a->bindRange(v, min, extent);
+        else if (kind >= 4 && !v.same(vars[0]))
+          a->bindValue(v, value);
+      }
+    }
+    Expr sum;
+    int terms = pick(2, 5);
+    for (int t = 0; t < terms; ++t) {
+      const Var &v = vars[pick(0, static_cast<int>(vars.size()) - 1)];
+      int64_t k = pick(2, 6);
+      Expr atom = v;
+      switch (pick(0, 3)) {
+      case 0: atom = fdiv(v, k); break;
+      case 1: atom = fmod(v, k); break;
+      default: break;
+      }
+      int64_t coef = coefs[pick(0, static_cast<int>(coefs.size()) - 1)];
+      if (pick(0, 9) == 0)
+        coef = -coef;
+      Expr term = coef == 1 ? atom : atom * c(coef);
+      if (pick(0, 4) == 0 && sum) { // a pair that mergeSplits joins: v % k * coef + v // k * (coef * k)
+        sum = sum + fmod(v, k) * c(coef) + fdiv(v, k) * c(coef * k);
+        continue;
+      }
+      if (pick(0, 19) == 0)
+        term = c(pick(1, 9));
+      sum = sum ? sum + term : term;
+    }
+    Expr walked = AnalyzerImpl(walker).simplifyIntArith(sum);
+    Expr expected = exprCost(walked) <= exprCost(sum) ? walked : sum;
+    Expr answer = analyzer.simplify(sum);
+    INFO(formatExpr(sum) << "  ->  " << formatExpr(answer) << ", the walk gives " << formatExpr(expected));
+    REQUIRE(structurallyEqual(answer, expected));
+    unchanged += answer.same(sum);
+  }
+  CHECK(unchanged > 500); // many sums are canonical already
 }
