@@ -14,12 +14,9 @@ public:
   explicit AlphaKeyWriter(const std::vector<Var> &indices, std::string &key) : indices_(indices), key_(key) {}
 
   bool write(const Expr &e) {
-    // The kind and the type as four bytes (code, bits, lanes): a key is only compared for
-    // equality, and spelling the type out was most of its cost.
-    const char head[] = {static_cast<char>('A' + static_cast<int>(e->kind())),
-                         static_cast<char>(e->type.code()), static_cast<char>(e->type.bits()),
-                         static_cast<char>(e->type.lanes() & 0xff), static_cast<char>(e->type.lanes() >> 8)};
-    key_.append(head, sizeof head);
+    // The kind as a letter, the type as bytes (appendTypeKey).
+    key_ += static_cast<char>('A' + static_cast<int>(e->kind()));
+    appendTypeKey(key_, e->type);
     return visitExpr(e);
   }
 
@@ -70,10 +67,16 @@ private:
 
 } // namespace
 
+void appendTypeKey(std::string &key, DataType type) {
+  const char bytes[] = {static_cast<char>(type.code()), static_cast<char>(type.bits()),
+                        static_cast<char>(type.lanes() & 0xff), static_cast<char>(type.lanes() >> 8)};
+  key.append(bytes, sizeof bytes);
+}
+
 std::optional<std::string> alphaKey(const IndexMapNode &map) {
   std::string key = std::to_string(map.initialIndices.size()) + ":";
   for (const Var &index : map.initialIndices)
-    key += index->type.str() + ",";
+    appendTypeKey(key, index->type);
   AlphaKeyWriter writer(map.initialIndices, key);
   for (const Expr &e : map.finalIndices) {
     key += ';';

@@ -32,5 +32,8 @@ using IndexMap = Ref<IndexMapNode>;
 // depends on the function around it) or holds a node kind index maps do not use (loads, lets,
 // vectors): such maps have no key and are never taken for one another.
 std::optional<std::string> alphaKey(const IndexMapNode &map);
+// Appends `type` as four bytes (code, bits, lanes) to a key that is only compared for equality
+// (alphaKey, the plan keys of apply-layout-transforms): spelling types out was most of their cost.
+void appendTypeKey(std::string &key, DataType type);
 
 } // namespace tirlower

@@ -152,12 +152,16 @@ public:
   // function's variables.
   static std::optional<std::string> key(const BufferNode &buffer,
                                         const std::vector<const LayoutTransform *> &transforms) {
-    std::string k = buffer.dtype.str() + "(";
+    std::string k;
+    appendTypeKey(k, buffer.dtype);
+    k += '(';
     for (const Expr &extent : buffer.shape) {
       const int64_t *v = asConstInt(extent);
       if (!v)
         return std::nullopt;
-      k += extent->type.str() + "=" + std::to_string(*v) + ",";
+      appendTypeKey(k, extent->type);
+      k += std::to_string(*v);
+      k += ',';
     }
     k += ")";
     for (int sep : buffer.axisSeparators)
