@@ -4,6 +4,9 @@
 #include "codegen/c_emitter.h"
 
 #include <algorithm>
+#include <atomic>
+#include <memory>
+#include <mutex>
 #include <exception>
 #include <optional>
 #include <unordered_set>
@@ -159,12 +162,12 @@ public:
 
 // emitCStreamed on options.threads workers, with its bytes and diagnostics. The symbols first, on
 // this thread in module order (each function's warnings kept with it; a duplicate ends the
-// module there, as it ends one thread's). Then the functions' texts in batches, each function
-// on a worker that records what its functions use in a CSupport of its own; after each batch,
-// in module order, each function's warnings, then its error if it has one, as one thread reports
-// them, and its text given to the sink. The CSupports merge by name, so their order changes
-// nothing. Batches keep the texts waiting for the sink small (the whole file at 10^5 functions
-// otherwise). Returns the head.
+// module there, as it ends one thread's). Then each function's text on a worker that records
+// what its functions use in a CSupport of its own. A text goes to the sink as soon as it and
+// every function before it are done, after its function's warnings (and in its place, an error:
+// nothing after it is written), by whichever worker finishes the last of them, so writing
+// overlaps emitting and no worker waits at a batch's end; a written text's memory is freed. The
+// CSupports merge by name, so their order changes nothing. Returns the head.
 std::string emitCOnThreads(const Module &module, const CEmitOptions &options, DiagnosticSink &diagnostics,
                            const std::function<void(std::string_view)> &sink) {
   const std::vector<PrimFunc> &functions = module.functions;
@@ -179,31 +182,62 @@ std::string emitCOnThreads(const Module &module, const CEmitOptions &options, Di
       duplicate = std::move(e);
     }
   }
-  constexpr size_t kBatch = 1024;
+  const size_t count = symbols.size();
   std::vector<CSupport> supports(options.threads);
-  std::vector<std::string> texts;
-  std::vector<std::exception_ptr> failures;
-  for (size_t begin = 0; begin < symbols.size(); begin += kBatch) {
-    size_t count = std::min(kBatch, symbols.size() - begin);
-    texts.assign(count, std::string());
-    failures.assign(count, nullptr);
-    parallelFor(count, options.threads, [&](size_t k, unsigned worker) {
+  std::vector<std::string> texts(count);
+  std::vector<std::exception_ptr> failures(count);
+  std::unique_ptr<std::atomic<bool>[]> done(new std::atomic<bool>[count]);
+  for (size_t k = 0; k < count; ++k)
+    done[k].store(false, std::memory_order_relaxed);
+  std::atomic<size_t> next{0}; // the first function not yet written
+  std::mutex writing;
+  std::exception_ptr sinkFailure; // set under `writing`
+  std::atomic<bool> sinkFailed{false};
+  // Writes the done functions from `next` on, in order, unless another worker is writing: that
+  // one checks again after unlocking. A worker may still stop while a function it did not see
+  // done waits; this thread writes whatever is left once every worker has finished.
+  auto writeReady = [&] {
+    auto ready = [&] {
+      size_t k = next.load(std::memory_order_acquire);
+      return k < count && done[k].load() && !failures[k] && !sinkFailed.load();
+    };
+    while (ready() && writing.try_lock()) {
       try {
-        emitCFunction(*functions[begin + k], symbols[begin + k], options, supports[worker], texts[k]);
+        for (size_t k = next.load(std::memory_order_relaxed); ready(); k = next.load(std::memory_order_relaxed)) {
+          for (Diagnostic &warning : warnings[k].kept)
+            diagnostics.report(std::move(warning));
+          sink(texts[k]);
+          std::string().swap(texts[k]);
+          next.store(k + 1, std::memory_order_release);
+        }
       } catch (...) {
-        failures[k] = std::current_exception();
+        sinkFailure = std::current_exception();
+        sinkFailed.store(true);
       }
-    });
-    for (size_t k = 0; k < count; ++k) {
-      for (Diagnostic &warning : warnings[begin + k].kept)
-        diagnostics.report(std::move(warning));
-      if (failures[k])
-        std::rethrow_exception(failures[k]);
-      sink(texts[k]);
+      writing.unlock();
     }
+  };
+  parallelFor(count, options.threads, [&](size_t k, unsigned worker) {
+    try {
+      emitCFunction(*functions[k], symbols[k], options, supports[worker], texts[k]);
+    } catch (...) {
+      failures[k] = std::current_exception();
+    }
+    done[k].store(true);
+    writeReady();
+  });
+  writeReady();
+  if (sinkFailure)
+    std::rethrow_exception(sinkFailure);
+  // Every function is done: what is left unwritten starts at a failure, if there is one.
+  size_t stop = next.load();
+  if (stop < count) {
+    for (Diagnostic &warning : warnings[stop].kept)
+      diagnostics.report(std::move(warning));
+    std::rethrow_exception(failures[stop]);
   }
   if (duplicate) {
-    for (Diagnostic &warning : warnings[symbols.size()].kept)
+    for (Diagnostic &warning : warnings[count].kept)
       diagnostics.report(std::move(warning));
     throw std::move(*duplicate);
   }
