@@ -4,10 +4,8 @@
 #include "codegen/c_emitter.h"
 
 #include <algorithm>
-#include <atomic>
-#include <memory>
-#include <mutex>
 #include <exception>
+#include <memory>
 #include <optional>
 #include <unordered_set>
 
@@ -163,11 +161,10 @@ public:
 // emitCStreamed on options.threads workers, with its bytes and diagnostics. The symbols first, on
 // this thread in module order (each function's warnings kept with it; a duplicate ends the
 // module there, as it ends one thread's). Then each function's text on a worker that records
-// what its functions use in a CSupport of its own. A text goes to the sink as soon as it and
-// every function before it are done, after its function's warnings (and in its place, an error:
-// nothing after it is written), by whichever worker finishes the last of them, so writing
-// overlaps emitting and no worker waits at a batch's end; a written text's memory is freed. The
-// CSupports merge by name, so their order changes nothing. Returns the head.
+// what its functions use in a CSupport of its own; a text goes to the sink as soon as it and
+// every function before it are done (parallelForOrdered), after its function's warnings (and in
+// its place, an error: nothing after it is written), and its memory is freed. The CSupports
+// merge by name, so their order changes nothing. Returns the head.
 std::string emitCOnThreads(const Module &module, const CEmitOptions &options, DiagnosticSink &diagnostics,
                            const std::function<void(std::string_view)> &sink) {
   const std::vector<PrimFunc> &functions = module.functions;
@@ -186,56 +183,23 @@ std::string emitCOnThreads(const Module &module, const CEmitOptions &options, Di
   std::vector<CSupport> supports(options.threads);
   std::vector<std::string> texts(count);
   std::vector<std::exception_ptr> failures(count);
-  std::unique_ptr<std::atomic<bool>[]> done(new std::atomic<bool>[count]);
-  for (size_t k = 0; k < count; ++k)
-    done[k].store(false, std::memory_order_relaxed);
-  std::atomic<size_t> next{0}; // the first function not yet written
-  std::mutex writing;
-  std::exception_ptr sinkFailure; // set under `writing`
-  std::atomic<bool> sinkFailed{false};
-  // Writes the done functions from `next` on, in order, unless another worker is writing: that
-  // one checks again after unlocking. A worker may still stop while a function it did not see
-  // done waits; this thread writes whatever is left once every worker has finished.
-  auto writeReady = [&] {
-    auto ready = [&] {
-      size_t k = next.load(std::memory_order_acquire);
-      return k < count && done[k].load() && !failures[k] && !sinkFailed.load();
-    };
-    while (ready() && writing.try_lock()) {
-      try {
-        for (size_t k = next.load(std::memory_order_relaxed); ready(); k = next.load(std::memory_order_relaxed)) {
-          for (Diagnostic &warning : warnings[k].kept)
-            diagnostics.report(std::move(warning));
-          sink(texts[k]);
-          std::string().swap(texts[k]);
-          next.store(k + 1, std::memory_order_release);
+  parallelForOrdered(
+      count, options.threads,
+      [&](size_t k, unsigned worker) {
+        try {
+          emitCFunction(*functions[k], symbols[k], options, supports[worker], texts[k]);
+        } catch (...) {
+          failures[k] = std::current_exception();
         }
-      } catch (...) {
-        sinkFailure = std::current_exception();
-        sinkFailed.store(true);
-      }
-      writing.unlock();
-    }
-  };
-  parallelFor(count, options.threads, [&](size_t k, unsigned worker) {
-    try {
-      emitCFunction(*functions[k], symbols[k], options, supports[worker], texts[k]);
-    } catch (...) {
-      failures[k] = std::current_exception();
-    }
-    done[k].store(true);
-    writeReady();
-  });
-  writeReady();
-  if (sinkFailure)
-    std::rethrow_exception(sinkFailure);
-  // Every function is done: what is left unwritten starts at a failure, if there is one.
-  size_t stop = next.load();
-  if (stop < count) {
-    for (Diagnostic &warning : warnings[stop].kept)
-      diagnostics.report(std::move(warning));
-    std::rethrow_exception(failures[stop]);
-  }
+      },
+      [&](size_t k) {
+        for (Diagnostic &warning : warnings[k].kept)
+          diagnostics.report(std::move(warning));
+        if (failures[k])
+          std::rethrow_exception(failures[k]); // nothing after it is written
+        sink(texts[k]);
+        std::string().swap(texts[k]);
+      });
   if (duplicate) {
     for (Diagnostic &warning : warnings[count].kept)
       diagnostics.report(std::move(warning));
@@ -246,6 +210,48 @@ std::string emitCOnThreads(const Module &module, const CEmitOptions &options, Di
   return cFileHead(supports[0]);
 }
 } // namespace
+
+namespace {
+
+class CModuleWriter : public ModuleWriter {
+public:
+  CModuleWriter(const CEmitOptions &options, unsigned workers)
+      : options_(options), supports_(std::max(workers, 1u)), symbols_(std::max(workers, 1u)) {}
+
+  void write(const PrimFuncNode &func, unsigned worker, std::string &out, DiagnosticSink &diagnostics) override {
+    // A duplicate within this worker's functions throws here; head() checks across workers.
+    emitCFunction(func, cFunctionSymbol(func, symbols_[worker], diagnostics), options_, supports_[worker], out);
+  }
+
+  std::optional<std::string> head() override {
+    // A symbol is unique within each worker's set: check across them, smallest sets first.
+    size_t total = 0;
+    for (const std::unordered_set<std::string> &set : symbols_)
+      total += set.size();
+    std::unordered_set<std::string> all;
+    all.reserve(total);
+    for (std::unordered_set<std::string> &set : symbols_) {
+      for (const std::string &symbol : set)
+        if (!all.insert(symbol).second)
+          return std::nullopt;
+      std::unordered_set<std::string>().swap(set);
+    }
+    for (size_t w = 1; w < supports_.size(); ++w)
+      supports_[0].merge(supports_[w]);
+    return cFileHead(supports_[0]);
+  }
+
+private:
+  CEmitOptions options_;
+  std::vector<CSupport> supports_;
+  std::vector<std::unordered_set<std::string>> symbols_;
+};
+
+} // namespace
+
+std::unique_ptr<ModuleWriter> makeCModuleWriter(const CEmitOptions &options, unsigned workers) {
+  return std::make_unique<CModuleWriter>(options, workers);
+}
 
 std::string emitCStreamed(const Module &module, const CEmitOptions &options, DiagnosticSink &diagnostics,
                           const std::function<void(std::string_view)> &sink) {

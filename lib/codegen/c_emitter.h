@@ -3,11 +3,13 @@
 #pragma once
 
 #include <functional>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <unordered_set>
 
 #include "ir/diagnostic.h"
+#include "codegen/module_writer.h"
 #include "ir/function.h"
 
 namespace tirlower {
@@ -50,5 +52,9 @@ void emitCFunction(const PrimFuncNode &func, const std::string &symbol, const CE
 // The file's text before the functions: the includes, then the typedefs and helpers, then the
 // external prototypes `support` holds.
 std::string cFileHead(const CSupport &support);
+
+// emitC in those parts for `workers` workers (codegen/module_writer.h): the head and the joined
+// texts give emitC's bytes for the module of every function written, in the order joined.
+std::unique_ptr<ModuleWriter> makeCModuleWriter(const CEmitOptions &options, unsigned workers);
 
 } // namespace tirlower

@@ -19,4 +19,14 @@ unsigned defaultThreadCount();
 // threw is rethrown here.
 void parallelFor(size_t count, unsigned threads, const std::function<void(size_t index, unsigned worker)> &body);
 
+// parallelFor whose results are consumed in index order while the loop runs: inOrder(k) is
+// called once for each k, in increasing order, as soon as body(k) and inOrder(k - 1) are done,
+// by whichever thread finished the last of them (never two at once), so a producer's result can
+// be written out and freed without waiting for the whole range. When body(k) or inOrder(k)
+// throws, no index starts after it, inOrder is not called for k or any later index, and the
+// exception is rethrown here once every running body has finished (the lowest such k's, as
+// parallelFor's).
+void parallelForOrdered(size_t count, unsigned threads, const std::function<void(size_t index, unsigned worker)> &body,
+                        const std::function<void(size_t index)> &inOrder);
+
 } // namespace tirlower

@@ -21,9 +21,9 @@ namespace {
 // Below this many bytes one thread parses the whole range: about 2.5k lines, a millisecond.
 constexpr uint32_t kMinParallelBytes = 1 << 17;
 
-// Where the pieces start: the first top-level decorator, then about `count` pieces of equal
-// size, each starting at a line that begins with '@'. Empty when there is no decorator.
-std::vector<uint32_t> pieceStarts(std::string_view text, uint32_t begin, uint32_t end, unsigned count) {
+// Where the pieces start: the first top-level decorator, then a line that begins with '@' about
+// every `size` bytes. Empty when there is no decorator.
+std::vector<uint32_t> pieceStarts(std::string_view text, uint32_t begin, uint32_t end, uint32_t size) {
   std::vector<uint32_t> starts;
   auto decoratorAtOrAfter = [&](uint32_t from) -> uint32_t {
     if (from == begin && from < end && text[from] == '@')
@@ -35,7 +35,6 @@ std::vector<uint32_t> pieceStarts(std::string_view text, uint32_t begin, uint32_
   if (first == end)
     return starts;
   starts.push_back(first);
-  const uint32_t size = std::max<uint32_t>((end - first) / std::max(count, 1u), 1);
   while (true) {
     uint32_t next = decoratorAtOrAfter(std::min(end, starts.back() + size));
     if (next >= end)
@@ -44,13 +43,42 @@ std::vector<uint32_t> pieceStarts(std::string_view text, uint32_t begin, uint32_
   }
 }
 
-struct Piece {
-  DiagnosticCollector diagnostics;
-  std::optional<Module> module;
-  bool declares = false; // a TypeVar of its own
-};
-
 } // namespace
+
+std::optional<ModulePieces> ModulePieces::cut(const SourceManager &sources, uint32_t fileId, ParseRange range,
+                                              uint32_t pieceBytes) {
+  std::string_view text = sources.text(fileId);
+  const uint32_t end = std::min<uint32_t>(range.end, static_cast<uint32_t>(text.size()));
+  const uint32_t begin = std::min(range.begin, end);
+  ModulePieces pieces(sources, fileId);
+  pieces.end_ = end;
+  pieces.starts_ = pieceStarts(text, begin, end, std::max<uint32_t>(pieceBytes, 1));
+  if (pieces.starts_.size() < 2)
+    return std::nullopt;
+  // The imports and TypeVars before the first function.
+  DiagnosticCollector headDiagnostics;
+  Parser head(sources, fileId, headDiagnostics, {begin, pieces.starts_.front()});
+  std::optional<Module> module = head.parseModule();
+  if (!module || !module->functions.empty() || module->isIRModule || !headDiagnostics.diagnostics.empty())
+    return std::nullopt;
+  pieces.head_ = std::move(*module);
+  pieces.typeVars_ = head.typeVars();
+  return pieces;
+}
+
+ParseRange ModulePieces::range(size_t k) const {
+  return {starts_[k], k + 1 < starts_.size() ? starts_[k + 1] : end_};
+}
+
+std::optional<Module> ModulePieces::parse(size_t k) const {
+  DiagnosticCollector diagnostics;
+  Parser parser(*sources_, fileId_, diagnostics, range(k));
+  parser.setTypeVars(typeVars_);
+  std::optional<Module> module = parser.parseModule();
+  if (!module || module->isIRModule || !diagnostics.diagnostics.empty() || parser.typeVars().size() != typeVars_.size())
+    return std::nullopt;
+  return module;
+}
 
 std::optional<Module> parseModule(const SourceManager &sources, uint32_t fileId, DiagnosticSink &diagnostics,
                                   ParseRange range, unsigned threads) {
@@ -60,32 +88,23 @@ std::optional<Module> parseModule(const SourceManager &sources, uint32_t fileId,
   const uint32_t begin = std::min(range.begin, end);
   if (threads <= 1 || end - begin < kMinParallelBytes)
     return oneThread();
-  std::vector<uint32_t> starts = pieceStarts(text, begin, end, threads * 4);
-  if (starts.size() < 2)
+  std::optional<ModulePieces> pieces =
+      ModulePieces::cut(sources, fileId, {begin, end}, std::max<uint32_t>((end - begin) / (threads * 4), 1));
+  if (!pieces)
     return oneThread();
-  // The imports and TypeVars before the first function.
-  DiagnosticCollector headerDiagnostics;
-  Parser header(sources, fileId, headerDiagnostics, {begin, starts.front()});
-  std::optional<Module> module = header.parseModule();
-  if (!module || !module->functions.empty() || module->isIRModule || !headerDiagnostics.diagnostics.empty())
-    return oneThread();
-  std::vector<Piece> pieces(starts.size());
-  parallelFor(pieces.size(), threads, [&](size_t k, unsigned) {
-    Parser parser(sources, fileId, pieces[k].diagnostics, {starts[k], k + 1 < starts.size() ? starts[k + 1] : end});
-    parser.setTypeVars(header.typeVars());
-    pieces[k].module = parser.parseModule();
-    pieces[k].declares = parser.typeVars().size() != header.typeVars().size();
-  });
+  std::vector<std::optional<Module>> parsed(pieces->size());
+  parallelFor(parsed.size(), threads, [&](size_t k, unsigned) { parsed[k] = pieces->parse(k); });
+  Module module = pieces->head();
   std::unordered_set<Symbol> names;
-  for (Piece &piece : pieces) {
-    if (!piece.module || piece.declares || piece.module->isIRModule || !piece.diagnostics.diagnostics.empty())
+  for (std::optional<Module> &piece : parsed) {
+    if (!piece)
       return oneThread();
-    if (piece.module->spelling == ScriptSpelling::Tirx)
-      module->spelling = ScriptSpelling::Tirx;
-    for (PrimFunc &func : piece.module->functions) {
+    if (piece->spelling == ScriptSpelling::Tirx)
+      module.spelling = ScriptSpelling::Tirx;
+    for (PrimFunc &func : piece->functions) {
       if (!names.insert(func->name).second)
         return oneThread();
-      module->functions.push_back(std::move(func));
+      module.functions.push_back(std::move(func));
     }
   }
   return module;

@@ -5,6 +5,8 @@
 
 #include <cstdint>
 #include <optional>
+#include <string>
+#include <vector>
 
 #include "ir/diagnostic.h"
 #include "ir/function.h"
@@ -30,6 +32,40 @@ std::optional<Module> parseModule(const SourceManager &sources, uint32_t fileId,
 // exactly what parseModule reports). Small inputs are parsed on one thread.
 std::optional<Module> parseModule(const SourceManager &sources, uint32_t fileId, DiagnosticSink &diagnostics,
                                   ParseRange range, unsigned threads);
+
+// A range cut into pieces at top-level decorators, for callers that take each piece further on
+// its own as soon as it is parsed (tirlower's streamed compile) and for parseModule on threads.
+// The module-level declarations before the first function are parsed once, here; each piece is
+// parsed from them. A piece's functions are the functions parseModule of the whole range gives,
+// in the same order, unless parsing the whole range would differ: parse() then says so, and the
+// caller falls back to parseModule of the whole range, which reports exactly what one thread
+// does (functions with the same name in two pieces are for the caller to check).
+class ModulePieces {
+public:
+  // Nullopt when the range has fewer than two pieces, or when its head (what precedes the first
+  // decorator) reports anything, is an @I.ir_module or defines a function. `pieceBytes`: about
+  // how long each piece is.
+  static std::optional<ModulePieces> cut(const SourceManager &sources, uint32_t fileId, ParseRange range,
+                                         uint32_t pieceBytes);
+
+  size_t size() const { return starts_.size(); }
+  ParseRange range(size_t k) const;
+  // The head's module: its name, spelling and flags, with no function.
+  const Module &head() const { return head_; }
+  // Piece k's module, or nullopt when the piece reported anything (an error, a warning), declares
+  // a module-level extent of its own or is an @I.ir_module: the whole range must then be parsed
+  // on one thread. Safe to call from several threads at once.
+  std::optional<Module> parse(size_t k) const;
+
+private:
+  ModulePieces(const SourceManager &sources, uint32_t fileId) : sources_(&sources), fileId_(fileId) {}
+  const SourceManager *sources_;
+  uint32_t fileId_;
+  uint32_t end_ = 0;
+  std::vector<uint32_t> starts_;
+  std::vector<std::string> typeVars_;
+  Module head_;
+};
 
 // Parses a standalone index map, "lambda i, j: [j, i]" (from a command-line flag), whose
 // result list may contain T.AXIS_SEPARATOR. `indexType` is the type of the lambda's variables.

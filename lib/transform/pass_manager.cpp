@@ -89,9 +89,9 @@ std::string PassManager::orderError() const {
         continue;
       auto later = std::find_if(passes_.begin() + static_cast<std::ptrdiff_t>(k) + 1, passes_.end(), before);
       if (later != passes_.end())
-        return "pass '" + passes_[k].info->name + "' requires " + irPropertyName(property) + ", which the later pass '" +
-               later->info->name + "' establishes: run '" + later->info->name + "' before '" +
-               passes_[k].info->name + "'";
+        return "pass '" + passes_[k].info->name + "' requires " + irPropertyName(property) +
+               ", which the later pass '" + later->info->name + "' establishes: run '" + later->info->name +
+               "' before '" + passes_[k].info->name + "'";
     }
   }
   return {};
@@ -199,11 +199,19 @@ std::optional<Module> PassManager::runFunctionLocal(size_t first, size_t last, M
   std::vector<std::vector<int64_t>> nanoseconds(threads, std::vector<int64_t>(passes_.size(), 0));
   auto start = std::chrono::steady_clock::now();
   parallelFor(module.functions.size(), threads, [&](size_t index, unsigned worker) {
-    passThrough(first, last, module, index, ctx, records, nanoseconds[worker]);
+    PrimFunc func = std::move(module.functions[index]);
+    if (passThrough(first, last, func, ctx, records[index], nanoseconds[worker]))
+      module.functions[index] = std::move(func);
   });
+  addSectionTime(first, last, std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(),
+                 nanoseconds);
+  if (!reportSection(first, last, records, where, sink))
+    return std::nullopt;
+  return module;
+}
 
-  // The section's wall time, shared among its passes by the time spent in each.
-  double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+void PassManager::addSectionTime(size_t first, size_t last, double wall,
+                                 const std::vector<std::vector<int64_t>> &nanoseconds) {
   std::vector<double> spent(passes_.size(), 0);
   double total = 0;
   for (const std::vector<int64_t> &worker : nanoseconds)
@@ -215,16 +223,28 @@ std::optional<Module> PassManager::runFunctionLocal(size_t first, size_t last, M
     timings_[k].wallSeconds += total > 0 ? wall * spent[k] / total : wall / static_cast<double>(last - first);
     timings_[k].peakRssKiB = std::max(timings_[k].peakRssKiB, peakRssKiB());
   }
-  if (!reportSection(first, last, records, where, sink))
-    return std::nullopt;
-  return module;
 }
 
-// One worker's part of runFunctionLocal: function `index` through passes [first, last). The
-// function's slot stays empty when a pass fails on it (the section fails then).
-void PassManager::passThrough(size_t first, size_t last, Module &module, size_t index, const PassContext &ctx,
-                              Records &records, std::vector<int64_t> &nanoseconds) const {
-  PrimFunc func = std::move(module.functions[index]);
+bool PassManager::allFunctionLocal() const {
+  return std::all_of(passes_.begin(), passes_.end(), [](const PassInstance &p) { return p.info->functionLocal; });
+}
+
+std::optional<PrimFunc> PassManager::runQuietly(PrimFunc func, const PassContext &ctx,
+                                                std::vector<int64_t> &nanoseconds) const {
+  if (!allFunctionLocal())
+    throw std::logic_error("PassManager::runQuietly: a pass is not function-local");
+  if (verifyEach && !passes_.empty() && !verifyFunctionOnce(func).empty())
+    return std::nullopt;
+  std::vector<StepRecord> records;
+  if (!passThrough(0, passes_.size(), func, ctx, records, nanoseconds) || !records.empty())
+    return std::nullopt;
+  return func;
+}
+
+// One worker's part of runFunctionLocal: `func` through passes [first, last), keeping in
+// `records` what there is to report. False when a pass failed on it (the section fails then).
+bool PassManager::passThrough(size_t first, size_t last, PrimFunc &func, const PassContext &ctx,
+                              std::vector<StepRecord> &records, std::vector<int64_t> &nanoseconds) const {
   SimplifiedScope simplified; // what one pass simplified, the next need not (arith/analyzer.h)
   for (size_t k = first; k < last; ++k) {
     CollectingSink collected;
@@ -254,12 +274,12 @@ void PassManager::passThrough(size_t first, size_t last, Module &module, size_t 
       record.problems = verifyFunctionOnce(*result);
     ended = ended || collected.errors > 0 || !record.problems.empty();
     if (ended || !record.diagnostics.empty())
-      records[index].push_back(std::move(record));
+      records.push_back(std::move(record));
     if (ended)
-      return;
+      return false;
     func = std::move(*result);
   }
-  module.functions[index] = std::move(func);
+  return true;
 }
 
 // Reports what the workers kept in the order one thread would have: pass by pass, function by

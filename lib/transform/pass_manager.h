@@ -66,12 +66,27 @@ public:
 
   const std::vector<PassTiming> &timings() const { return timings_; }
 
+  // True when every pass is function-local (PassInfo::functionLocal), so that run() takes each
+  // function through all of them on its own and runQuietly may stand in for it.
+  bool allFunctionLocal() const;
+  // For a caller that lowers a module function by function as its functions arrive (tirlower's
+  // streamed compile): `func` through every pass, on this thread, as run() takes it (verifying
+  // it and each pass's output with verifyEach). Returns nullopt when anything was reported (any
+  // diagnostic: the context's sink receives nothing) or anything failed; the caller then runs
+  // run() on the whole module, which reports it as run() does. Requires allFunctionLocal().
+  // `nanoseconds[k]` accumulates the time spent in pass k. Safe on several threads at once.
+  std::optional<PrimFunc> runQuietly(PrimFunc func, const PassContext &ctx, std::vector<int64_t> &nanoseconds) const;
+  // Adds `wallSeconds` of a parallel section to the timings of passes [first, last), shared in
+  // proportion to the time each worker spent in each (`nanoseconds`, one row per worker).
+  void addSectionTime(size_t first, size_t last, double wallSeconds,
+                      const std::vector<std::vector<int64_t>> &nanoseconds);
+
 private:
   class Sink;
   struct StepRecord;
   using Records = std::vector<std::vector<StepRecord>>;
   std::optional<Module> runFunctionLocal(size_t first, size_t last, Module module, PassContext &ctx, Sink &sink);
-  void passThrough(size_t first, size_t last, Module &module, size_t index, const PassContext &ctx, Records &records,
+  bool passThrough(size_t first, size_t last, PrimFunc &func, const PassContext &ctx, std::vector<StepRecord> &records,
                    std::vector<int64_t> &nanoseconds) const;
   bool reportSection(size_t first, size_t last, Records &records, SourceRange where, Sink &sink) const;
 

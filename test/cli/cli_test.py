@@ -1365,6 +1365,81 @@ def threads():
             check(name in steps or name.split(" ", 1)[1] in steps, str(list(steps)))
 
 
+# The streamed compile: an input of 256 KiB or more, every pass function-local and an emitter
+# that writes in parts (C) is parsed, lowered and written piece by piece. Its output and its
+# diagnostics must be those of the whole-module path (--split-input-file without separators
+# takes that path: one chunk, emitted as one module), for any thread count; --timing=json says
+# which path wrote the output. Anything reported sends it down the whole-module path.
+@case
+def streamed_compile():
+    def compile_both(w, path, flags, code):
+        """Runs the streamed and the whole-module path with 1, 2 and 4 threads, expecting exit
+        `code`: [(output bytes or None, stderr without the timing line, streamed)]."""
+        results = []
+        for extra in ([], ["--split-input-file"]):
+            for threads in ("1", "2", "4"):
+                out = w.join(f"out{threads}{len(extra)}.c")
+                if os.path.exists(out):
+                    os.remove(out)
+                r = expect(run([path, *flags, *extra, f"--threads={threads}", "--timing=json", "-o", out]), code,
+                           f"{path} {flags} {extra} --threads={threads}")
+                lines = r.err.splitlines()
+                report = json.loads(lines[-1])  # --timing=json's line comes last, on failures too
+                data = open(out, "rb").read() if os.path.exists(out) else None
+                results.append((data, "\n".join(lines[:-1]), report["streamed"]))
+        return results
+
+    with Workdir() as w:
+        count = 320  # about 290 KiB
+        ok = w.write("big.tir", threads_module(count))
+        check(os.path.getsize(ok) >= 256 * 1024, "the module is too small to stream")
+        for flags in (["--target=c"], ["--target=c", "--verify-each=false"], ["--emit=c", "--pass=apply-layout-transforms,flatten,simplify"]):
+            results = compile_both(w, ok, flags, 0)
+            check(all(streamed for _, _, streamed in results[:3]), f"{flags}: not streamed")
+            check(not any(streamed for _, _, streamed in results[3:]), f"{flags}: --split-input-file streamed")
+            check(len(results[0][0]) > 100000 and results[0][0].count(b"int32_t kernel_") == count,
+                  f"{flags}: output too short")
+            for data, err, _ in results[1:]:
+                check(data == results[0][0], f"{flags}: the streamed and whole-module outputs differ")
+                check(err == results[0][1], f"{flags}: stderr differs: {err!r}")
+        # A small input takes the whole-module path.
+        r = expect(run([w.write("small.tir", threads_module(20)), "--target=c", "--timing=json", "-o", w.join("s.c")]), 0)
+        check(json.loads(r.err.splitlines()[-1])["streamed"] is False, r.err)
+
+        # Remarks and warnings are reported by the whole-module path, in its order; the output is
+        # its output.
+        text = threads_module(count)
+        renamed = w.write("renamed.tir", text.replace('"kernel_250"', '"memcpy"'))
+        for path, flags, wanted, times in ((ok, ["--target=c", "--remarks"], "remark: vectorized loop 'v'", count),
+                                           (renamed, ["--target=c"], "warning: C symbol 'memcpy'", 1)):
+            results = compile_both(w, path, flags, 0)
+            check(not any(streamed for _, _, streamed in results), f"{flags}: streamed with diagnostics")
+            check(results[0][1].count(wanted) == times, results[0][1][:2000])
+            for data, err, _ in results[1:]:
+                check(data == results[0][0] and err == results[0][1], f"{path} {flags}: runs differ")
+
+        # Errors far into the input, each where a different step finds it: the parser (an
+        # undefined name), a pass (a map that is not injective), the C emitter (a 2-d buffer), and
+        # a function name that an earlier piece defined too. Exit 1, no output, and the
+        # whole-module path's diagnostics for any thread count.
+        not_injective = {"transform": "T.transform_layout(B, lambda n, h, w, c: [n, c % 4, h, w])"}
+        parse_error = text.split("@T.prim_func")
+        parse_error[200] = parse_error[200].replace("* scale", "* scael", 1)
+        duplicate = text.replace("def kernel_290(", "def kernel_3(", 1)
+        two_d = text.replace('C = T.alloc_buffer((16, 16), "float32")\n',
+                             'C = T.alloc_buffer((16, 16), "float32", axis_separators=[1])\n', 40)
+        cases = ((w.write("parse.tir", "@T.prim_func".join(parse_error)), "scael"),
+                 (w.write("pass.tir", threads_module(count, {230: not_injective})), "is not injective"),
+                 (w.write("two_d.tir", two_d), "1-d buffers only"),
+                 (w.write("duplicate.tir", duplicate), "kernel_3"))
+        for path, wanted in cases:
+            results = compile_both(w, path, ["--target=c"], 1)
+            check(results[0][0] is None, f"{path}: wrote output")
+            check(wanted in results[0][1] and "error:" in results[0][1], results[0][1][:2000])
+            for data, err, _ in results[1:]:
+                check(data is None and err == results[0][1], f"{path}: diagnostics differ:\n{err[:2000]}")
+
+
 # Parsing on several threads: inputs over 128 KiB are cut at top-level decorators into pieces
 # parsed at once. A header of TypeVars (symbolic extents) comes first; the output of every
 # emitter and the diagnostics must not depend on the thread count.

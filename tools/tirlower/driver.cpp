@@ -15,6 +15,7 @@
 #include "parse/parser.h"
 #include "pass_plugins.h"
 #include "run_files.h"
+#include "streamed_compile.h"
 #include "timing_report.h"
 #include "transform/pass_manager.h"
 
@@ -240,6 +241,7 @@ private:
   struct ChunkOutput {
     std::string text;
     std::optional<Module> module;
+    std::optional<std::string> streamedHead; // the streamed compile's: its text is in body_
   };
 
   // The tir emitter joins the chunks' texts with `# -----` lines, as mlir-opt does; json writes
@@ -266,6 +268,10 @@ private:
         output += (k == 0 ? "\n" : ",\n") + text;
       }
       output += "\n]\n";
+      return true;
+    }
+    if (chunks.size() == 1 && chunks.front().streamedHead) {
+      output = std::move(*chunks.front().streamedHead);
       return true;
     }
     Module combined;
@@ -349,7 +355,41 @@ private:
     }
   }
 
+  // Whether the streamed compile (streamed_compile.h) may stand in for parse, lower and emit:
+  // the emitter writes in parts, every pass is function-local, the range is large, and nothing
+  // asks to see the module as a whole (dumps, round trips, semantic checks, layout flags,
+  // expected diagnostics, several chunks joined into one output).
+  bool streams(ParseRange range) const {
+    const Emitter *emitter = findEmitter(options_.emit);
+    uint32_t size = static_cast<uint32_t>(sources_.text(fileId_).size());
+    return emitter && emitter->writer && !options_.splitInputFile && !options_.verifyDiagnostics &&
+           !options_.verifyRoundtrip && !options_.verifySemantics && !dumps_.active() && layoutFlags_.empty() &&
+           manager_.allFunctionLocal() && std::min(range.end, size) - std::min(range.begin, size) >= kMinStreamedBytes;
+  }
+
+  std::optional<ChunkOutput> compileStreamed(ParseRange range, DiagnosticSink &diagnostics) {
+    PassContext context{diagnostics, options_.remarks, options_.layoutVerifyWarn, options_.target};
+    EmitSettings settings = options_.emitSettings;
+    StreamedCompileInput input{sources_, fileId_,         range, manager_, context, *findEmitter(options_.emit),
+                               settings, options_.threads};
+    body_.emplace(options_.output);
+    size_t functions = 0;
+    std::optional<std::string> head = tirlower::compileStreamed(input, *body_, timing_, functions);
+    if (!head) {
+      body_.reset(); // the whole-module path writes it again
+      return std::nullopt;
+    }
+    timing_.functions += functions;
+    functionCount_ += functions;
+    ChunkOutput chunk;
+    chunk.streamedHead = std::move(head);
+    return chunk;
+  }
+
   std::optional<ChunkOutput> compile(ParseRange range, DiagnosticSink &diagnostics) {
+    if (streams(range))
+      if (std::optional<ChunkOutput> chunk = compileStreamed(range, diagnostics))
+        return chunk;
     std::optional<Module> module =
         timing_.time("parse", [&] { return parseModule(sources_, fileId_, diagnostics, range, options_.threads); });
     if (!module)

@@ -52,7 +52,8 @@ const std::vector<Emitter> &emitters() {
          return emitC(m, cOptions(s), d);
        },
        [](const Module &m, const EmitSettings &s, DiagnosticSink &d,
-          const std::function<void(std::string_view)> &sink) { return emitCStreamed(m, cOptions(s), d, sink); }},
+          const std::function<void(std::string_view)> &sink) { return emitCStreamed(m, cOptions(s), d, sink); },
+       [](const EmitSettings &s, unsigned workers) { return makeCModuleWriter(cOptions(s), workers); }},
       {"h",
        {".h"},
        "c",

@@ -3,11 +3,13 @@
 #pragma once
 
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "codegen/module_writer.h"
 #include "ir/diagnostic.h"
 #include "ir/function.h"
 
@@ -41,6 +43,9 @@ struct Emitter {
   std::function<std::string(const Module &, const EmitSettings &, DiagnosticSink &,
                             const std::function<void(std::string_view)> &)>
       emitStreamed = {};
+  // Optional: the emitter in parts (codegen/module_writer.h), for a module lowered and written
+  // piece by piece on `workers` workers (the streamed compile, driver.cpp).
+  std::function<std::unique_ptr<ModuleWriter>(const EmitSettings &, unsigned workers)> writer = {};
 };
 
 const std::vector<Emitter> &emitters();

@@ -47,6 +47,8 @@ std::string TimingReport::text() const {
   }
   std::snprintf(line, sizeof line, "%12.3f %7.1f %10.1f  %s\n", total * 1e3, 100.0, peakRssKiB() / 1024.0, "total");
   out += line;
+  if (streamed)
+    out += "(streamed: parse, passes and emit ran piece by piece at once; each shows its share of that time)\n";
   return out;
 }
 
@@ -60,7 +62,8 @@ std::string TimingReport::json() const {
                            {"peak_rss_kib", peakRssKiB()},
                            {"input_bytes", inputBytes},
                            {"input_lines", inputLines},
-                           {"functions", functions}};
+                           {"functions", functions},
+                           {"streamed", streamed}};
   return report.dump() + "\n";
 }
 

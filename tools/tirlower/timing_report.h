@@ -33,6 +33,9 @@ public:
   size_t inputBytes = 0;
   size_t inputLines = 0;
   size_t functions = 0;
+  // The streamed compile ran (streamed_compile.h): parsing, the passes and emitting ran piece by
+  // piece at once, and their times are shares of that run's wall time.
+  bool streamed = false;
 
   std::string text() const;
   std::string json() const;
