@@ -52,18 +52,24 @@ void IRVisitor::visit(const BinaryNode *op) {
   visit(op->a);
   visit(op->b);
 }
-void IRVisitor::visit(const NotNode *op) { visit(op->a); }
+void IRVisitor::visit(const NotNode *op) {
+  visit(op->a);
+}
 void IRVisitor::visit(const SelectNode *op) {
   visit(op->condition);
   visit(op->trueValue);
   visit(op->falseValue);
 }
-void IRVisitor::visit(const CastNode *op) { visit(op->value); }
+void IRVisitor::visit(const CastNode *op) {
+  visit(op->value);
+}
 void IRVisitor::visit(const RampNode *op) {
   visit(op->base);
   visit(op->stride);
 }
-void IRVisitor::visit(const BroadcastNode *op) { visit(op->value); }
+void IRVisitor::visit(const BroadcastNode *op) {
+  visit(op->value);
+}
 void IRVisitor::visit(const LetNode *op) {
   visit(op->value);
   visit(op->body);
@@ -119,8 +125,12 @@ void IRVisitor::visit(const AttrStmtNode *op) {
   visit(op->value);
   visit(op->body);
 }
-void IRVisitor::visit(const AssertStmtNode *op) { visit(op->condition); }
-void IRVisitor::visit(const EvaluateNode *op) { visit(op->value); }
+void IRVisitor::visit(const AssertStmtNode *op) {
+  visit(op->condition);
+}
+void IRVisitor::visit(const EvaluateNode *op) {
+  visit(op->value);
+}
 void IRVisitor::visit(const SeqStmtNode *op) {
   for (const Stmt &s : op->stmts)
     visit(s);
@@ -212,10 +222,34 @@ std::vector<Expr> IRMutator::mutate(const std::vector<Expr> &exprs, bool *change
   return out;
 }
 
-Expr IRMutator::visit(const VarNode *op) { return Expr(op); }
-Expr IRMutator::visit(const IntImmNode *op) { return Expr(op); }
-Expr IRMutator::visit(const FloatImmNode *op) { return Expr(op); }
-Expr IRMutator::visit(const StringImmNode *op) { return Expr(op); }
+bool IRMutator::mutateChanged(const std::vector<Expr> &exprs, std::vector<Expr> &out) {
+  for (size_t k = 0; k < exprs.size(); ++k) {
+    Expr e = mutate(exprs[k]);
+    if (e == exprs[k])
+      continue;
+    out.clear();
+    out.reserve(exprs.size());
+    out.insert(out.end(), exprs.begin(), exprs.begin() + static_cast<std::ptrdiff_t>(k));
+    out.push_back(std::move(e));
+    for (++k; k < exprs.size(); ++k)
+      out.push_back(mutate(exprs[k]));
+    return true;
+  }
+  return false;
+}
+
+Expr IRMutator::visit(const VarNode *op) {
+  return Expr(op);
+}
+Expr IRMutator::visit(const IntImmNode *op) {
+  return Expr(op);
+}
+Expr IRMutator::visit(const FloatImmNode *op) {
+  return Expr(op);
+}
+Expr IRMutator::visit(const StringImmNode *op) {
+  return Expr(op);
+}
 
 Expr IRMutator::visit(const BinaryNode *op) {
   Expr a = mutate(op->a), b = mutate(op->b);
@@ -254,26 +288,29 @@ Expr IRMutator::visit(const LetNode *op) {
   return LetNode::make(op->var, value, body, op->loc);
 }
 Expr IRMutator::visit(const CallNode *op) {
-  bool changed = false;
-  std::vector<Expr> args = mutate(op->args, &changed);
-  return changed ? CallNode::make(op->type, op->op, std::move(args), op->loc) : Expr(op);
+  std::vector<Expr> args;
+  return mutateChanged(op->args, args) ? CallNode::make(op->type, op->op, std::move(args), op->loc) : Expr(op);
 }
 Expr IRMutator::visit(const BufferLoadNode *op) {
   Buffer buffer = mutateBuffer(op->buffer);
-  bool changed = false;
-  std::vector<Expr> indices = mutate(op->indices, &changed);
-  if (!changed && buffer == op->buffer)
-    return Expr(op);
+  std::vector<Expr> indices;
+  if (!mutateChanged(op->indices, indices)) {
+    if (buffer == op->buffer)
+      return Expr(op);
+    indices = op->indices;
+  }
   return BufferLoadNode::make(buffer, std::move(indices), op->loc);
 }
 
 Stmt IRMutator::visit(const BufferStoreNode *op) {
   Buffer buffer = mutateBuffer(op->buffer);
   Expr value = mutate(op->value);
-  bool changed = false;
-  std::vector<Expr> indices = mutate(op->indices, &changed);
-  if (!changed && buffer == op->buffer && value == op->value)
-    return Stmt(op);
+  std::vector<Expr> indices;
+  if (!mutateChanged(op->indices, indices)) {
+    if (buffer == op->buffer && value == op->value)
+      return Stmt(op);
+    indices = op->indices;
+  }
   return BufferStoreNode::make(buffer, value, std::move(indices), op->loc);
 }
 Stmt IRMutator::visit(const ForNode *op) {

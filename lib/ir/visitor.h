@@ -52,6 +52,10 @@ public:
   Expr mutate(const Expr &e);
   Stmt mutate(const Stmt &s);
   std::vector<Expr> mutate(const std::vector<Expr> &exprs, bool *changed = nullptr);
+  // The mutated list in `out` and true when an element changed; false, with `out` untouched and
+  // nothing allocated, when none did (most lists in most passes: indices of accesses a pass
+  // leaves alone).
+  bool mutateChanged(const std::vector<Expr> &exprs, std::vector<Expr> &out);
 
 protected:
   // Called for the buffer of every load, store and declaration; return a different buffer to

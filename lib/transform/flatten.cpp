@@ -343,22 +343,22 @@ protected:
   Buffer mutateBuffer(const Buffer &buffer) override { return flattened(buffer); }
 
   Expr visit(const BufferLoadNode *op) override {
-    bool changed = false;
-    std::vector<Expr> indices = mutate(op->indices, &changed);
+    std::vector<Expr> indices;
+    bool changed = mutateChanged(op->indices, indices);
     Buffer buffer = flattened(op->buffer);
     if (buffer == op->buffer && !changed)
       return Expr(op);
-    return BufferLoadNode::make(buffer, flatIndices(*op->buffer, indices), op->loc);
+    return BufferLoadNode::make(buffer, flatIndices(*op->buffer, changed ? indices : op->indices), op->loc);
   }
 
   Stmt visit(const BufferStoreNode *op) override {
-    bool changed = false;
-    std::vector<Expr> indices = mutate(op->indices, &changed);
+    std::vector<Expr> indices;
+    bool changed = mutateChanged(op->indices, indices);
     Expr value = mutate(op->value);
     Buffer buffer = flattened(op->buffer);
     if (buffer == op->buffer && !changed && value == op->value)
       return Stmt(op);
-    return BufferStoreNode::make(buffer, value, flatIndices(*op->buffer, indices), op->loc);
+    return BufferStoreNode::make(buffer, value, flatIndices(*op->buffer, changed ? indices : op->indices), op->loc);
   }
 
   Stmt visit(const AllocateNode *op) override {
