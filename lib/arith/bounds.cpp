@@ -182,10 +182,10 @@ protected:
   IntBounds visitExprDefault(const ExprNode *) override { return {}; }
 
   IntBounds visitVar(const VarNode *var) override {
-    if (auto it = owner_.values_.find(var); it != owner_.values_.end())
-      return impl_.bounds(it->second);
-    if (auto it = owner_.ranges_.find(var); it != owner_.ranges_.end()) {
-      IntBounds lo = impl_.bounds(it->second.min), extent = impl_.bounds(it->second.extent);
+    if (const Expr *value = owner_.valueOf(var))
+      return impl_.bounds(*value);
+    if (const Analyzer::Bound *range = owner_.rangeOf(var)) {
+      IntBounds lo = impl_.bounds(range->min), extent = impl_.bounds(range->extent);
       Bound hi = add(lo.max, extent.max);
       return {lo.min, hi ? checkedSub(*hi, 1) : std::nullopt};
     }
@@ -257,8 +257,9 @@ protected:
   }
 
   IntBounds visitLet(const LetNode *op) override {
-    bool hadValue = owner_.values_.count(op->var.get()) != 0;
-    Expr previous = hadValue ? owner_.values_[op->var.get()] : Expr();
+    const Expr *had = owner_.valueOf(op->var.get());
+    bool hadValue = had != nullptr;
+    Expr previous = hadValue ? *had : Expr();
     owner_.bindValue(op->var, op->value);
     ++impl_.letDepth_;
     IntBounds result = impl_.bounds(op->body);

@@ -176,7 +176,9 @@ protected:
   int visitVar(const VarNode *a, const ExprNode *b) override {
     return a->name.view().compare(as<VarNode>(b).name.view());
   }
-  int visitIntImm(const IntImmNode *a, const ExprNode *b) override { return compareInts(a->value, as<IntImmNode>(b).value); }
+  int visitIntImm(const IntImmNode *a, const ExprNode *b) override {
+    return compareInts(a->value, as<IntImmNode>(b).value);
+  }
   int visitFloatImm(const FloatImmNode *a, const ExprNode *b) override {
     double x = a->value, y = as<FloatImmNode>(b).value;
     return x < y ? -1 : (y < x ? 1 : 0);
@@ -195,7 +197,9 @@ protected:
     const auto &y = as<SelectNode>(b);
     return compareLists({x->condition, x->trueValue, x->falseValue}, {y.condition, y.trueValue, y.falseValue});
   }
-  int visitCast(const CastNode *a, const ExprNode *b) override { return structuralCompare(a->value, as<CastNode>(b).value); }
+  int visitCast(const CastNode *a, const ExprNode *b) override {
+    return structuralCompare(a->value, as<CastNode>(b).value);
+  }
   int visitRamp(const RampNode *x, const ExprNode *b) override {
     const auto &y = as<RampNode>(b);
     if (int c = compareInts(x->lanes, y.lanes))

@@ -5,8 +5,8 @@
 
 #include "arith/analyzer.h"
 #include "arith/expr_util.h"
-#include "ir/pointer_map.h"
 #include "ir/functor.h"
+#include "ir/pointer_map.h"
 
 namespace tirlower {
 
@@ -42,8 +42,8 @@ struct VarList {
 // Simplification is idempotent where splits are of variables: a split of a sum, such as
 // `(x * 32 + y) // 4 * 4 + y % 4`, may merge only on a second look (into `x * 32 + y`).
 bool idempotentOp(const BinaryNode &op) {
-  bool split = op.op == BinaryOp::FloorDiv || op.op == BinaryOp::FloorMod || op.op == BinaryOp::Div ||
-               op.op == BinaryOp::Mod;
+  bool split =
+      op.op == BinaryOp::FloorDiv || op.op == BinaryOp::FloorMod || op.op == BinaryOp::Div || op.op == BinaryOp::Mod;
   return !split || (op.a->kind() == ExprKind::Var && op.b->kind() == ExprKind::IntImm);
 }
 
@@ -107,7 +107,7 @@ struct SimplifiedScope::Table {
   struct Entry {
     Expr expr; // keeps the key alive
     bool noOverflow = false;
-    bool walkResult = false; // what the analyzer's walk returned, not an input kept as smaller
+    bool walkResult = false;       // what the analyzer's walk returned, not an input kept as smaller
     uint32_t first = 0, count = 0; // its bindings in `bindings`
   };
   PointerMap<ExprNode, Entry> entries;
@@ -148,14 +148,13 @@ bool Analyzer::simplifiedScopeOpen() {
 bool Analyzer::sameBindings(uint32_t first, uint32_t count) const {
   for (uint32_t k = first; k < first + count; ++k) {
     const Binding &b = currentTable->bindings[k];
-    auto r = ranges_.find(b.var);
-    auto v = values_.find(b.var);
-    bool ranged = r != ranges_.end(), valued = v != values_.end();
+    const Bound *now = bound_.find(b.var);
+    bool ranged = now && now->min, valued = now && now->value;
     if (ranged != bool(b.min) || valued != bool(b.value))
       return false;
-    if (ranged && !(sameBound(r->second.min, b.min) && sameBound(r->second.extent, b.extent)))
+    if (ranged && !(sameBound(now->min, b.min) && sameBound(now->extent, b.extent)))
       return false;
-    if (valued && !v->second.same(b.value))
+    if (valued && !now->value.same(b.value))
       return false;
   }
   return true;
@@ -172,19 +171,19 @@ bool Analyzer::captureBindings(const Expr &e, bool anyOp, uint32_t &first, uint3
   first = static_cast<uint32_t>(pool.size());
   for (size_t k = 0; k < vars.size; ++k) {
     Binding b{vars.vars[k], nullptr, nullptr, nullptr};
-    if (!ranges_.empty())
-      if (auto r = ranges_.find(b.var); r != ranges_.end()) {
-        b.min = r->second.min;
-        b.extent = r->second.extent;
+    if (const Bound *now = bound_.empty() ? nullptr : bound_.find(b.var)) {
+      if (now->min) {
+        b.min = now->min;
+        b.extent = now->extent;
       }
-    if (!values_.empty())
-      if (auto v = values_.find(b.var); v != values_.end()) {
-        b.value = v->second;
-        if (!collectVars(v->second, vars, anyOp)) { // appends the value's variables, visited in turn
+      if (now->value) {
+        b.value = now->value;
+        if (!collectVars(now->value, vars, anyOp)) { // appends the value's variables, visited in turn
           pool.resize(first);
           return false;
         }
       }
+    }
     pool.push_back(std::move(b));
   }
   count = static_cast<uint32_t>(vars.size);

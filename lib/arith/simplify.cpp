@@ -13,8 +13,10 @@
 namespace tirlower {
 
 void Analyzer::bindRange(const Var &var, const Expr &min, const Expr &extent) {
-  ranges_[var.get()] = Range{min, extent};
-  owners_[var.get()] = var;
+  Bound &b = bound_[var.get()];
+  b.var = var;
+  b.min = min;
+  b.extent = extent;
 }
 
 void Analyzer::bindRange(const Var &var, int64_t min, int64_t extent) {
@@ -22,14 +24,13 @@ void Analyzer::bindRange(const Var &var, int64_t min, int64_t extent) {
 }
 
 void Analyzer::bindValue(const Var &var, const Expr &value) {
-  values_[var.get()] = value;
-  owners_[var.get()] = var;
+  Bound &b = bound_[var.get()];
+  b.var = var;
+  b.value = value;
 }
 
 void Analyzer::unbind(const Var &var) {
-  ranges_.erase(var.get());
-  values_.erase(var.get());
-  owners_.erase(var.get());
+  bound_.erase(var.get());
 }
 
 Expr Analyzer::simplify(const Expr &e) {
@@ -37,8 +38,8 @@ Expr Analyzer::simplify(const Expr &e) {
     return e; // constants are simplest already
   if (const auto *var = e.as<VarNode>()) {
     // What SimplifyFunctor::visitVar does, without setting up a query: its constant value.
-    auto it = values_.find(var);
-    return it != values_.end() && asConstInt(it->second) && it->second->type == e->type ? it->second : e;
+    const Expr *value = valueOf(var);
+    return value && asConstInt(*value) && (*value)->type == e->type ? *value : e;
   }
   if (isCanonicalVarSum(e) || knownSimplified(e, false))
     return e;
@@ -67,8 +68,8 @@ Expr Analyzer::simplify(const Expr &e) {
 // first appearance; LinearSum::toExpr writes `atom * coef` and omits a coefficient of 1), so the
 // walk would return it unchanged. Flatten makes one for every access through a multi-axis
 // buffer, and such a first simplification cost as much as the rest of the pass. Excluded: a
-// variable with a constant value bound (the walk substitutes it; any other value only bounds it), an atom twice (its terms
-// merge), and splits of one variable that mergeSplits joins (`x % k * c + x // k * (c * k)`).
+// variable with a constant value bound (the walk substitutes it; any other value only bounds it), an atom twice (its
+// terms merge), and splits of one variable that mergeSplits joins (`x % k * c + x // k * (c * k)`).
 bool Analyzer::isCanonicalVarSum(const Expr &e) {
   if (!isCanonicalType(e->type))
     return false;
@@ -99,7 +100,7 @@ bool Analyzer::isCanonicalVarSum(const Expr &e) {
     }
     if (!found.var || found.var->type != e->type || count == std::size(seen))
       return false;
-    if (auto value = values_.find(found.var); value != values_.end() && asConstInt(value->second))
+    if (const Expr *value = valueOf(found.var); value && asConstInt(*value))
       return false;
     for (size_t k = 0; k < count; ++k) {
       const Atom &other = seen[k];
@@ -206,9 +207,9 @@ protected:
   Expr visitExprDefault(const ExprNode *, const Expr &e) override { return e; }
 
   Expr visitVar(const VarNode *op, const Expr &e) override {
-    auto it = impl_.owner_.values_.find(op);
-    if (it != impl_.owner_.values_.end() && asConstInt(it->second) && it->second->type == e->type)
-      return it->second;
+    const Expr *value = impl_.owner_.valueOf(op);
+    if (value && asConstInt(*value) && (*value)->type == e->type)
+      return *value;
     return e;
   }
 
@@ -261,8 +262,9 @@ protected:
 
   Expr visitLet(const LetNode *op, const Expr &e) override {
     Expr value = impl_.simplify(op->value);
-    bool hadValue = impl_.owner_.values_.count(op->var.get()) != 0;
-    Expr previous = hadValue ? impl_.owner_.values_[op->var.get()] : Expr();
+    const Expr *had = impl_.owner_.valueOf(op->var.get());
+    bool hadValue = had != nullptr;
+    Expr previous = hadValue ? *had : Expr();
     impl_.owner_.bindValue(op->var, value);
     ++impl_.letDepth_;
     Expr body;

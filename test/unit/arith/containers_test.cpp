@@ -5,6 +5,7 @@
 
 #include <memory>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "arith/expr_util.h"
@@ -31,6 +32,77 @@ TEST_CASE("PointerMap finds what was inserted, keeps the first value, grows", "[
     } else {
       CHECK(value == nullptr);
     }
+  }
+}
+
+TEST_CASE("PointerMap erases keys and still finds every other one", "[arith][containers]") {
+  // Random inserts and erases against std::unordered_map, in tables small enough that probe
+  // runs wrap around the end and entries move back into the holes erases leave.
+  std::vector<std::unique_ptr<int>> keys;
+  for (int k = 0; k < 64; ++k)
+    keys.push_back(std::make_unique<int>(k));
+  uint64_t state = 12345;
+  auto next = [&] {
+    state = state * 6364136223846793005ULL + 1442695040888963407ULL;
+    return static_cast<size_t>(state >> 33);
+  };
+  for (size_t live : {3u, 7u, 20u, 60u}) {
+    PointerMap<int, int, 4> map;
+    std::unordered_map<const int *, int> reference;
+    for (int step = 0; step < 20000; ++step) {
+      const int *key = keys[next() % live].get();
+      if (next() % 2 == 0) {
+        map.insert(key, step);
+        reference.emplace(key, step);
+      } else {
+        map.erase(key);
+        reference.erase(key);
+      }
+      REQUIRE(map.size() == reference.size());
+      for (size_t k = 0; k < live; ++k) {
+        const int *found = map.find(keys[k].get());
+        auto it = reference.find(keys[k].get());
+        REQUIRE((found != nullptr) == (it != reference.end()));
+        if (found)
+          REQUIRE(*found == it->second);
+      }
+    }
+    CHECK(map.empty() == reference.empty());
+  }
+}
+
+TEST_CASE("PointerMap copies and moves small and grown tables", "[arith][containers]") {
+  std::vector<std::unique_ptr<int>> keys;
+  for (int k = 0; k < 40; ++k)
+    keys.push_back(std::make_unique<int>(k));
+  for (int count : {3, 40}) {
+    PointerMap<int, std::string, 4> map;
+    for (int k = 0; k < count; ++k)
+      map.insert(keys[static_cast<size_t>(k)].get(), std::to_string(k));
+    auto holdsAll = [&](const PointerMap<int, std::string, 4> &m) {
+      if (m.size() != static_cast<size_t>(count))
+        return false;
+      for (int k = 0; k < count; ++k) {
+        const std::string *v = m.find(keys[static_cast<size_t>(k)].get());
+        if (!v || *v != std::to_string(k))
+          return false;
+      }
+      return true;
+    };
+    PointerMap<int, std::string, 4> copy(map);
+    CHECK(holdsAll(copy));
+    CHECK(holdsAll(map));
+    PointerMap<int, std::string, 4> moved(std::move(map));
+    CHECK(holdsAll(moved));
+    CHECK(map.empty());
+    CHECK(map.find(keys[0].get()) == nullptr);
+    map.insert(keys[1].get(), "again"); // a moved-from map is usable
+    CHECK(*map.find(keys[1].get()) == "again");
+    copy = moved;
+    CHECK(holdsAll(copy));
+    moved = std::move(copy);
+    CHECK(holdsAll(moved));
+    CHECK(copy.empty());
   }
 }
 
@@ -100,11 +172,12 @@ TEST_CASE("TermList keeps its terms across copies and moves, in place and on the
   }
 }
 
-TEST_CASE("exprCost is the same when asked again, for shared subtrees and past the memo's range", "[arith][containers]") {
+TEST_CASE("exprCost is the same when asked again, for shared subtrees and past the memo's range",
+          "[arith][containers]") {
   Var x = VarNode::make(Symbol("x"), DataType::int32());
   Expr four = IntImmNode::make(DataType::int32(), 4);
-  Expr scaled = x * four;     // multiplying by a constant costs only its operands: 1
-  Expr shared = scaled + x;   // 1 + 1 + 1
+  Expr scaled = x * four;      // multiplying by a constant costs only its operands: 1
+  Expr shared = scaled + x;    // 1 + 1 + 1
   Expr both = shared * shared; // 1 + 3 + 3
   CHECK(exprCost(scaled) == 1);
   CHECK(exprCost(both) == 7);
