@@ -50,7 +50,7 @@ Expr Analyzer::simplify(const Expr &e) {
       return known;
   }
   Expr result = AnalyzerImpl(*this).simplify(e);
-  bool walkResult = exprCost(result) <= exprCost(e);
+  bool walkResult = result.same(e) || exprCost(result) <= exprCost(e);
   // An unchanged expression keeps its nodes: the passes see "unchanged", rebuild nothing, and
   // the next analyzer finds it among the simplified ones.
   if (!walkResult || (!result.same(e) && structurallyEqual(result, e)))
