@@ -41,6 +41,8 @@ Expr Analyzer::simplify(const Expr &e) {
     const Expr *value = valueOf(var);
     return value && asConstInt(*value) && (*value)->type == e->type ? *value : e;
   }
+  if (Expr settled = simplifyVarSplit(e))
+    return settled;
   if (isCanonicalVarSum(e) || knownSimplified(e, false))
     return e;
   size_t hash = 0;
@@ -60,6 +62,35 @@ Expr Analyzer::simplify(const Expr &e) {
     rememberSimplified(result, walkResult);
   }
   return result;
+}
+
+// `x // k` or `x % k` (k > 1) of a variable with no value bound and a constant range [lo, hi]
+// with lo >= 0: when every x in range has the quotient 0, `x // k` is 0 and `x % k` is x; when
+// the quotient varies, the split is its own simplest form. Null otherwise (the walk decides).
+// Layout maps split every index (`c // 4`, `c % 4`), and each first simplification of one cost
+// a walk through the canonical form and the bounds.
+Expr Analyzer::simplifyVarSplit(const Expr &e) const {
+  const auto *split = e.as<BinaryNode>();
+  if (!split || (split->op != BinaryOp::FloorDiv && split->op != BinaryOp::FloorMod) || !isCanonicalType(e->type))
+    return {};
+  const auto *x = split->a.as<VarNode>();
+  const int64_t *k = asConstInt(split->b);
+  if (!x || !k || *k <= 1 || x->type != e->type || split->b->type != e->type)
+    return {};
+  const Bound *b = bound_.find(x);
+  if (!b || b->value || !b->min)
+    return {};
+  const int64_t *lo = asConstInt(b->min), *extent = asConstInt(b->extent);
+  if (!lo || !extent || *lo < 0 || *extent < 1)
+    return {};
+  std::optional<int64_t> hi = checkedAdd(*lo, *extent - 1);
+  if (!hi)
+    return {};
+  if (*hi / *k != *lo / *k)
+    return e; // the quotient varies
+  if (*lo / *k != 0)
+    return {};
+  return split->op == BinaryOp::FloorDiv ? IntImmNode::make(e->type, 0) : split->a;
 }
 
 // A sum of distinct atoms with positive constant coefficients, `c // 4 * 1024 + h * 64 + w * 4 +

@@ -192,9 +192,9 @@ TEST_CASE("random expressions that wrap around: simplify keeps the int32 value",
     for (int trial = 0; trial < 20; ++trial) {
       Env env;
       for (size_t k = 0; k < vars.size(); ++k)
-        env[vars[k].get()] = bounded ? std::uniform_int_distribution<int64_t>(0, extents[k] - 1)(rng)
-                             : trial % 2                ? any(rng)
-                                                        : small(rng);
+        env[vars[k].get()] = bounded     ? std::uniform_int_distribution<int64_t>(0, extents[k] - 1)(rng)
+                             : trial % 2 ? any(rng)
+                                         : small(rng);
       INFO("x = " << env[vars[0].get()] << ", y = " << env[vars[1].get()] << ", z = " << env[vars[2].get()]);
       REQUIRE(evalInt32(s, env) == evalInt32(e, env));
     }
@@ -312,4 +312,38 @@ TEST_CASE("random sums of variables and their splits: simplify answers as the ca
     unchanged += answer.same(sum);
   }
   CHECK(unchanged > 500); // many sums are canonical already
+}
+
+TEST_CASE("random splits of a variable in a range: simplify answers as the canonical walk does", "[property]") {
+  // Analyzer::simplify settles `x // k` and `x % k` of a variable with a constant range without
+  // the walk (simplify.cpp, simplifyVarSplit). Compare with the walk on ranges that pin the
+  // quotient and ranges that do not, starting at 0 and above, with and without a value bound.
+  std::mt19937 rng(47);
+  auto pick = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
+  Var x = var("x"), y = var("y");
+  size_t settled = 0;
+  for (int n = 0; n < 6000; ++n) {
+    Analyzer analyzer, walker;
+    int64_t min = std::vector<int64_t>{0, 0, 1, 3, 4, 8, 13, 64}[static_cast<size_t>(pick(0, 7))];
+    int64_t extent = pick(1, 40), k = pick(2, 9);
+    int binding = pick(0, 9);
+    int64_t value = pick(0, 50);
+    for (Analyzer *a : {&analyzer, &walker}) {
+      if (binding != 0)
+        a->bindRange(x, min, extent);
+      if (binding == 1)
+        a->bindValue(x, y * c(2));
+      if (binding == 2)
+        a->bindValue(x, c(value));
+    }
+    Expr split = pick(0, 1) ? fdiv(x, k) : fmod(x, k);
+    Expr walked = AnalyzerImpl(walker).simplifyIntArith(split);
+    Expr expected = exprCost(walked) <= exprCost(split) ? walked : split;
+    Expr answer = analyzer.simplify(split);
+    INFO(formatExpr(split) << " with x in [" << min << ", " << min + extent << ")  ->  " << formatExpr(answer)
+                           << ", the walk gives " << formatExpr(expected));
+    REQUIRE(structurallyEqual(answer, expected));
+    settled += binding > 2;
+  }
+  CHECK(settled > 3000);
 }
