@@ -98,7 +98,7 @@ private:
   // input that Analyzer::simplify kept because the walk's answer was larger).
   bool knownSimplified(const Expr &e, bool inner) const;
   bool isCanonicalVarSum(const Expr &e);
-  Expr simplifyVarSplit(const Expr &e) const;
+  Expr settledWithoutWalk(const Expr &e) const;
   void rememberSimplified(const Expr &e, bool walkResult) const;
   // The open scope's answer for an expression structurally equal to `e` (`hash`: its
   // structuralHash) simplified under the same bindings, or null; and recording one.

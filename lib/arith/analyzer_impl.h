@@ -76,5 +76,9 @@ private:
 // floating-point result would not be exact). Throws CompileError on overflow or division by
 // a constant zero.
 Expr foldConstants(BinaryOp op, const Expr &a, const Expr &b, const SourceRange &loc, const Expr &where);
+// The bool constant v.
+Expr boolean(bool v);
+// What comparing a value in `b` with 0 by `op` gives for every value in it, if it is decided.
+std::optional<bool> decideAgainstZero(BinaryOp op, const IntBounds &b);
 
 } // namespace tirlower

@@ -16,10 +16,6 @@ bool isDivision(BinaryOp op) {
   return op == BinaryOp::Div || op == BinaryOp::Mod || op == BinaryOp::FloorDiv || op == BinaryOp::FloorMod;
 }
 
-Expr boolean(bool v) {
-  return IntImmNode::make(DataType::boolean(), v ? 1 : 0);
-}
-
 std::optional<bool> compareValues(BinaryOp op, double a, double b) {
   switch (op) {
   case BinaryOp::EQ: return a == b;
@@ -81,6 +77,13 @@ BinaryOp negated(BinaryOp op) {
 }
 
 // Decides `x op 0` from the bounds of x.
+
+} // namespace
+
+Expr boolean(bool v) {
+  return IntImmNode::make(DataType::boolean(), v ? 1 : 0);
+}
+
 std::optional<bool> decideAgainstZero(BinaryOp op, const IntBounds &b) {
   bool neg = b.max && *b.max < 0, nonpos = b.max && *b.max <= 0;
   bool pos = b.min && *b.min > 0, nonneg = b.min && *b.min >= 0;
@@ -96,8 +99,6 @@ std::optional<bool> decideAgainstZero(BinaryOp op, const IntBounds &b) {
   default: return std::nullopt;
   }
 }
-
-} // namespace
 
 Expr foldConstants(BinaryOp op, const Expr &a, const Expr &b, const SourceRange &loc, const Expr &where) {
   const int64_t *x = asConstInt(a), *y = asConstInt(b);

@@ -41,7 +41,7 @@ Expr Analyzer::simplify(const Expr &e) {
     const Expr *value = valueOf(var);
     return value && asConstInt(*value) && (*value)->type == e->type ? *value : e;
   }
-  if (Expr settled = simplifyVarSplit(e))
+  if (Expr settled = settledWithoutWalk(e))
     return settled;
   if (isCanonicalVarSum(e) || knownSimplified(e, false))
     return e;
@@ -64,18 +64,23 @@ Expr Analyzer::simplify(const Expr &e) {
   return result;
 }
 
-// `x // k` or `x % k` (k > 1) of a variable with no value bound and a constant range [lo, hi]
-// with lo >= 0: when every x in range has the quotient 0, `x // k` is 0 and `x % k` is x; when
-// the quotient varies, the split is its own simplest form. Null otherwise (the walk decides).
-// Layout maps split every index (`c // 4`, `c % 4`), and each first simplification of one cost
-// a walk through the canonical form and the bounds.
-Expr Analyzer::simplifyVarSplit(const Expr &e) const {
-  const auto *split = e.as<BinaryNode>();
-  if (!split || (split->op != BinaryOp::FloorDiv && split->op != BinaryOp::FloorMod) || !isCanonicalType(e->type))
+// Without the walk, what it would return for the operators layout maps and flatten apply to
+// every index, on a variable x with no value bound and a constant range [lo, hi], lo >= 0:
+//   x // k, x % k (k > 1): when every x in range has the quotient 0, 0 and x; when the quotient
+//                          varies, the split itself;
+//   x < k, x <= k, ... (k constant): true or false when the range decides it, else itself.
+// Null otherwise (the walk decides). Each first simplification of one cost a walk through the
+// canonical form and the bounds.
+Expr Analyzer::settledWithoutWalk(const Expr &e) const {
+  const auto *op = e.as<BinaryNode>();
+  if (!op)
     return {};
-  const auto *x = split->a.as<VarNode>();
-  const int64_t *k = asConstInt(split->b);
-  if (!x || !k || *k <= 1 || x->type != e->type || split->b->type != e->type)
+  const bool split = op->op == BinaryOp::FloorDiv || op->op == BinaryOp::FloorMod;
+  if (!split && !isComparison(op->op))
+    return {};
+  const auto *x = op->a.as<VarNode>();
+  const int64_t *k = asConstInt(op->b);
+  if (!x || !k || !isCanonicalType(x->type) || op->b->type != x->type || (split && *k <= 1))
     return {};
   const Bound *b = bound_.find(x);
   if (!b || b->value || !b->min)
@@ -86,11 +91,16 @@ Expr Analyzer::simplifyVarSplit(const Expr &e) const {
   std::optional<int64_t> hi = checkedAdd(*lo, *extent - 1);
   if (!hi)
     return {};
+  if (!split) {
+    IntBounds gap{checkedSub(*lo, *k), checkedSub(*hi, *k)};
+    std::optional<bool> decided = decideAgainstZero(op->op, gap);
+    return decided ? boolean(*decided) : e;
+  }
   if (*hi / *k != *lo / *k)
     return e; // the quotient varies
   if (*lo / *k != 0)
     return {};
-  return split->op == BinaryOp::FloorDiv ? IntImmNode::make(e->type, 0) : split->a;
+  return op->op == BinaryOp::FloorDiv ? IntImmNode::make(e->type, 0) : op->a;
 }
 
 // A sum of distinct atoms with positive constant coefficients, `c // 4 * 1024 + h * 64 + w * 4 +

@@ -314,10 +314,11 @@ TEST_CASE("random sums of variables and their splits: simplify answers as the ca
   CHECK(unchanged > 500); // many sums are canonical already
 }
 
-TEST_CASE("random splits of a variable in a range: simplify answers as the canonical walk does", "[property]") {
-  // Analyzer::simplify settles `x // k` and `x % k` of a variable with a constant range without
-  // the walk (simplify.cpp, simplifyVarSplit). Compare with the walk on ranges that pin the
-  // quotient and ranges that do not, starting at 0 and above, with and without a value bound.
+TEST_CASE("random splits and comparisons of a variable in a range: simplify answers as the walk does", "[property]") {
+  // Analyzer::simplify settles `x // k`, `x % k` and `x < k` (and the other comparisons) of a
+  // variable with a constant range without the walk (simplify.cpp, settledWithoutWalk). Compare
+  // with the walk on ranges that pin the quotient or decide the comparison and ranges that do
+  // not, starting at 0 and above, with and without a value bound.
   std::mt19937 rng(47);
   auto pick = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
   Var x = var("x"), y = var("y");
@@ -336,13 +337,23 @@ TEST_CASE("random splits of a variable in a range: simplify answers as the canon
       if (binding == 2)
         a->bindValue(x, c(value));
     }
-    Expr split = pick(0, 1) ? fdiv(x, k) : fmod(x, k);
-    Expr walked = AnalyzerImpl(walker).simplifyIntArith(split);
-    Expr expected = exprCost(walked) <= exprCost(split) ? walked : split;
+    static const BinaryOp comparisons[] = {BinaryOp::LT, BinaryOp::LE, BinaryOp::GT,
+                                           BinaryOp::GE, BinaryOp::EQ, BinaryOp::NE};
+    Expr split;
+    switch (pick(0, 2)) {
+    case 0: split = fdiv(x, k); break;
+    case 1: split = fmod(x, k); break;
+    default: split = BinaryNode::make(comparisons[pick(0, 5)], x, c(pick(-3, 110))); break;
+    }
+    // What Analyzer::simplify without the shortcut would return: the walk's answer unless it is
+    // larger, and the input itself when the answer is structurally the same.
+    Expr walked = AnalyzerImpl(walker).simplify(split);
+    Expr expected = exprCost(walked) <= exprCost(split) && !structurallyEqual(walked, split) ? walked : split;
     Expr answer = analyzer.simplify(split);
     INFO(formatExpr(split) << " with x in [" << min << ", " << min + extent << ")  ->  " << formatExpr(answer)
                            << ", the walk gives " << formatExpr(expected));
     REQUIRE(structurallyEqual(answer, expected));
+    REQUIRE(answer->type == expected->type);
     settled += binding > 2;
   }
   CHECK(settled > 3000);
