@@ -173,6 +173,25 @@ public:
     }
   }
 
+  // decideIndexType of a buffer without strides whose shape and element offset are constants,
+  // from the values the expressions it builds would fold to; nullopt for any other buffer.
+  static std::optional<DataType> constantIndexType(const BufferNode &b) {
+    const int64_t *offset = isZero(b.elemOffset) ? nullptr : asConstInt(b.elemOffset);
+    if (!b.strides.empty() || (!isZero(b.elemOffset) && !offset))
+      return std::nullopt;
+    bool fits = true, first = true;
+    for (auto [begin, end] : axisGroups(b)) {
+      std::optional<int64_t> extent = constantExtent(b, begin, end);
+      if (extent && first && offset)
+        extent = checkedAdd(*extent, *offset); // only the first physical axis carries it
+      first = false;
+      if (!extent)
+        return std::nullopt;
+      fits = fits && *extent >= INT32_MIN && *extent <= INT32_MAX;
+    }
+    return fits ? DataType::int32() : DataType::int64();
+  }
+
   // The product of the constant extents of axes [begin, end) without strides; nullopt otherwise
   // and on overflow.
   static std::optional<int64_t> constantExtent(const BufferNode &b, size_t begin, size_t end) {
@@ -190,7 +209,6 @@ public:
   // where they are constants, their exact values must fit int64, else a located error.
   void checkConstantExtents(const BufferNode &b) {
     std::optional<int64_t> total = 0;
-    std::string shape, strides;
     auto add = [&](std::optional<int64_t> v) { total = total && v ? checkedAdd(*total, *v) : std::nullopt; };
     for (auto [begin, end] : axisGroups(b)) {
       std::optional<int64_t> extent = 1;
@@ -199,9 +217,7 @@ public:
         const int64_t *stride = b.strides.empty() ? nullptr : asConstInt(b.strides[k]);
         if (!axis || (!b.strides.empty() && !stride))
           return; // symbolic: its values are the caller's to keep in range
-        shape += (shape.empty() ? "" : ", ") + std::to_string(*axis);
         if (stride) {
-          strides += (strides.empty() ? "" : ", ") + std::to_string(*stride);
           add(checkedMul(*axis, *stride));
           continue;
         }
@@ -213,15 +229,25 @@ public:
     const int64_t *offset = b.elemOffset ? asConstInt(b.elemOffset) : nullptr;
     if (offset)
       add(*offset);
-    if (total)
-      return;
-    std::string what = "shape (" + shape + ")";
-    if (!strides.empty())
-      what += ", strides (" + strides + ")";
+    if (!total)
+      throw extentOverflow(b, offset);
+  }
+
+  // The error for a buffer of constant shape (and strides) whose flat extent overflows int64.
+  static CompileError extentOverflow(const BufferNode &b, const int64_t *offset) {
+    auto list = [](const std::vector<Expr> &values) {
+      std::string text;
+      for (const Expr &v : values)
+        text += (text.empty() ? "" : ", ") + std::to_string(*asConstInt(v));
+      return text;
+    };
+    std::string what = "shape (" + list(b.shape) + ")";
+    if (!b.strides.empty())
+      what += ", strides (" + list(b.strides) + ")";
     if (offset && *offset != 0)
       what += ", elem_offset " + std::to_string(*offset);
-    throw CompileError(b.loc, "integer overflow: the flat extent of buffer '" + b.name.str() + "' (" + what +
-                                  ") does not fit in int64");
+    return CompileError(b.loc, "integer overflow: the flat extent of buffer '" + b.name.str() + "' (" + what +
+                                   ") does not fit in int64");
   }
 
   // The type of `b`'s flat indices: int32 when every physical extent, the element offset and
@@ -244,6 +270,8 @@ public:
     if (std::any_of(b.shape.begin(), b.shape.end(), isWide) ||
         std::any_of(b.strides.begin(), b.strides.end(), isWide) || isWide(b.elemOffset))
       return wide;
+    if (std::optional<DataType> type = constantIndexType(b))
+      return *type;
     return locatedAt(b.loc, [&] {
       Expr offset = isZero(b.elemOffset) ? Expr() : castTo(b.elemOffset, wide);
       for (auto [begin, end] : axisGroups(b)) {
