@@ -43,16 +43,39 @@ bool isFlat(const BufferNode &b) {
   return true;
 }
 
-// The axes [begin, end) of each physical axis.
-std::vector<std::pair<size_t, size_t>> axisGroups(const BufferNode &b) {
-  std::vector<std::pair<size_t, size_t>> groups;
-  size_t begin = 0;
-  for (int sep : b.axisSeparators) {
-    groups.emplace_back(begin, static_cast<size_t>(sep));
-    begin = static_cast<size_t>(sep);
-  }
-  groups.emplace_back(begin, b.shape.size());
-  return groups;
+// The axes [begin, end) of each physical axis, in order: a range over the separators, read as
+// it is iterated (a vector of the groups was an allocation per buffer access).
+class AxisGroups {
+public:
+  explicit AxisGroups(const BufferNode &b) : b_(b) {}
+  class Iterator {
+  public:
+    Iterator(const BufferNode &b, size_t group) : b_(&b), group_(group) {}
+    std::pair<size_t, size_t> operator*() const {
+      const std::vector<int> &seps = b_->axisSeparators;
+      size_t begin = group_ == 0 ? 0 : static_cast<size_t>(seps[group_ - 1]);
+      size_t end = group_ < seps.size() ? static_cast<size_t>(seps[group_]) : b_->shape.size();
+      return {begin, end};
+    }
+    Iterator &operator++() {
+      ++group_;
+      return *this;
+    }
+    bool operator!=(const Iterator &other) const { return group_ != other.group_; }
+
+  private:
+    const BufferNode *b_;
+    size_t group_;
+  };
+  Iterator begin() const { return {b_, 0}; }
+  Iterator end() const { return {b_, b_.axisSeparators.size() + 1}; }
+
+private:
+  const BufferNode &b_;
+};
+
+AxisGroups axisGroups(const BufferNode &b) {
+  return AxisGroups(b);
 }
 
 Expr indexConst(int64_t v, DataType type) {
