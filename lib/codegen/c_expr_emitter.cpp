@@ -240,9 +240,8 @@ void CFunctionEmitter::visitBinary(const BinaryNode *op, int parent, bool right)
     o += u;
     o += ')';
     expr(op->a, 11);
-    out() += ' ';
-    out() += cInfixOperator(plan.op, false);
-    out() += " (";
+    out() += cSpacedInfixOperator(plan.op, false);
+    out() += '(';
     out() += u;
     out() += ')';
     expr(op->b, 11);
@@ -275,9 +274,7 @@ void CFunctionEmitter::infix(const BinaryNode *op, BinaryOp kind, int parent, bo
                                                                           : p;
   auto operation = [&] {
     expr(op->a, operand, false);
-    out() += ' ';
-    out() += cInfixOperator(kind, vector);
-    out() += ' ';
+    out() += cSpacedInfixOperator(kind, vector);
     expr(op->b, operand, true);
   };
   // Integers narrower than int are promoted in C: the result is converted back so that it

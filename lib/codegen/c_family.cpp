@@ -107,6 +107,25 @@ const char *cInfixOperator(BinaryOp op, bool vector) {
   }
 }
 
+std::string_view cSpacedInfixOperator(BinaryOp op, bool vector) {
+  switch (op) {
+  case BinaryOp::Add: return " + ";
+  case BinaryOp::Sub: return " - ";
+  case BinaryOp::Mul: return " * ";
+  case BinaryOp::Div: return " / ";
+  case BinaryOp::Mod: return " % ";
+  case BinaryOp::LT: return " < ";
+  case BinaryOp::LE: return " <= ";
+  case BinaryOp::GT: return " > ";
+  case BinaryOp::GE: return " >= ";
+  case BinaryOp::EQ: return " == ";
+  case BinaryOp::NE: return " != ";
+  case BinaryOp::And: return vector ? " & " : " && ";
+  case BinaryOp::Or: return vector ? " | " : " || ";
+  default: return {};
+  }
+}
+
 int cPrecedence(BinaryOp op) {
   switch (op) {
   case BinaryOp::Mul:
@@ -146,8 +165,8 @@ std::optional<IntRanges::Range> IntRanges::of(const Expr &e) const {
   if (const auto *imm = e.as<IntImmNode>())
     return IntRange{imm->value, imm->value};
   if (const auto *var = e.as<VarNode>()) {
-    auto it = ranges_.find(var);
-    return it == ranges_.end() ? std::nullopt : std::optional<IntRange>(it->second);
+    const std::optional<IntRange> *range = ranges_.find(var);
+    return range ? *range : std::nullopt;
   }
   if (const auto *cast = e.as<CastNode>()) {
     std::optional<IntRange> r = of(cast->value);
@@ -167,9 +186,9 @@ void IntRanges::setLoop(const VarNode *var, const Expr &min, const Expr &extent)
   ++generation_;
   const int64_t *constMin = asConstInt(min), *constExtent = asConstInt(extent);
   if (constMin && constExtent && *constExtent > 0 && *constMin <= INT64_MAX - *constExtent)
-    ranges_[var] = {*constMin, *constMin + *constExtent - 1};
-  else
-    ranges_.erase(var);
+    ranges_[var] = IntRange{*constMin, *constMin + *constExtent - 1};
+  else if (std::optional<IntRange> *range = ranges_.find(var))
+    range->reset();
 }
 
 std::optional<IntRanges::Range> IntRanges::binary(const BinaryNode *op) const {

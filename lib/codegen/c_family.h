@@ -12,13 +12,13 @@
 #include <utility>
 
 #include "ir/function.h"
+#include "ir/pointer_map.h"
 
 namespace tirlower {
 
 // Appends each of `parts` (strings, string views, C strings, characters) to `out`, in order:
 // one line of emitted text from its pieces without temporaries.
-template <typename... Parts>
-void appendAll(std::string &out, const Parts &...parts) {
+template <typename... Parts> void appendAll(std::string &out, const Parts &...parts) {
   (out += ... += parts);
 }
 
@@ -35,6 +35,9 @@ std::string cSymbolName(const PrimFuncNode &func);
 // The C operator of an infix BinaryOp ("+", "<=", "&&"); vector and/or use "&" and "|". Null
 // for the ops C spells as calls (floordiv, min, ...).
 const char *cInfixOperator(BinaryOp op, bool vector);
+// " + ", " <= ", " && ": cInfixOperator between the spaces that surround it, appended at once
+// (the C emitter writes one per binary operation). Empty for the ops C spells as calls.
+std::string_view cSpacedInfixOperator(BinaryOp op, bool vector);
 // C's precedence of the infix operator of `op`, higher binding tighter: * / % 10, + - 9,
 // comparisons 7, == != 6, && 3, || 2 (the C emitter writes unary operators and casts at 11 and
 // the conditional operator at 1); 20 for the ops C spells as calls. This is C's table; the
@@ -60,7 +63,8 @@ public:
   // [min, min + extent - 1] when both are constants and the extent is positive.
   void setLoop(const VarNode *var, const Expr &min, const Expr &extent);
   void erase(const VarNode *var) {
-    ranges_.erase(var);
+    if (std::optional<Range> *range = ranges_.find(var))
+      range->reset();
     ++generation_;
   }
 
@@ -74,7 +78,9 @@ public:
 private:
   std::optional<Range> binary(const BinaryNode *op) const;
   std::optional<Range> computeBinary(const BinaryNode *op) const;
-  std::unordered_map<const VarNode *, Range> ranges_;
+  // By variable; an erased variable keeps its slot, empty (the map has no erase). A function
+  // binds few variables, and one is looked up for every use in an index.
+  PointerMap<VarNode, std::optional<Range>> ranges_;
 
   // The ranges of binary operations computed since the variables' bounds last changed: an
   // emitter asks for an operation's range, then for each operand's as it writes them, and a

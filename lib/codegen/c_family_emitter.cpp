@@ -102,7 +102,10 @@ const std::string &CFamilyEmitter::take(std::string name, const void *object) {
 }
 
 const std::string &CFamilyEmitter::bind(const void *object, std::string_view hint) {
-  std::string base = cIdentifier(hint), name = base;
+  std::string name = cIdentifier(hint);
+  if (!isTaken(name) && !isReservedName(name)) // most names: no copy of the base kept
+    return take(std::move(name), object);
+  const std::string base = name;
   for (int n = 1; isTaken(name) || isReservedName(name); ++n) {
     name = base;
     name += '_';

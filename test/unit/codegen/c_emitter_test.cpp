@@ -137,3 +137,17 @@ TEST_CASE("integer ranges follow the bounds of the variables as they change", "[
   CHECK(ranges.of(bin(BinaryOp::FloorMod, bin(BinaryOp::Sub, i, i32(1)), i32(3))) == IntRanges::Range{0, 2});
   CHECK(ranges.of(bin(BinaryOp::Max, i, i32(2))) == IntRanges::Range{2, 3});
 }
+
+TEST_CASE("the spaced infix operators are the infix operators between spaces", "[c]") {
+  for (int k = 0; k <= static_cast<int>(BinaryOp::Or); ++k) {
+    for (bool vector : {false, true}) {
+      auto op = static_cast<BinaryOp>(k);
+      const char *bare = cInfixOperator(op, vector);
+      CAPTURE(binaryOpName(op), vector);
+      if (!bare)
+        CHECK(cSpacedInfixOperator(op, vector).empty());
+      else
+        CHECK(cSpacedInfixOperator(op, vector) == " " + std::string(bare) + " ");
+    }
+  }
+}
