@@ -149,106 +149,121 @@ namespace {
 
 using IntRange = IntRanges::Range;
 
-bool fitsType(const IntRanges::Range &r, DataType t) {
+bool fitsType(int64_t lo, int64_t hi, DataType t) {
   if (t.bits() >= 64)
-    return t.isInt() || r.first >= 0;
-  int64_t lo = t.isUInt() ? 0 : -(int64_t(1) << (t.bits() - 1));
-  int64_t hi = t.isUInt() ? (int64_t(1) << t.bits()) - 1 : (int64_t(1) << (t.bits() - 1)) - 1;
-  return r.first >= lo && r.second <= hi;
+    return t.isInt() || lo >= 0;
+  int64_t min = t.isUInt() ? 0 : -(int64_t(1) << (t.bits() - 1));
+  int64_t max = t.isUInt() ? (int64_t(1) << t.bits()) - 1 : (int64_t(1) << (t.bits() - 1)) - 1;
+  return lo >= min && hi <= max;
 }
 
 } // namespace
 
-std::optional<IntRanges::Range> IntRanges::of(const Expr &e) const {
-  if (!e->type.isScalar() || !(e->type.isInt() || e->type.isUInt()))
-    return std::nullopt;
-  if (const auto *imm = e.as<IntImmNode>())
-    return IntRange{imm->value, imm->value};
-  if (const auto *var = e.as<VarNode>()) {
-    const std::optional<IntRange> *range = ranges_.find(var);
-    return range ? *range : std::nullopt;
+IntRanges::Bounds IntRanges::bounds(const ExprNode *e) const {
+  if (!e->type.isScalar() || !e->type.isIntOrUInt())
+    return {};
+  switch (e->kind()) {
+  case ExprKind::IntImm: {
+    int64_t v = static_cast<const IntImmNode *>(e)->value;
+    return {v, v};
   }
-  if (const auto *cast = e.as<CastNode>()) {
-    std::optional<IntRange> r = of(cast->value);
-    return r && fitsType(*r, e->type) ? r : std::nullopt;
+  case ExprKind::Var: {
+    const Bounds *b = ranges_.find(static_cast<const VarNode *>(e));
+    return b ? *b : Bounds{};
   }
-  if (const auto *select = e.as<SelectNode>()) {
-    std::optional<IntRange> a = of(select->trueValue), b = of(select->falseValue);
-    if (!a || !b)
-      return std::nullopt;
-    return IntRange{std::min(a->first, b->first), std::max(a->second, b->second)};
+  case ExprKind::Cast: {
+    Bounds r = bounds(static_cast<const CastNode *>(e)->value.get());
+    return r.known() && fitsType(r.lo, r.hi, e->type) ? r : Bounds{};
   }
-  const auto *op = e.as<BinaryNode>();
-  return op ? binary(op) : std::nullopt;
+  case ExprKind::Select: {
+    const auto *select = static_cast<const SelectNode *>(e);
+    Bounds a = bounds(select->trueValue.get());
+    if (!a.known())
+      return {};
+    Bounds b = bounds(select->falseValue.get());
+    if (!b.known())
+      return {};
+    return {std::min(a.lo, b.lo), std::max(a.hi, b.hi)};
+  }
+  case ExprKind::Binary: return binary(static_cast<const BinaryNode *>(e));
+  default: return {};
+  }
 }
 
 void IntRanges::setLoop(const VarNode *var, const Expr &min, const Expr &extent) {
   ++generation_;
   const int64_t *constMin = asConstInt(min), *constExtent = asConstInt(extent);
   if (constMin && constExtent && *constExtent > 0 && *constMin <= INT64_MAX - *constExtent)
-    ranges_[var] = IntRange{*constMin, *constMin + *constExtent - 1};
-  else if (std::optional<IntRange> *range = ranges_.find(var))
-    range->reset();
+    ranges_[var] = Bounds{*constMin, *constMin + *constExtent - 1};
+  else if (Bounds *b = ranges_.find(var))
+    *b = Bounds{};
 }
 
-std::optional<IntRanges::Range> IntRanges::binary(const BinaryNode *op) const {
-  if (!op->type.isScalar() || !(op->type.isInt() || op->type.isUInt()))
-    return std::nullopt;
+IntRanges::Bounds IntRanges::binary(const BinaryNode *op) const {
+  if (!op->type.isScalar() || !op->type.isIntOrUInt())
+    return {};
   Memo &memo = memo_[(reinterpret_cast<uintptr_t>(op) >> 4) % kMemoSlots];
   if (memo.node.get() == op && memo.generation == generation_)
     return memo.range;
-  std::optional<IntRange> r = computeBinary(op); // may fill other slots, or this one
+  Bounds r = computeBinary(op); // may fill other slots, or this one
   memo.node = Expr(op);
   memo.generation = generation_;
   memo.range = r;
   return r;
 }
 
-std::optional<IntRanges::Range> IntRanges::computeBinary(const BinaryNode *op) const {
-  std::optional<IntRange> a = of(op->a), b = of(op->b);
-  if (!a || !b)
-    return std::nullopt;
+IntRanges::Bounds IntRanges::computeBinary(const BinaryNode *op) const {
+  // Both operands' bounds are computed (and remembered) even when the first has none: the
+  // emitter asks for the second's next.
+  Bounds a = bounds(op->a.get()), b = bounds(op->b.get());
+  if (!a.known() || !b.known())
+    return {};
   // In int64: a bound that leaves it gives no range (nor would it fit the operation's type).
-  const int64_t al = a->first, ah = a->second, bl = b->first, bh = b->second;
-  std::optional<IntRange> r;
+  const int64_t al = a.lo, ah = a.hi, bl = b.lo, bh = b.hi;
+  int64_t lo, hi;
   switch (op->op) {
-  case BinaryOp::Add: {
-    int64_t lo, hi;
+  case BinaryOp::Add:
     if (__builtin_add_overflow(al, bl, &lo) || __builtin_add_overflow(ah, bh, &hi))
-      return std::nullopt;
-    r = IntRange{lo, hi};
+      return {};
     break;
-  }
-  case BinaryOp::Sub: {
-    int64_t lo, hi;
+  case BinaryOp::Sub:
     if (__builtin_sub_overflow(al, bh, &lo) || __builtin_sub_overflow(ah, bl, &hi))
-      return std::nullopt;
-    r = IntRange{lo, hi};
+      return {};
     break;
-  }
   case BinaryOp::Mul: {
     int64_t p[4];
     if (__builtin_mul_overflow(al, bl, &p[0]) || __builtin_mul_overflow(al, bh, &p[1]) ||
         __builtin_mul_overflow(ah, bl, &p[2]) || __builtin_mul_overflow(ah, bh, &p[3]))
-      return std::nullopt;
-    r = IntRange{*std::min_element(p, p + 4), *std::max_element(p, p + 4)};
+      return {};
+    lo = *std::min_element(p, p + 4);
+    hi = *std::max_element(p, p + 4);
     break;
   }
-  case BinaryOp::Min: r = IntRange{std::min(al, bl), std::min(ah, bh)}; break;
-  case BinaryOp::Max: r = IntRange{std::max(al, bl), std::max(ah, bh)}; break;
+  case BinaryOp::Min:
+    lo = std::min(al, bl);
+    hi = std::min(ah, bh);
+    break;
+  case BinaryOp::Max:
+    lo = std::max(al, bl);
+    hi = std::max(ah, bh);
+    break;
   case BinaryOp::FloorDiv:
   case BinaryOp::FloorMod: {
     if (bl != bh || bl <= 0)
-      return std::nullopt;
+      return {};
     auto floorDiv = [&](int64_t x) { return x / bl - (x % bl != 0 && x < 0 ? 1 : 0); };
-    r = op->op == BinaryOp::FloorDiv ? IntRange{floorDiv(al), floorDiv(ah)}
-        : al >= 0                    ? IntRange{0, std::min(ah, bl - 1)}
-                                     : IntRange{0, bl - 1};
+    if (op->op == BinaryOp::FloorDiv) {
+      lo = floorDiv(al);
+      hi = floorDiv(ah);
+    } else {
+      lo = 0;
+      hi = al >= 0 ? std::min(ah, bl - 1) : bl - 1;
+    }
     break;
   }
-  default: return std::nullopt;
+  default: return {};
   }
-  return r && fitsType(*r, op->type) ? r : std::nullopt;
+  return fitsType(lo, hi, op->type) ? Bounds{lo, hi} : Bounds{};
 }
 
 bool IntRanges::mayOverflow(const BinaryNode *op) const {
@@ -257,14 +272,14 @@ bool IntRanges::mayOverflow(const BinaryNode *op) const {
     return false;
   if (t.isVector())
     return true;
-  return t.bits() >= 32 && !binary(op);
+  return t.bits() >= 32 && !binary(op).known();
 }
 
 bool IntRanges::mayBeMinusOne(const Expr &divisor) const {
   if (const auto *b = divisor.as<BroadcastNode>())
     return mayBeMinusOne(b->value);
-  std::optional<IntRange> r = of(divisor);
-  return !r || (r->first <= -1 && r->second >= -1);
+  Bounds r = bounds(divisor.get());
+  return !r.known() || (r.lo <= -1 && r.hi >= -1);
 }
 
 } // namespace tirlower

@@ -55,16 +55,19 @@ public:
 
   // The values `e` can take, when known; nullopt when unknown or when some subexpression may
   // leave its type's range (then it wraps and the bounds say nothing).
-  std::optional<Range> of(const Expr &e) const;
+  std::optional<Range> of(const Expr &e) const {
+    Bounds b = bounds(e.get());
+    return b.known() ? std::optional<Range>(Range{b.lo, b.hi}) : std::nullopt;
+  }
   void set(const VarNode *var, Range range) {
-    ranges_[var] = range;
+    ranges_[var] = Bounds{range.first, range.second};
     ++generation_;
   }
   // [min, min + extent - 1] when both are constants and the extent is positive.
   void setLoop(const VarNode *var, const Expr &min, const Expr &extent);
   void erase(const VarNode *var) {
-    if (std::optional<Range> *range = ranges_.find(var))
-      range->reset();
+    if (Bounds *b = ranges_.find(var))
+      *b = Bounds{};
     ++generation_;
   }
 
@@ -76,11 +79,19 @@ public:
   bool mayBeMinusOne(const Expr &divisor) const;
 
 private:
-  std::optional<Range> binary(const BinaryNode *op) const;
-  std::optional<Range> computeBinary(const BinaryNode *op) const;
-  // By variable; an erased variable keeps its slot, empty (the map has no erase). A function
-  // binds few variables, and one is looked up for every use in an index.
-  PointerMap<VarNode, std::optional<Range>> ranges_;
+  // A Range, or none when lo > hi (the default): two integers come back in registers, where a
+  // std::optional<Range> came back through memory, on every node of every index the emitters
+  // write.
+  struct Bounds {
+    int64_t lo = 1, hi = 0;
+    bool known() const { return lo <= hi; }
+  };
+  Bounds bounds(const ExprNode *e) const;
+  Bounds binary(const BinaryNode *op) const;
+  Bounds computeBinary(const BinaryNode *op) const;
+  // By variable; an erased variable keeps its slot, with no bounds (the map has no erase). A
+  // function binds few variables, and one is looked up for every use in an index.
+  PointerMap<VarNode, Bounds> ranges_;
 
   // The ranges of binary operations computed since the variables' bounds last changed: an
   // emitter asks for an operation's range, then for each operand's as it writes them, and a
@@ -89,7 +100,7 @@ private:
   struct Memo {
     Expr node;
     uint64_t generation = 0;
-    std::optional<Range> range;
+    Bounds range;
   };
   static constexpr size_t kMemoSlots = 64;
   mutable std::array<Memo, kMemoSlots> memo_;
