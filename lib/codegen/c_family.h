@@ -18,7 +18,8 @@ namespace tirlower {
 
 // Appends each of `parts` (strings, string views, C strings, characters) to `out`, in order:
 // one line of emitted text from its pieces without temporaries.
-template <typename... Parts> void appendAll(std::string &out, const Parts &...parts) {
+template <typename... Parts>
+void appendAll(std::string &out, const Parts &...parts) {
   (out += ... += parts);
 }
 

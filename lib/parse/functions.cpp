@@ -120,6 +120,7 @@ Parser::Parser(const SourceManager &sources, uint32_t fileId, DiagnosticSink &di
     : sources_(sources), fileId_(fileId), source_(sources.text(fileId)), diagnostics_(diagnostics) {
   uint32_t end = std::min<uint32_t>(range.end, static_cast<uint32_t>(source_.size()));
   tokens_.start(source_, fileId, std::min(range.begin, end), end, lexerSink_);
+  seek(0);
   children_.reserve(512);
 }
 
@@ -135,7 +136,7 @@ std::optional<Module> Parser::parseModule() {
     }
     releaseItemAst();
     if (pos_ == start)
-      ++pos_; // a stray dedent or indent: never loop without progress
+      advance(); // a stray dedent or indent: never loop without progress
   }
   flushLexerDiagnostics(UINT32_MAX);
   if (failed_)
@@ -163,12 +164,12 @@ void Parser::parseTopLevel(Module &module) {
   const Token &t = peek();
   switch (t.kind) {
   case Tok::Newline:
-  case Tok::Dedent: ++pos_; return;
+  case Tok::Dedent: advance(); return;
   case Tok::Indent: fail(tokenRange(peek(1)), "unexpected indent");
   case Tok::KwFrom:
   case Tok::KwImport: parseImport(); return;
   case Tok::String: // module docstring
-    ++pos_;
+    advance();
     expect(Tok::Newline, "end of line");
     return;
   case Tok::At: break;
@@ -308,7 +309,7 @@ void Parser::parseClass(Module &module) {
     size_t start = pos_;
     try {
       if (at(Tok::Newline) || at(Tok::String)) {
-        ++pos_;
+        advance();
         accept(Tok::Newline);
         continue;
       }

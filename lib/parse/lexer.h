@@ -119,6 +119,14 @@ public:
     size_t offset = index - currentFirst_;
     return offset < currentSize_ ? currentTokens_[offset] : find(index);
   }
+  // Token number `index` as operator[] gives it and, in `end`, the end of the run of lexed
+  // tokens it begins: the parser reads on through the pointer up to `end` (the same validity as
+  // a reference). Past the end of input, the EndOfFile token in a run of one.
+  const Token *run(size_t index, const Token *&end) {
+    const Token &token = (*this)[index];
+    end = index - currentFirst_ < currentSize_ ? currentTokens_ + currentSize_ : &token + 1;
+    return &token;
+  }
   // Lexes ahead until the brackets open at the lexing position are closed or the input ends,
   // so that an unclosed-bracket error (located at its bracket, before the tokens read since)
   // is known before a later diagnostic is reported.

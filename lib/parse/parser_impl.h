@@ -212,19 +212,36 @@ public:
 
 private:
   friend struct StatementParser;
-  // ---- tokens (parser.cpp)
-  const Token &peek(size_t k = 0) const { return tokens_[pos_ + k]; }
-  bool at(Tok kind) const { return peek().kind == kind; }
+  // ---- tokens (syntax.cpp)
+  // The reader stands at token pos_, read through cur_ up to the end of its run (curEnd_) and
+  // through tokens_ past it: one load per look at the current token, where TokenStream's
+  // operator[] found the token's chunk first.
+  const Token &peek() const { return *cur_; }
+  const Token &peek(size_t k) const { return cur_ + k < curEnd_ ? cur_[k] : tokens_[pos_ + k]; }
+  bool at(Tok kind) const { return cur_->kind == kind; }
+  // Moves to the next token.
+  void advance() {
+    ++pos_;
+    if (++cur_ == curEnd_) [[unlikely]]
+      seek(pos_);
+  }
+  // Moves to token `pos` (back, for error recovery, or on).
+  [[gnu::noinline]] void seek(size_t pos) {
+    pos_ = pos;
+    cur_ = tokens_.run(pos, curEnd_);
+  }
   bool accept(Tok kind) {
     if (!at(kind))
       return false;
-    ++pos_;
+    advance();
     return true;
   }
   const Token &expect(Tok kind, const char *what) {
     if (!at(kind)) [[unlikely]]
       expectFailed(what);
-    return tokens_[pos_++];
+    const Token &t = *cur_;
+    advance();
+    return t;
   }
   [[noreturn, gnu::cold, gnu::noinline]] void expectFailed(const char *what);
   // Offsets come from the lexer and lie inside the source: no substr bounds check.
@@ -489,6 +506,8 @@ private:
   std::vector<Diagnostic> lexerDiagnostics_;
   size_t nextLexerDiagnostic_ = 0;
   size_t pos_ = 0;
+  // Token pos_ and the end of its run (advance(), seek()).
+  const Token *cur_ = nullptr, *curEnd_ = nullptr;
   bool failed_ = false;
   uint32_t nesting_ = 0;
   uint32_t blockDepth_ = 0;

@@ -34,13 +34,14 @@ Stmt Parser::finishDecl(PendingDecl &d, Stmt body) {
 Stmt Parser::parseBlock(bool newScope) {
   if (!at(Tok::Indent))
     fail(tokenRange(peek()), "expected an indented block");
-  const Token &indent = tokens_[pos_++];
+  const Token &indent = peek();
+  advance();
   if (blockDepth_ >= kMaxBlockDepth) {
     report({Severity::Error,
             tokenRange(indent),
             "nesting too deep (more than " + std::to_string(kMaxBlockDepth) + " levels)",
             {}});
-    --pos_;
+    seek(pos_ - 1);
     skipBlock();
     return SeqStmtNode::make({});
   }
@@ -126,7 +127,7 @@ Stmt Parser::parseStatement(PendingDecl &pending, bool &opened) {
   case Tok::KwWith: return parseWith(pending, opened);
   case Tok::KwAssert: return parseAssert();
   case Tok::KwPass:
-    ++pos_;
+    advance();
     expect(Tok::Newline, "end of line after 'pass'");
     return nullptr;
   case Tok::KwReturn: fail(tokenRange(t), "'return' is not supported in a prim_func");
@@ -414,12 +415,12 @@ Stmt Parser::parseExpressionStatement(PendingDecl &pending, bool &opened) {
     return nullptr;
   }
   if (at(Tok::Colon) && node(first).kind == Ast::Name) {
-    ++pos_;
+    advance();
     parseAnnotatedAssignment(first, pending, opened);
     return nullptr;
   }
   if (at(Tok::Assign)) {
-    ++pos_;
+    advance();
     return parseAssignment(first, pending, opened);
   }
   expect(Tok::Newline, "end of line after the statement");

@@ -70,7 +70,7 @@ void Parser::failWithNote(SourceRange where, std::string message, SourceRange no
 void Parser::skipStatement() {
   while (true) {
     while (!at(Tok::Newline) && !at(Tok::EndOfFile) && !at(Tok::Dedent) && !at(Tok::Indent))
-      ++pos_;
+      advance();
     accept(Tok::Newline);
     if (at(Tok::Indent))
       skipBlock();
@@ -83,7 +83,7 @@ void Parser::skipBlock() {
   size_t depth = 0;
   while (!at(Tok::EndOfFile)) {
     Tok kind = peek().kind;
-    ++pos_;
+    advance();
     if (kind == Tok::Indent)
       ++depth;
     else if (kind == Tok::Dedent && --depth == 0)
@@ -183,7 +183,7 @@ uint32_t Parser::parseExpr() {
     Tok next = peek(1).kind;
     if (binaryPrecedence(next) == 0 && next != Tok::Dot && next != Tok::LParen && next != Tok::LBracket) {
       uint32_t begin = t.begin, end = t.end;
-      ++pos_;
+      advance();
       return makeLeaf(leaf, begin, end);
     }
   }
@@ -199,7 +199,7 @@ uint32_t Parser::parseLambda() {
   while (at(Tok::Name)) {
     const Token &t = peek();
     scratch_.push_back(makeLeaf(Ast::Name, t.begin, t.end));
-    ++pos_;
+    advance();
     if (!accept(Tok::Comma))
       break;
   }
@@ -222,7 +222,7 @@ uint32_t Parser::parseBinary(int minPrecedence) {
       return left;
     if (precedence == kPowerPrecedence)
       fail(tokenRange(peek()), "'**' is not supported; use T.pow");
-    ++pos_;
+    advance();
     uint32_t operands[2] = {left, parseBinary(precedence + 1)};
     uint32_t begin = node(left).begin, end = node(operands[1]).end;
     if (op == Tok::KwOr || op == Tok::KwAnd) {
@@ -230,7 +230,7 @@ uint32_t Parser::parseBinary(int minPrecedence) {
     } else if (precedence == kComparePrecedence) {
       left = makeNode(Ast::Compare, begin, end, operands, 2, op);
       if (binaryPrecedence(peek().kind) == kComparePrecedence) {
-        ++pos_;
+        advance();
         uint32_t next = parseBinary(kComparePrecedence + 1);
         fail(range(begin, node(next).end), "chained comparisons are not supported; combine them with 'and'");
       }
@@ -244,7 +244,7 @@ uint32_t Parser::parseNot() {
   uint32_t begin = peek().begin;
   enterNesting(begin);
   NestingGuard guard{nesting_};
-  ++pos_;
+  advance();
   uint32_t operand = at(Tok::KwNot) ? parseNot() : parseBinary(kComparePrecedence);
   return makeNode(Ast::Not, begin, node(operand).end, &operand, 1);
 }
@@ -257,7 +257,7 @@ uint32_t Parser::parseUnary() {
   uint32_t begin = t.begin;
   enterNesting(begin);
   NestingGuard guard{nesting_};
-  ++pos_;
+  advance();
   uint32_t operand = parseUnary();
   if (kind == Tok::Plus)
     return operand;
@@ -269,7 +269,7 @@ uint32_t Parser::parsePostfix() {
   while (true) {
     Tok next = peek().kind;
     if (next == Tok::Dot) {
-      ++pos_;
+      advance();
       const Token &name = expect(Tok::Name, "an attribute name after '.'");
       uint32_t id = makeNode(Ast::Attr, node(base).begin, name.end, &base, 1);
       ast_[id].nameBegin = name.begin;
@@ -281,7 +281,7 @@ uint32_t Parser::parsePostfix() {
       bool call = next == Tok::LParen;
       enterNesting(peek().begin);
       NestingGuard guard{nesting_};
-      ++pos_;
+      advance();
       // Items collect on the shared scratch stack (no allocation per call).
       size_t mark = scratch_.size();
       scratch_.push_back(base);
@@ -313,7 +313,8 @@ void Parser::parseItems(Tok close, uint32_t (Parser::*item)(), std::vector<uint3
 uint32_t Parser::parseCallArgument() {
   if (at(Tok::Name) && peek(1).kind == Tok::Assign) {
     const Token name = peek();
-    pos_ += 2;
+    advance();
+    advance();
     uint32_t value = parseExpr();
     uint32_t id = makeNode(Ast::Keyword, name.begin, node(value).end, &value, 1);
     ast_[id].nameBegin = name.begin;
@@ -336,7 +337,7 @@ uint32_t Parser::parseSubscriptItem() {
   }
   // A slice start:stop[:step]; omitted parts are Empty nodes.
   size_t mark = scratch_.size() - 1;
-  ++pos_;
+  advance();
   uint32_t at0 = peek().begin;
   scratch_.push_back(at(Tok::Comma) || at(Tok::RBracket) || at(Tok::Colon) ? makeNode(Ast::Empty, at0, at0)
                                                                            : parseExpr());
@@ -352,19 +353,19 @@ uint32_t Parser::parseSubscriptItem() {
 uint32_t Parser::parseAtom() {
   const Token t = peek();
   switch (t.kind) {
-  case Tok::Name: ++pos_; return makeLeaf(Ast::Name, t.begin, t.end);
-  case Tok::Int: ++pos_; return makeLeaf(Ast::Int, t.begin, t.end);
-  case Tok::Float: ++pos_; return makeLeaf(Ast::Float, t.begin, t.end);
-  case Tok::String: ++pos_; return makeLeaf(Ast::String, t.begin, t.end);
-  case Tok::KwTrue: ++pos_; return makeLeaf(Ast::True, t.begin, t.end);
-  case Tok::KwFalse: ++pos_; return makeLeaf(Ast::False, t.begin, t.end);
-  case Tok::KwNone: ++pos_; return makeLeaf(Ast::None, t.begin, t.end);
+  case Tok::Name: advance(); return makeLeaf(Ast::Name, t.begin, t.end);
+  case Tok::Int: advance(); return makeLeaf(Ast::Int, t.begin, t.end);
+  case Tok::Float: advance(); return makeLeaf(Ast::Float, t.begin, t.end);
+  case Tok::String: advance(); return makeLeaf(Ast::String, t.begin, t.end);
+  case Tok::KwTrue: advance(); return makeLeaf(Ast::True, t.begin, t.end);
+  case Tok::KwFalse: advance(); return makeLeaf(Ast::False, t.begin, t.end);
+  case Tok::KwNone: advance(); return makeLeaf(Ast::None, t.begin, t.end);
   case Tok::LParen:
   case Tok::LBracket:
   case Tok::LBrace: {
     enterNesting(t.begin);
     NestingGuard guard{nesting_};
-    ++pos_;
+    advance();
     size_t mark = scratch_.size();
     auto finish = [&](Ast kind) {
       uint32_t id = makeNode(kind, t.begin, tokens_[pos_ - 1].end, scratch_.data() + mark,
