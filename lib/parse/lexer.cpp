@@ -37,6 +37,10 @@ inline bool isIdentChar(char c) {
   return kCharClass[static_cast<unsigned char>(c)] != 0;
 }
 
+// The brackets are the six kinds LParen .. RBrace (lexCommonTokens tests the range first).
+static_assert(static_cast<int>(Tok::RBrace) - static_cast<int>(Tok::LParen) == 5 && Tok::RParen > Tok::LParen &&
+              Tok::LBracket > Tok::RParen && Tok::RBracket > Tok::LBracket && Tok::LBrace > Tok::RBracket);
+
 // Punctuation of one character that never starts a longer token ('.' may start a number, '-'
 // an arrow, ...): lexed inline by the main loop. Tok::Error for every other byte.
 constexpr std::array<Tok, 256> kSingleCharToken = [] {
@@ -148,6 +152,10 @@ private:
         }
         atLineStart_ = false;
       }
+      if (lexCommonTokens()) // a line ended: its indentation next
+        continue;
+      if (cursor_ >= stop_)
+        break;
       pos_ = skipBlanks(pos_); // the blanks between tokens
       if (pos_ >= text_.size()) {
         finish();
@@ -374,19 +382,108 @@ private:
         ++pos;
       pos_ = pos;
     }
-    size_t length = pos_ - start;
-    Tok kind = Tok::Name;
-    if (length >= 2 && length <= 6) { // keywords have 2 to 6 letters
-      uint64_t word;
-      if (std::endian::native == std::endian::little && start + 8 <= text_.size()) {
-        std::memcpy(&word, text_.data() + start, 8); // packWord of the name with one load
-        word &= (uint64_t(1) << (8 * length)) - 1;
-      } else {
-        word = packWord(text_.substr(start, length));
-      }
-      kind = keywordOrName(word);
+    push(nameKind(text_.data(), text_.size(), start, pos_ - start), start, pos_);
+  }
+
+  // The token of `=`, `*`, `-`, `/` or `.` followed by `next` when it is one of Assign, Star,
+  // Minus, Slash, SlashSlash or Dot; Tok::Error otherwise (another byte, or a longer token such
+  // as `==`, `**`, `->` or a number `.5`, which lexToken reads).
+  static Tok secondOf(char c, char next) {
+    switch (c) {
+    case '=': return next == '=' ? Tok::Error : Tok::Assign;
+    case '*': return next == '*' ? Tok::Error : Tok::Star;
+    case '-': return next == '>' ? Tok::Error : Tok::Minus;
+    case '/': return next == '/' ? Tok::SlashSlash : Tok::Slash;
+    case '.': return isDigit(next) ? Tok::Error : Tok::Dot;
+    default: return Tok::Error;
     }
-    push(kind, start, pos_);
+  }
+
+  // The keyword or Tok::Name of the name data[start, start + length).
+  [[gnu::always_inline]] static Tok nameKind(const char *data, size_t size, size_t start, size_t length) {
+    if (length < 2 || length > 6) // keywords have 2 to 6 letters
+      return Tok::Name;
+    uint64_t word;
+    if (std::endian::native == std::endian::little && start + 8 <= size) {
+      std::memcpy(&word, data + start, 8); // packWord of the name with one load
+      word &= (uint64_t(1) << (8 * length)) - 1;
+    } else {
+      word = packWord(std::string_view(data + start, length));
+    }
+    return keywordOrName(word);
+  }
+
+  // The common tokens of a line: names, keywords, decimal integers, one-character punctuation
+  // and `=`, `*`, `-`, `/`, `//`, `.` (not starting a longer token), and the line's end, until
+  // another byte (a string, a float, a comparison, ...) or stop_; the main loop lexes that one.
+  // Through locals: the main loop reloads the lexer's members around every token (a token
+  // written through cursor_ may alias them, as far as the compiler knows). Returns whether it
+  // stopped at the end of a logical line (then atLineStart_ is set).
+  bool lexCommonTokens() {
+    const char *data = text_.data();
+    const size_t size = text_.size();
+    Token *cursor = cursor_;
+    Token *const stop = stop_; // before limit_: room for every token written here
+    size_t pos = pos_;
+    Tok last = last_, beforeLast = beforeLast_;
+    bool lineEnded = false;
+    while (cursor < stop) {
+      while (pos < size && data[pos] == ' ')
+        ++pos;
+      if (pos >= size)
+        break;
+      const char c = data[pos];
+      const size_t start = pos;
+      Tok kind;
+      if (isIdentStart(c)) {
+        ++pos;
+        while (pos < size && isIdentChar(data[pos]))
+          ++pos;
+        kind = nameKind(data, size, start, pos - start);
+      } else if (isDigit(c)) {
+        ++pos;
+        while (pos < size && isDigit(data[pos]))
+          ++pos;
+        if (pos < size && (isIdentChar(data[pos]) || data[pos] == '.')) { // a float or an error
+          pos = start;
+          break;
+        }
+        kind = Tok::Int;
+      } else if (c == '\n') {
+        ++pos;
+        if (depth_ > 0) // inside brackets: no token
+          continue;
+        atLineStart_ = lineEnded = true; // the main loop reads the next line's indentation
+        if (last != kNone && last != Tok::Newline && last != Tok::Indent && last != Tok::Dedent) {
+          *cursor++ = {Tok::Newline, static_cast<uint32_t>(start), static_cast<uint32_t>(pos)};
+          beforeLast = last;
+          last = Tok::Newline;
+        }
+        break;
+      } else if (kind = kSingleCharToken[static_cast<unsigned char>(c)]; kind != Tok::Error) {
+        if (kind >= Tok::LParen && kind <= Tok::RBrace) { // a bracket
+          if (kind == Tok::LParen || kind == Tok::LBracket || kind == Tok::LBrace) {
+            ++depth_;
+            brackets_.push_back(start);
+          } else {
+            closeBracket();
+          }
+        }
+        ++pos;
+      } else if (kind = secondOf(c, pos + 1 < size ? data[pos + 1] : '\0'); kind != Tok::Error) {
+        pos += kind == Tok::SlashSlash ? 2 : 1;
+      } else {
+        break;
+      }
+      *cursor++ = {kind, static_cast<uint32_t>(start), static_cast<uint32_t>(pos)};
+      beforeLast = last;
+      last = kind;
+    }
+    cursor_ = cursor;
+    pos_ = pos;
+    last_ = last;
+    beforeLast_ = beforeLast;
+    return lineEnded;
   }
 
   void lexToken(char c) {

@@ -86,3 +86,39 @@ TEST_CASE("a range of the file is tokenized with absolute offsets", "[parse][lex
   CHECK(tokens[0].begin == 17);
   CHECK(d.diagnostics.empty());
 }
+
+TEST_CASE("adjacent tokens, and the bytes that end a run of common tokens", "[parse][lexer]") {
+  // Names, integers and one- or two-character operators with no blanks between them; the
+  // operators that start a longer token, floats and a number's suffix go the general way.
+  DiagnosticCollector d;
+  std::string text = "x=a*b-c/d//e.f[1]==g**h->i(2.5,3e1,.5,007)\n";
+  std::vector<Token> tokens = tokenize(text, 1, 0, UINT32_MAX, d);
+  CHECK(d.diagnostics.empty());
+  std::vector<Tok> expected{Tok::Name,     Tok::Assign,   Tok::Name,     Tok::Star,       Tok::Name,       Tok::Minus,
+                            Tok::Name,     Tok::Slash,    Tok::Name,     Tok::SlashSlash, Tok::Name,       Tok::Dot,
+                            Tok::Name,     Tok::LBracket, Tok::Int,      Tok::RBracket,   Tok::EqualEqual, Tok::Name,
+                            Tok::StarStar, Tok::Name,     Tok::Arrow,    Tok::Name,       Tok::LParen,     Tok::Float,
+                            Tok::Comma,    Tok::Float,    Tok::Comma,    Tok::Float,      Tok::Comma,      Tok::Int,
+                            Tok::RParen,   Tok::Newline,  Tok::EndOfFile};
+  std::vector<Tok> got;
+  std::string spelled;
+  for (const Token &t : tokens) {
+    got.push_back(t.kind);
+    spelled += text.substr(t.begin, t.end - t.begin) + "|";
+  }
+  CHECK(got == expected);
+  CHECK(spelled == "x|=|a|*|b|-|c|/|d|//|e|.|f|[|1|]|==|g|**|h|->|i|(|2.5|,|3e1|,|.5|,|007|)|\n||");
+
+  // A line end closes the line at depth 0 (the next line's indentation follows), not inside
+  // brackets; the input may end in a name or a number.
+  CHECK(kinds("f(a,\n  1)\n  \ng = 12") == std::vector<Tok>{Tok::Name, Tok::LParen, Tok::Name, Tok::Comma, Tok::Int,
+                                                            Tok::RParen, Tok::Newline, Tok::Name, Tok::Assign, Tok::Int,
+                                                            Tok::Newline, Tok::EndOfFile});
+  CHECK(kinds("a:\r\n  b\r\nc") == std::vector<Tok>{Tok::Name, Tok::Colon, Tok::Newline, Tok::Indent, Tok::Name,
+                                                    Tok::Newline, Tok::Dedent, Tok::Name, Tok::Newline,
+                                                    Tok::EndOfFile});
+  DiagnosticCollector number;
+  kinds("x = 12ab + 1\n", number);
+  REQUIRE(number.diagnostics.size() == 1);
+  CHECK(number.diagnostics[0].message == "invalid number '12ab'");
+}
