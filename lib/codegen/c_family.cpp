@@ -159,35 +159,31 @@ bool fitsType(int64_t lo, int64_t hi, DataType t) {
 
 } // namespace
 
-IntRanges::Bounds IntRanges::bounds(const ExprNode *e) const {
+IntRanges::Bounds IntRanges::bounds(const Expr &e) const {
   if (!e->type.isScalar() || !e->type.isIntOrUInt())
     return {};
-  switch (e->kind()) {
-  case ExprKind::IntImm: {
-    int64_t v = static_cast<const IntImmNode *>(e)->value;
-    return {v, v};
-  }
-  case ExprKind::Var: {
-    const Bounds *b = ranges_.find(static_cast<const VarNode *>(e));
+  if (const auto *imm = e.as<IntImmNode>())
+    return {imm->value, imm->value};
+  if (const auto *var = e.as<VarNode>()) {
+    const Bounds *b = ranges_.find(var);
     return b ? *b : Bounds{};
   }
-  case ExprKind::Cast: {
-    Bounds r = bounds(static_cast<const CastNode *>(e)->value.get());
+  if (const auto *op = e.as<BinaryNode>())
+    return binary(op);
+  if (const auto *cast = e.as<CastNode>()) {
+    Bounds r = bounds(cast->value);
     return r.known() && fitsType(r.lo, r.hi, e->type) ? r : Bounds{};
   }
-  case ExprKind::Select: {
-    const auto *select = static_cast<const SelectNode *>(e);
-    Bounds a = bounds(select->trueValue.get());
+  if (const auto *select = e.as<SelectNode>()) {
+    Bounds a = bounds(select->trueValue);
     if (!a.known())
       return {};
-    Bounds b = bounds(select->falseValue.get());
+    Bounds b = bounds(select->falseValue);
     if (!b.known())
       return {};
     return {std::min(a.lo, b.lo), std::max(a.hi, b.hi)};
   }
-  case ExprKind::Binary: return binary(static_cast<const BinaryNode *>(e));
-  default: return {};
-  }
+  return {};
 }
 
 void IntRanges::setLoop(const VarNode *var, const Expr &min, const Expr &extent) {
@@ -215,7 +211,7 @@ IntRanges::Bounds IntRanges::binary(const BinaryNode *op) const {
 IntRanges::Bounds IntRanges::computeBinary(const BinaryNode *op) const {
   // Both operands' bounds are computed (and remembered) even when the first has none: the
   // emitter asks for the second's next.
-  Bounds a = bounds(op->a.get()), b = bounds(op->b.get());
+  Bounds a = bounds(op->a), b = bounds(op->b);
   if (!a.known() || !b.known())
     return {};
   // In int64: a bound that leaves it gives no range (nor would it fit the operation's type).
@@ -278,7 +274,7 @@ bool IntRanges::mayOverflow(const BinaryNode *op) const {
 bool IntRanges::mayBeMinusOne(const Expr &divisor) const {
   if (const auto *b = divisor.as<BroadcastNode>())
     return mayBeMinusOne(b->value);
-  Bounds r = bounds(divisor.get());
+  Bounds r = bounds(divisor);
   return !r.known() || (r.lo <= -1 && r.hi >= -1);
 }
 

@@ -57,7 +57,7 @@ public:
   // The values `e` can take, when known; nullopt when unknown or when some subexpression may
   // leave its type's range (then it wraps and the bounds say nothing).
   std::optional<Range> of(const Expr &e) const {
-    Bounds b = bounds(e.get());
+    Bounds b = bounds(e);
     return b.known() ? std::optional<Range>(Range{b.lo, b.hi}) : std::nullopt;
   }
   void set(const VarNode *var, Range range) {
@@ -87,7 +87,7 @@ private:
     int64_t lo = 1, hi = 0;
     bool known() const { return lo <= hi; }
   };
-  Bounds bounds(const ExprNode *e) const;
+  Bounds bounds(const Expr &e) const;
   Bounds binary(const BinaryNode *op) const;
   Bounds computeBinary(const BinaryNode *op) const;
   // By variable; an erased variable keeps its slot, with no bounds (the map has no erase). A
