@@ -218,7 +218,8 @@ public:
   CModuleWriter(const CEmitOptions &options, unsigned workers)
       : options_(options), supports_(std::max(workers, 1u)), symbols_(std::max(workers, 1u)) {}
 
-  void write(const PrimFuncNode &func, unsigned worker, std::string &out, DiagnosticSink &diagnostics) override {
+  void write(const PrimFuncNode &func, const Module &, bool, unsigned worker, std::string &out,
+             DiagnosticSink &diagnostics) override {
     // A duplicate within this worker's functions throws here; head() checks across workers.
     emitCFunction(func, cFunctionSymbol(func, symbols_[worker], diagnostics), options_, supports_[worker], out);
   }

@@ -16,13 +16,16 @@ namespace tirlower {
 class ModuleWriter {
 public:
   virtual ~ModuleWriter() = default;
-  // Appends `func`'s text to `out`. `worker` is below the worker count the writer was made for;
-  // each worker writes one function at a time, and workers write at once. Throws CompileError
-  // for IR the format cannot express; warnings go to `diagnostics`.
-  virtual void write(const PrimFuncNode &func, unsigned worker, std::string &out, DiagnosticSink &diagnostics) = 0;
+  // Appends `func`'s text to `out`. `piece`: the module of the functions parsed with it (its
+  // spelling and flags, as the whole module's would be); `first`: whether `func` is the module's
+  // first function. `worker` is below the worker count the writer was made for; each worker
+  // writes one function at a time, and workers write at once. Throws CompileError for IR the
+  // format cannot express; warnings go to `diagnostics`.
+  virtual void write(const PrimFuncNode &func, const Module &piece, bool first, unsigned worker, std::string &out,
+                     DiagnosticSink &diagnostics) = 0;
   // The text before the functions, once every function is written; nullopt when the functions
-  // cannot be written together (two of them have the same symbol): the caller then emits the
-  // whole module at once, which reports why.
+  // cannot be written together (two of them have the same symbol; pieces of two spellings):
+  // the caller then emits the whole module at once, which reports or decides it.
   virtual std::optional<std::string> head() = 0;
 };
 

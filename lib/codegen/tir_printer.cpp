@@ -2,6 +2,7 @@
 #include "codegen/tir_printer.h"
 
 #include <algorithm>
+#include <atomic>
 
 #include "codegen/tir_script_printer.h"
 
@@ -52,6 +53,46 @@ std::string printModule(const Module &module, std::optional<ScriptSpelling> spel
   printer.reserve(estimatedOutputSize(module));
   printer.printModule(module);
   return printer.take();
+}
+
+namespace {
+
+// Each function as printModule prints it after the module's first line: "\n" before the first,
+// "\n\n" before the others; the first line, which names the spelling, comes last.
+class TirModuleWriter : public ModuleWriter {
+public:
+  explicit TirModuleWriter(std::optional<ScriptSpelling> spelling) : spelling_(spelling) {}
+
+  void write(const PrimFuncNode &func, const Module &piece, bool first, unsigned, std::string &out,
+             DiagnosticSink &) override {
+    ScriptSpelling spelling = spelling_.value_or(piece.spelling);
+    seen_.fetch_or(spelling == ScriptSpelling::Tirx ? kTirx : kTir, std::memory_order_relaxed);
+    ScriptPrinter printer(/*plainNames=*/false, spelling);
+    printer.reserve(1 << 12);
+    printer.printFunction(func);
+    out += first ? "\n" : "\n\n";
+    out += printer.take();
+  }
+
+  std::optional<std::string> head() override {
+    unsigned seen = seen_.load();
+    if (!spelling_ && seen == (kTir | kTirx))
+      return std::nullopt; // the module's spelling is tirx, and the tir pieces print otherwise
+    Module empty;
+    empty.spelling = spelling_.value_or(seen == kTirx ? ScriptSpelling::Tirx : ScriptSpelling::Tir);
+    return printModule(empty); // the first line alone
+  }
+
+private:
+  static constexpr unsigned kTir = 1, kTirx = 2;
+  std::optional<ScriptSpelling> spelling_;
+  std::atomic<unsigned> seen_{0};
+};
+
+} // namespace
+
+std::unique_ptr<ModuleWriter> makeTirModuleWriter(std::optional<ScriptSpelling> spelling) {
+  return std::make_unique<TirModuleWriter>(spelling);
 }
 
 std::string printFunction(const PrimFunc &function) {

@@ -2,9 +2,11 @@
 // same text again. Names are made unique in definition order (A, A_1, A_2, ...).
 #pragma once
 
+#include <memory>
 #include <optional>
 #include <string>
 
+#include "codegen/module_writer.h"
 #include "ir/function.h"
 
 namespace tirlower {
@@ -12,6 +14,9 @@ namespace tirlower {
 // In the module's own spelling (the one its input used), or in `spelling` when given.
 std::string printModule(const Module &module, std::optional<ScriptSpelling> spelling = std::nullopt);
 std::string printFunction(const PrimFunc &function);
+// printModule in parts (codegen/module_writer.h), in `spelling` when given, else in the
+// pieces' own: pieces of both spellings (without `spelling`) make head() nullopt.
+std::unique_ptr<ModuleWriter> makeTirModuleWriter(std::optional<ScriptSpelling> spelling);
 // Short forms for diagnostics and tests; variables print by their plain names.
 std::string printExpr(const Expr &expr);
 std::string printStmt(const Stmt &stmt);

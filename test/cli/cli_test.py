@@ -1366,7 +1366,7 @@ def threads():
 
 
 # The streamed compile: an input of 256 KiB or more, every pass function-local and an emitter
-# that writes in parts (C) is parsed, lowered and written piece by piece. Its output and its
+# that writes in parts (C, TVMScript) is parsed, lowered and written piece by piece. Its output and its
 # diagnostics must be those of the whole-module path (--split-input-file without separators
 # takes that path: one chunk, emitted as one module), for any thread count; --timing=json says
 # which path wrote the output. Anything reported sends it down the whole-module path.
@@ -1393,15 +1393,29 @@ def streamed_compile():
         count = 320  # about 290 KiB
         ok = w.write("big.tir", threads_module(count))
         check(os.path.getsize(ok) >= 256 * 1024, "the module is too small to stream")
-        for flags in (["--target=c"], ["--target=c", "--verify-each=false"], ["--emit=c", "--pass=apply-layout-transforms,flatten,simplify"]):
+        for flags in (["--target=c"], ["--target=c", "--verify-each=false"],
+                      ["--emit=c", "--pass=apply-layout-transforms,flatten,simplify"],
+                      ["--emit=tir"], ["--target=c", "--emit=tir"], ["--emit=tir", "--tir-spelling=tirx"]):
             results = compile_both(w, ok, flags, 0)
             check(all(streamed for _, _, streamed in results[:3]), f"{flags}: not streamed")
             check(not any(streamed for _, _, streamed in results[3:]), f"{flags}: --split-input-file streamed")
-            check(len(results[0][0]) > 100000 and results[0][0].count(b"int32_t kernel_") == count,
-                  f"{flags}: output too short")
+            functions = results[0][0].count(b"int32_t kernel_" if "--emit=tir" not in flags else b"def kernel_")
+            check(len(results[0][0]) > 100000 and functions == count, f"{flags}: output too short")
             for data, err, _ in results[1:]:
                 check(data == results[0][0], f"{flags}: the streamed and whole-module outputs differ")
                 check(err == results[0][1], f"{flags}: stderr differs: {err!r}")
+        # TVMScript in the spelling of the input: a module some of whose functions are written in
+        # TVM 0.25-0.27's (s_tir=True) prints every function in it, so pieces of the old spelling
+        # alone send it down the whole-module path; a module all in the new spelling streams.
+        newer = threads_module(count).replace("@T.prim_func\n", "@T.prim_func(s_tir=True)\n")
+        mixed = threads_module(count).replace("@T.prim_func\n", "@T.prim_func(s_tir=True)\n", 1)
+        for path, streams in ((w.write("newer.tir", newer), True), (w.write("mixed.tir", mixed), False)):
+            results = compile_both(w, path, ["--emit=tir"], 0)
+            check(all(streamed == streams for _, _, streamed in results[:3]), f"{path}: streamed is not {streams}")
+            check(results[0][0].startswith(b"# from tvm.script import tirx as T\n"), results[0][0][:200])
+            for data, err, _ in results[1:]:
+                check(data == results[0][0] and err == results[0][1], f"{path}: the outputs differ")
+
         # A small input takes the whole-module path.
         r = expect(run([w.write("small.tir", threads_module(20)), "--target=c", "--timing=json", "-o", w.join("s.c")]), 0)
         check(json.loads(r.err.splitlines()[-1])["streamed"] is False, r.err)

@@ -250,6 +250,10 @@ private:
   bool emitsPerChunk() const { return options_.emit == "tir" || options_.emit == "json"; }
 
   bool combineChunks(std::vector<ChunkOutput> &chunks, std::string &output) {
+    if (chunks.size() == 1 && chunks.front().streamedHead) {
+      output = std::move(*chunks.front().streamedHead);
+      return true;
+    }
     if (options_.emit == "tir") {
       for (size_t k = 0; k < chunks.size(); ++k)
         output += k == 0 ? std::move(chunks[k].text) : "# -----\n" + chunks[k].text;
@@ -268,10 +272,6 @@ private:
         output += (k == 0 ? "\n" : ",\n") + text;
       }
       output += "\n]\n";
-      return true;
-    }
-    if (chunks.size() == 1 && chunks.front().streamedHead) {
-      output = std::move(*chunks.front().streamedHead);
       return true;
     }
     Module combined;

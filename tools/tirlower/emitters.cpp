@@ -36,7 +36,9 @@ const std::vector<Emitter> &emitters() {
        false,
        [](const Module &m, const SourceInfo *, const EmitSettings &s, DiagnosticSink &) {
          return printModule(m, s.spelling);
-       }},
+       },
+       {},
+       [](const EmitSettings &s, unsigned) { return makeTirModuleWriter(s.spelling); }},
       {"json",
        {".json"},
        "",

@@ -107,6 +107,8 @@ private:
     out.failed = !module;
     if (out.failed)
       return;
+    if (pieces_.head().spelling == ScriptSpelling::Tirx)
+      module->spelling = ScriptSpelling::Tirx; // the whole module's spelling, as parseModule joins it
     NoteSink passSink;
     PassContext context{passSink, input_.context.remarks, input_.context.layoutVerifyWarn, input_.context.target};
     out.names.reserve(module->functions.size());
@@ -119,7 +121,7 @@ private:
       begin = std::chrono::steady_clock::now();
       NoteSink writeSink;
       try {
-        writer_->write(**lowered, worker, out.text, writeSink);
+        writer_->write(**lowered, *module, k == 0 && &func == &module->functions.front(), worker, out.text, writeSink);
       } catch (const CompileError &) {
         writeSink.reported = true;
       }

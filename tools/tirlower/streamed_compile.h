@@ -4,7 +4,7 @@
 // parsed, taken through the passes, written and freed by one worker while the others do the
 // same with later pieces. The pieces' texts join in input order as they are done. Memory then
 // holds a few pieces' IR at a time, not the whole module's (10^5 bench functions to C: peak
-// RSS 836 -> about 150 MiB), and each piece's IR stays in the worker's cache from parsing to
+// RSS 836 -> 154 MiB), and each piece's IR stays in the worker's cache from parsing to
 // writing. The output bytes are those of the whole-module path. Anything a piece reports (an
 // error, a warning, a remark) or cannot decide alone makes the caller run the whole-module path
 // from the start, which reports exactly what it always does; errors are rare in inputs this large.
