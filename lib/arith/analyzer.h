@@ -29,9 +29,10 @@ struct IntBounds {
 // function-local passes it runs on it, so the indices flatten simplified cost the simplify pass
 // after it nothing. A scope keeps what it remembers alive until it closes; an inner scope starts
 // empty and the outer one returns when it closes. Without a scope, nothing is remembered.
-// A scope also remembers each expression given to simplify with its answer: an expression
-// structurally equal to one of them, under the same bindings, gets that answer (an index written
-// in two statements is simplified once).
+// A scope also remembers each index expression (a scalar integer) given to simplify with its
+// answer: an expression structurally equal to one of them, under the same bindings, gets that
+// answer (an index written in two statements is simplified once). Float and boolean roots are
+// not kept by structure: they rarely repeat, and hashing each cost more than the hits saved.
 class SimplifiedScope {
 public:
   SimplifiedScope();

@@ -46,7 +46,8 @@ Expr Analyzer::simplify(const Expr &e) {
   if (isCanonicalVarSum(e) || knownSimplified(e, false))
     return e;
   size_t hash = 0;
-  if (simplifiedScopeOpen()) {
+  const bool byStructure = simplifiedScopeOpen() && e->type.isIndex();
+  if (byStructure) {
     hash = structuralHash(e);
     if (Expr known = knownAnswer(e, hash))
       return known;
@@ -57,10 +58,10 @@ Expr Analyzer::simplify(const Expr &e) {
   // the next analyzer finds it among the simplified ones.
   if (!walkResult || (!result.same(e) && structurallyEqual(result, e)))
     result = e;
-  if (simplifiedScopeOpen()) {
+  if (byStructure)
     rememberAnswer(e, hash, result);
+  if (simplifiedScopeOpen())
     rememberSimplified(result, walkResult);
-  }
   return result;
 }
 
