@@ -124,6 +124,9 @@ private:
   llvm::Value *elementPointer(llvm::Type *element, llvm::Value *base, llvm::Value *index);
   uint64_t alignmentOf(const BufferNode &buffer, const Expr &scalarIndex) const;
   ModularSet modularSet(const Expr &expr) const;
+  // Whether the byte offset of element `scalarIndex` in the buffer's data is provably a multiple
+  // of `bytes` (whatever the base pointer's alignment).
+  bool offsetIsMultipleOf(const BufferNode &buffer, const Expr &scalarIndex, uint64_t bytes) const;
   llvm::Value *laneElement(llvm::Value *indices, DataType indexType, int k, int elementLanes);
   llvm::Value *toMemory(DataType type, llvm::Value *value);
   llvm::Value *fromMemory(DataType type, llvm::Value *value);

@@ -75,13 +75,17 @@ uint64_t FunctionLowering::alignmentOf(const BufferNode &buffer, const Expr &sca
   auto known = dataAlignment_.find(buffer.data.get());
   if (known == dataAlignment_.end() || known->second <= element)
     return element;
+  uint64_t alignment = element;
+  while (alignment * 2 <= known->second && offsetIsMultipleOf(buffer, scalarIndex, alignment * 2))
+    alignment *= 2;
+  return alignment;
+}
+
+bool FunctionLowering::offsetIsMultipleOf(const BufferNode &buffer, const Expr &scalarIndex, uint64_t bytes) const {
   ModularSet set = modularSet(scalarIndex);
   // Every offset is a multiple of gcd(coefficient, base) elements; 0 means "exactly 0".
   uint64_t multiple = static_cast<uint64_t>(std::gcd(set.coefficient, set.base));
-  uint64_t alignment = element;
-  while (alignment * 2 <= known->second && (multiple == 0 || (multiple * element) % (alignment * 2) == 0))
-    alignment *= 2;
-  return alignment;
+  return multiple == 0 || (multiple * static_cast<uint64_t>(buffer.dtype.laneBytes())) % bytes == 0;
 }
 
 llvm::Value *FunctionLowering::elementPointer(llvm::Type *element, llvm::Value *base, llvm::Value *index) {
@@ -166,7 +170,9 @@ void FunctionLowering::visitBufferStore(const BufferStoreNode *op) {
       return;
     }
     // A non-temporal store needs an address aligned to its size (movntps); when that is not
-    // known, the alignment is tested and a misaligned address takes the plain store.
+    // known, the alignment is tested and a misaligned address takes the plain store. When the
+    // offset is a provable multiple of the size, only the base pointer is tested: the test is
+    // then the same in every iteration, and LICM takes it out of the loops.
     auto streamingStore = [&] {
       llvm::StoreInst *store = builder_.CreateAlignedStore(value, pointer, llvm::Align(bytes));
       store->setMetadata(llvm::LLVMContext::MD_nontemporal,
@@ -174,8 +180,9 @@ void FunctionLowering::visitBufferStore(const BufferStoreNode *op) {
     };
     if (alignment >= bytes)
       return streamingStore();
+    llvm::Value *tested = offsetIsMultipleOf(buffer, start, bytes) ? base : pointer;
     llvm::Value *misalignment =
-        builder_.CreateAnd(builder_.CreatePtrToInt(pointer, builder_.getInt64Ty()), builder_.getInt64(bytes - 1));
+        builder_.CreateAnd(builder_.CreatePtrToInt(tested, builder_.getInt64Ty()), builder_.getInt64(bytes - 1));
     llvm::BasicBlock *aligned = newBlock("store.stream"), *plain = newBlock("store.plain"),
                      *done = newBlock("store.done");
     builder_.CreateCondBr(builder_.CreateICmpEQ(misalignment, builder_.getInt64(0)), aligned, plain);

@@ -34,6 +34,15 @@ PrimFunc vectorCopy(int64_t offset) {
   return fb.build(loop(i, i32(3), store(c, load(a, ramp(start, 1, 4)), ramp(start, 1, 4))));
 }
 
+// vectorCopy(offset) with its stores to C non-temporal (`T.attr(C, "nontemporal_store", 1)`, as
+// tile-copies writes it).
+PrimFunc streamedCopy(int64_t offset) {
+  PrimFunc copy = vectorCopy(offset);
+  PrimFuncNode::Fields f = copy->fields();
+  f.body = AttrStmtNode::make(f.params[1], Symbol("nontemporal_store"), intImm(1), f.body);
+  return PrimFuncNode::make(f);
+}
+
 bool contains(const std::string &text, const std::string &part) {
   return text.find(part) != std::string::npos;
 }
@@ -110,6 +119,28 @@ TEST_CASE("vector alignment follows the index and the known base alignment", "[l
   CHECK(contains(plain, "load <4 x float>, ptr %"));
   CHECK(contains(plain, ", align 4"));
   CHECK(!contains(plain, ", align 16"));
+}
+
+TEST_CASE("non-temporal stores of unknown alignment test the base when the offset is a multiple", "[llvm][emit]") {
+  // i*4 floats is a multiple of 16 bytes: only C's own alignment is tested (the same test in
+  // every iteration, which LICM hoists); i*4 + 2 is not: the address itself is tested.
+  std::string multiple = emitLLVMText(moduleOf({streamedCopy(0)}), {});
+  INFO(multiple);
+  CHECK(contains(multiple, "store.stream:"));
+  CHECK(contains(multiple, "align 16, !nontemporal"));
+  CHECK(contains(multiple, "ptrtoint ptr %C to i64"));
+  std::string offset2 = emitLLVMText(moduleOf({streamedCopy(2)}), {});
+  INFO(offset2);
+  CHECK(contains(offset2, "store.stream:"));
+  CHECK(contains(offset2, "align 16, !nontemporal"));
+  CHECK(contains(offset2, "ptrtoint ptr %"));
+  CHECK(!contains(offset2, "ptrtoint ptr %C to i64"));
+  // A known 16-byte alignment needs no test at all.
+  LLVMEmitOptions aligned;
+  aligned.paramAlignment = 16;
+  std::string known = emitLLVMText(moduleOf({streamedCopy(0)}), aligned);
+  CHECK(contains(known, "align 16, !nontemporal"));
+  CHECK(!contains(known, "ptrtoint"));
 }
 
 TEST_CASE("constant small allocations are 64-byte aligned allocas in the entry block", "[llvm][emit]") {
