@@ -88,42 +88,39 @@ std::string cSymbolName(const PrimFuncNode &func) {
   return isReservedCName(symbol) ? "tir_" + symbol : symbol;
 }
 
-const char *cInfixOperator(BinaryOp op, bool vector) {
+namespace {
+// Each infix operator's C spelling, bare and between the spaces the emitters write around it.
+struct InfixSpelling {
+  const char *bare = nullptr;
+  std::string_view spaced;
+};
+
+InfixSpelling infixSpelling(BinaryOp op, bool vector) {
   switch (op) {
-  case BinaryOp::Add: return "+";
-  case BinaryOp::Sub: return "-";
-  case BinaryOp::Mul: return "*";
-  case BinaryOp::Div: return "/";
-  case BinaryOp::Mod: return "%";
-  case BinaryOp::LT: return "<";
-  case BinaryOp::LE: return "<=";
-  case BinaryOp::GT: return ">";
-  case BinaryOp::GE: return ">=";
-  case BinaryOp::EQ: return "==";
-  case BinaryOp::NE: return "!=";
-  case BinaryOp::And: return vector ? "&" : "&&";
-  case BinaryOp::Or: return vector ? "|" : "||";
-  default: return nullptr;
+  case BinaryOp::Add: return {"+", " + "};
+  case BinaryOp::Sub: return {"-", " - "};
+  case BinaryOp::Mul: return {"*", " * "};
+  case BinaryOp::Div: return {"/", " / "};
+  case BinaryOp::Mod: return {"%", " % "};
+  case BinaryOp::LT: return {"<", " < "};
+  case BinaryOp::LE: return {"<=", " <= "};
+  case BinaryOp::GT: return {">", " > "};
+  case BinaryOp::GE: return {">=", " >= "};
+  case BinaryOp::EQ: return {"==", " == "};
+  case BinaryOp::NE: return {"!=", " != "};
+  case BinaryOp::And: return vector ? InfixSpelling{"&", " & "} : InfixSpelling{"&&", " && "};
+  case BinaryOp::Or: return vector ? InfixSpelling{"|", " | "} : InfixSpelling{"||", " || "};
+  default: return {};
   }
+}
+} // namespace
+
+const char *cInfixOperator(BinaryOp op, bool vector) {
+  return infixSpelling(op, vector).bare;
 }
 
 std::string_view cSpacedInfixOperator(BinaryOp op, bool vector) {
-  switch (op) {
-  case BinaryOp::Add: return " + ";
-  case BinaryOp::Sub: return " - ";
-  case BinaryOp::Mul: return " * ";
-  case BinaryOp::Div: return " / ";
-  case BinaryOp::Mod: return " % ";
-  case BinaryOp::LT: return " < ";
-  case BinaryOp::LE: return " <= ";
-  case BinaryOp::GT: return " > ";
-  case BinaryOp::GE: return " >= ";
-  case BinaryOp::EQ: return " == ";
-  case BinaryOp::NE: return " != ";
-  case BinaryOp::And: return vector ? " & " : " && ";
-  case BinaryOp::Or: return vector ? " | " : " || ";
-  default: return {};
-  }
+  return infixSpelling(op, vector).spaced;
 }
 
 int cPrecedence(BinaryOp op) {
