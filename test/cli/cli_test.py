@@ -7,6 +7,7 @@ timing, diagnostics formats. One meson test per case:
 import argparse
 import json
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -1370,25 +1371,26 @@ def threads():
 # diagnostics must be those of the whole-module path (--split-input-file without separators
 # takes that path: one chunk, emitted as one module), for any thread count; --timing=json says
 # which path wrote the output. Anything reported sends it down the whole-module path.
+def compile_both(w, path, flags, code):
+    """Runs the streamed and the whole-module path with 1, 2 and 4 threads, expecting exit
+    `code`: [(output bytes or None, stderr without the timing line, streamed)]."""
+    results = []
+    for extra in ([], ["--split-input-file"]):
+        for threads in ("1", "2", "4"):
+            out = w.join(f"out{threads}{len(extra)}.c")
+            if os.path.exists(out):
+                os.remove(out)
+            r = expect(run([path, *flags, *extra, f"--threads={threads}", "--timing=json", "-o", out]), code,
+                       f"{path} {flags} {extra} --threads={threads}")
+            lines = r.err.splitlines()
+            report = json.loads(lines[-1])  # --timing=json's line comes last, on failures too
+            data = open(out, "rb").read() if os.path.exists(out) else None
+            results.append((data, "\n".join(lines[:-1]), report["streamed"]))
+    return results
+
+
 @case
 def streamed_compile():
-    def compile_both(w, path, flags, code):
-        """Runs the streamed and the whole-module path with 1, 2 and 4 threads, expecting exit
-        `code`: [(output bytes or None, stderr without the timing line, streamed)]."""
-        results = []
-        for extra in ([], ["--split-input-file"]):
-            for threads in ("1", "2", "4"):
-                out = w.join(f"out{threads}{len(extra)}.c")
-                if os.path.exists(out):
-                    os.remove(out)
-                r = expect(run([path, *flags, *extra, f"--threads={threads}", "--timing=json", "-o", out]), code,
-                           f"{path} {flags} {extra} --threads={threads}")
-                lines = r.err.splitlines()
-                report = json.loads(lines[-1])  # --timing=json's line comes last, on failures too
-                data = open(out, "rb").read() if os.path.exists(out) else None
-                results.append((data, "\n".join(lines[:-1]), report["streamed"]))
-        return results
-
     with Workdir() as w:
         count = 320  # about 290 KiB
         ok = w.write("big.tir", threads_module(count))
@@ -1452,6 +1454,37 @@ def streamed_compile():
             check(wanted in results[0][1] and "error:" in results[0][1], results[0][1][:2000])
             for data, err, _ in results[1:]:
                 check(data is None and err == results[0][1], f"{path}: diagnostics differ:\n{err[:2000]}")
+
+
+# The streamed compile on what TVM prints: the corpus's functions (blocks in TVM 0.25-0.27's
+# spelling, low-level and flat stages) renamed and joined into one module of more than 256 KiB.
+@case
+def streamed_compile_tvm_printed():
+    corpus = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tvm", "corpus")
+    functions = []
+    for name in sorted(os.listdir(corpus)):
+        if not name.endswith(".tir") or name.startswith("relaxdyn"):
+            continue  # (the dynamic-shape model's functions use the class's TypeVar)
+        with open(os.path.join(corpus, name), encoding="utf-8") as f:
+            text = f.read()
+        if "class Module:\n" not in text:
+            continue
+        lines = text.split("class Module:\n", 1)[1].split("\n")
+        functions.append("\n".join(line[4:] if line.startswith("    ") else line for line in lines).strip("\n"))
+    module, k = "# from tvm.script import tirx as T\n", 0
+    while len(module) < 300 * 1024:
+        for function in functions:
+            k += 1
+            module += "\n\n" + re.sub(r"def (\w+)\(", lambda m: f"def {m.group(1)}_{k}(", function, count=1)
+    module += "\n"
+    with Workdir() as w:
+        path = w.write("tvm.tir", module)
+        for flags in (["--target=c"], ["--emit=tir"], ["--target=c", "--emit=tir"], ["--target=llvm", "--emit=tir"]):
+            results = compile_both(w, path, flags, 0)
+            check(all(streamed for _, _, streamed in results[:3]), f"{flags}: not streamed")
+            check(len(results[0][0]) > 100000, f"{flags}: output too short")
+            for data, err, _ in results[1:]:
+                check(data == results[0][0] and err == results[0][1], f"{flags}: the streamed and whole-module runs differ")
 
 
 # Parsing on several threads: inputs over 128 KiB are cut at top-level decorators into pieces
