@@ -94,19 +94,25 @@ public:
   }
 
 private:
-  // Piece k on a worker: parsed, each function lowered and written, the IR freed on the thread
-  // that made it, for its next piece to reuse.
+  // Piece k on a worker. A piece that fails stops the others: the whole-module path runs anyway.
   void compilePiece(size_t k, unsigned worker) {
-    PieceOutput &out = outputs_[k];
     if (failed_.load(std::memory_order_relaxed))
-      return; // the whole-module path runs anyway
+      return;
+    if (!compiled(k, worker, outputs_[k])) {
+      outputs_[k].failed = true;
+      failed_.store(true);
+    }
+  }
+
+  // Piece k parsed, each function lowered and written into `out`, the IR freed on the thread
+  // that made it, for its next piece to reuse. False when anything was reported.
+  bool compiled(size_t k, unsigned worker, PieceOutput &out) {
     WorkerTimes &t = times_[worker];
     auto begin = std::chrono::steady_clock::now();
     std::optional<Module> module = pieces_.parse(k);
     t.parse += since(begin);
-    out.failed = !module;
-    if (out.failed)
-      return;
+    if (!module)
+      return false;
     if (pieces_.head().spelling == ScriptSpelling::Tirx)
       module->spelling = ScriptSpelling::Tirx; // the whole module's spelling, as parseModule joins it
     NoteSink passSink;
@@ -115,9 +121,8 @@ private:
     for (PrimFunc &func : module->functions) {
       out.names.push_back(func->name);
       std::optional<PrimFunc> lowered = input_.passes.runQuietly(std::move(func), context, t.passes);
-      out.failed = !lowered || passSink.reported;
-      if (out.failed)
-        return;
+      if (!lowered || passSink.reported)
+        return false;
       begin = std::chrono::steady_clock::now();
       NoteSink writeSink;
       try {
@@ -126,10 +131,10 @@ private:
         writeSink.reported = true;
       }
       t.write += since(begin);
-      out.failed = writeSink.reported;
-      if (out.failed)
-        return;
+      if (writeSink.reported)
+        return false;
     }
+    return true;
   }
 
   // False when two pieces define functions of one name: the whole-module parse reports it.
