@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "ir/intrinsics.h"
+#include "ir/attrs.h"
 
 namespace tirlower {
 
@@ -155,10 +156,7 @@ void CFamilyEmitter::block(const Stmt &body) {
 }
 
 bool CFamilyEmitter::noalias() const {
-  const AttrValue *a = func_.attrs.find("tir.noalias");
-  if (!a)
-    return false;
-  return a->kind() == AttrValue::Kind::Bool ? a->asBool() : a->asInt() != 0;
+  return tirlower::noalias(func_);
 }
 
 // ---- statements ---------------------------------------------------------------------------------

@@ -84,7 +84,7 @@ protected:
   // Where text is being written: the open line, or the buffer of exprText().
   std::string &out() { return *out_; }
   void block(const Stmt &body); // one level deeper
-  // Whether the function's pointer parameters may be declared restrict (attribute tir.noalias).
+  // Whether the function's pointer parameters may be declared restrict (attribute tirx.noalias or tir.noalias).
   bool noalias() const;
 
   // ---- statements -----------------------------------------------------------------------------

@@ -12,6 +12,7 @@
 #include "codegen/tir_printer.h"
 #include "ir/access_census.h"
 #include "ir/buffer.h"
+#include "ir/attrs.h"
 
 namespace tirlower {
 
@@ -158,9 +159,7 @@ Prototype prototype(const PrimFuncNode &func, const std::string &symbol, const c
                     const AccessCensus &census) {
   Prototype result;
   CSupport support;
-  bool noalias = false;
-  if (const AttrValue *a = func.attrs.find("tir.noalias"))
-    noalias = a->kind() == AttrValue::Kind::Bool ? a->asBool() : a->asInt() != 0;
+  bool restrictParams = noalias(func);
   std::unordered_set<std::string> taken;
   result.text = "int32_t " + symbol + "(";
   for (size_t k = 0; k < func.params.size(); ++k) {
@@ -174,7 +173,7 @@ Prototype prototype(const PrimFuncNode &func, const std::string &symbol, const c
     if (Buffer buffer = func.bufferFor(param)) {
       bool readOnly = !census.written.count(param.get());
       result.text += std::string(readOnly ? "const " : "") + support.scalarTypeName(buffer->dtype.element()) + " *" +
-                     (noalias ? std::string(restrictSpelling) + " " : "") + name;
+                     (restrictParams ? std::string(restrictSpelling) + " " : "") + name;
     } else if (param->type.isHandle()) {
       DataType pointee = param->pointeeType.isVoid() ? DataType::voidType() : param->pointeeType.element();
       result.text += support.scalarTypeName(pointee) + " *" + name;

@@ -8,6 +8,7 @@
 
 #include "codegen/source_names.h"
 #include "ir/elem_offset.h"
+#include "ir/storage_scope.h"
 
 namespace tirlower {
 
@@ -79,7 +80,7 @@ void CFunctionEmitter::declareStorage(const VarNode *data, DataType type, const 
       constant = false;
     countText += " * (size_t)(" + exprText(e) + ")";
   }
-  if (constant && count * element.laneBytes() <= 256 * 1024) {
+  if (constant && count * element.laneBytes() <= kMaxStackAllocationBytes) {
     line(t + " " + name + "[" + std::to_string(std::max<int64_t>(count, 1)) + "] __attribute__((aligned(64)));");
     return;
   }

@@ -12,6 +12,7 @@
 #include "codegen/tir_names.h"
 #include "codegen/tir_script_printer.h"
 #include "ir/functor.h"
+#include "ir/storage_scope.h"
 
 namespace tirlower {
 
@@ -78,7 +79,7 @@ public:
       entry["dtype"] = param->type.str();
       if (!param->pointeeType.isVoid()) {
         entry["pointee_dtype"] = param->pointeeType.str();
-        entry["storage_scope"] = param->storageScope.empty() ? "global" : param->storageScope.str();
+        entry["storage_scope"] = param->storageScope.empty() ? std::string(scope::kGlobal) : param->storageScope.str();
       }
       auto binding = bindingOfParam.find(param.get());
       entry["buffer"] = binding == bindingOfParam.end() ? Json(nullptr) : Json(binding->second);
@@ -91,6 +92,7 @@ public:
 
     Json out = Json::object();
     out["name"] = function.name.str();
+    // ir-names: a member of the JSON schema (docs/json-schema.md), named after the attribute
     out["global_symbol"] = function.globalSymbol();
     out["private"] = function.isPrivate;
     addLoc(out, function.loc);
@@ -111,6 +113,7 @@ public:
       addLoc(out, geometry.errorLoc);
       return out;
     }
+    // ir-names: the launch geometry's JSON members (global and local sizes), not storage scopes
     out["global"] = geometry.global();
     out["local"] = geometry.local;
     out["groups"] = geometry.groups;
@@ -150,7 +153,7 @@ private:
     node["dtype"] = var->type.str();
     if (!var->pointeeType.isVoid()) {
       node["pointee_dtype"] = var->pointeeType.str();
-      node["storage_scope"] = var->storageScope.empty() ? "global" : var->storageScope.str();
+      node["storage_scope"] = var->storageScope.empty() ? std::string(scope::kGlobal) : var->storageScope.str();
     }
     return node;
   }
@@ -307,7 +310,7 @@ private:
     node["buffer_var"] = varRef(op->bufferVar.get());
     node["dtype"] = op->dtype.str();
     node["extents"] = exprList(op->extents);
-    node["scope"] = op->scope.empty() ? "global" : op->scope.str();
+    node["scope"] = op->scope.empty() ? std::string(scope::kGlobal) : op->scope.str();
     node["body"] = stmt(op->body);
   }
   void visitDeclBuffer(const DeclBufferNode *op, Json &node) override {

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "ir/visitor.h"
+#include "ir/attrs.h"
 
 namespace tirlower {
 
@@ -46,7 +47,7 @@ protected:
     IRVisitor::visit(op);
   }
   void visit(const AttrStmtNode *op) override {
-    if (op->key.view() == "thread_extent")
+    if (op->key.view() == attr::kThreadExtent)
       addThreadBinding(geometry_, op->threadTag.view(), op->value, op->loc);
     IRVisitor::visit(op);
   }

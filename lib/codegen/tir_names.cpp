@@ -24,6 +24,7 @@ bool isIdentifierChar(char c) {
   return kCharClasses[static_cast<unsigned char>(c)] & kIdentifierChar;
 }
 
+// ir-names: Python's keywords (global among them) and the script's module names
 constexpr std::array<std::string_view, 37> kReserved = {
     "False",    "None",   "True",  "and",  "as",     "assert",   "async",   "await", "break", "class",
     "continue", "def",    "del",   "elif", "else",   "except",   "finally", "for",   "from",  "global",

@@ -49,7 +49,7 @@ size_t estimatedOutputSize(const Module &module) {
 } // namespace
 
 std::string printModule(const Module &module, std::optional<ScriptSpelling> spelling) {
-  ScriptPrinter printer(/*plainNames=*/false, spelling.value_or(module.spelling));
+  ScriptPrinter printer(/*plainNames=*/false, spelling.value_or(module.spelling), spelling.has_value());
   printer.reserve(estimatedOutputSize(module));
   printer.printModule(module);
   return printer.take();
@@ -67,7 +67,7 @@ public:
              DiagnosticSink &) override {
     ScriptSpelling spelling = spelling_.value_or(piece.spelling);
     seen_.fetch_or(spelling == ScriptSpelling::Tirx ? kTirx : kTir, std::memory_order_relaxed);
-    ScriptPrinter printer(/*plainNames=*/false, spelling);
+    ScriptPrinter printer(/*plainNames=*/false, spelling, spelling_.has_value());
     printer.reserve(1 << 12);
     printer.printFunction(func);
     out += first ? "\n" : "\n\n";

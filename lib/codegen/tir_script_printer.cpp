@@ -8,6 +8,9 @@
 #include "codegen/tir_literals.h"
 #include "ir/equality.h"
 #include "ir/visitor.h"
+#include "ir/storage_scope.h"
+#include "ir/gpu_builtins.h"
+#include "ir/attrs.h"
 
 namespace tirlower {
 
@@ -146,7 +149,7 @@ void ScriptPrinter::printTypeAnnotation(const VarNode &var) {
   out_ += '(';
   out_ += typeSpelling(var.pointeeType).quoted;
   out_ += ", ";
-  appendQuoted(out_, var.storageScope.empty() ? std::string_view("global") : var.storageScope.view());
+  appendQuoted(out_, var.storageScope.empty() ? scope::kGlobal : var.storageScope.view());
   out_ += ')';
 }
 
@@ -393,7 +396,7 @@ const StmtNode *ScriptPrinter::visitAllocate(const AllocateNode *node, bool) {
   out_ += "], ";
   out_ += typeSpelling(node->dtype).quoted;
   out_ += ", ";
-  appendQuoted(out_, node->scope.empty() ? std::string_view("global") : node->scope.view());
+  appendQuoted(out_, node->scope.empty() ? scope::kGlobal : node->scope.view());
   out_ += ")\n";
   return node->body.get();
 }
@@ -502,7 +505,7 @@ const StmtNode *ScriptPrinter::visitEvaluate(const EvaluateNode *node, bool) {
   // The thread intrinsics are statements in TVMScript: TVM prints them without T.evaluate.
   const Expr &value = node->value;
   const auto *call = value.as<CallNode>();
-  bool bare = call && (call->op.view() == "tvm_storage_sync" || call->op.view() == "tvm_thread_allreduce");
+  bool bare = call && (isStorageSync(*call) || isThreadAllreduce(*call));
   indent();
   if (bare) {
     printExpr(value);
@@ -773,7 +776,10 @@ void ScriptPrinter::printFunction(const PrimFuncNode &function) {
   if (!function.attrs.empty()) {
     indent();
     out_ += "T.func_attr(";
-    appendAttrValue(out_, function.attrs);
+    // Keys as the input wrote them; in the namespace of a spelling the user asked for (TVM 0.27
+    // reads "tirx.noalias", older TVM "tir.noalias").
+    ScriptSpelling spelling = tirx_ ? ScriptSpelling::Tirx : ScriptSpelling::Tir;
+    appendAttrValue(out_, respellAttrs_ ? respellNamespacedAttrs(function.attrs, spelling) : function.attrs);
     out_ += ")\n";
   }
   printMatchBuffers(function);

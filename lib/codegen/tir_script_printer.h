@@ -22,8 +22,10 @@ namespace tirlower {
 class ScriptPrinter : private StmtFunctor<const StmtNode *(const Stmt &, bool)>,
                       private ExprFunctor<void(const Expr &)> {
 public:
-  explicit ScriptPrinter(bool plainNames, ScriptSpelling spelling = ScriptSpelling::Tir)
-      : plain_(plainNames), tirx_(spelling == ScriptSpelling::Tirx) {}
+  // `respellAttrs`: TVM's namespaced function attributes are written in `spelling`'s namespace
+  // (a spelling the user asked for), not as the input wrote them.
+  explicit ScriptPrinter(bool plainNames, ScriptSpelling spelling = ScriptSpelling::Tir, bool respellAttrs = false)
+      : plain_(plainNames), tirx_(spelling == ScriptSpelling::Tirx), respellAttrs_(respellAttrs) {}
 
   std::string take() { return std::move(out_); }
   void reserve(size_t bytes) { out_.reserve(bytes); }
@@ -124,6 +126,7 @@ private:
 
   bool plain_;
   bool tirx_; // TVM 0.25-0.27's spelling (ScriptSpelling::Tirx)
+  bool respellAttrs_;
   int indent_ = 0;
   std::string out_;
   NameTable names_;

@@ -7,6 +7,8 @@
 
 #include "interp/buffer_layout.h"
 #include "ir/visitor.h"
+#include "ir/gpu_builtins.h"
+#include "ir/storage_scope.h"
 
 namespace tirlower {
 
@@ -364,14 +366,12 @@ bool isVarying(const KernelScope &kernel, const Expr &e) {
   return finder.found;
 }
 
-bool isSharedData(const VarNode &data) { return data.storageScope.view() == "shared"; }
-
 bool writesShared(const Stmt &s) {
   struct Finder : IRVisitor {
     bool found = false;
     using IRVisitor::visit;
     void visit(const BufferStoreNode *op) override {
-      found |= isSharedData(*op->buffer->data) || op->buffer->scope.view() == "shared";
+      found |= isSharedBuffer(*op->buffer);
       IRVisitor::visit(op);
     }
   } finder;
@@ -418,9 +418,9 @@ StmtCodePtr compileThreadIntrinsic(Compiler &compiler, const EvaluateNode &op) {
   const auto *call = op.value.as<CallNode>();
   if (!call)
     return nullptr;
-  if (call->op.view() == "tvm_thread_allreduce")
+  if (isThreadAllreduce(*call))
     return compileAllreduce(compiler, *call, op.loc);
-  if (call->op.view() != "tvm_storage_sync")
+  if (!isStorageSync(*call))
     return nullptr;
   if (!compiler.kernel) // thread-bound loops outside a launch run one after another
     return std::make_unique<NoOpCode>(op.loc);

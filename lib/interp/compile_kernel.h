@@ -60,7 +60,6 @@ StmtCodePtr compileThreadIntrinsic(Compiler &compiler, const EvaluateNode &op);
 StmtCodePtr compileSharedAllocation(Compiler &compiler, const Var &data, std::string name, DataType dtype,
                                     std::unique_ptr<BufferLayout> layout, std::vector<ExprCodePtr> extents,
                                     const Stmt &body, SourceRange loc);
-bool isSharedData(const VarNode &data);
 
 // Whether `e` may differ between the threads of a block (it reads a thread index, a value derived
 // from one, or memory).

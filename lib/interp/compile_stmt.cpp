@@ -4,6 +4,7 @@
 #include "interp/buffer_layout.h"
 #include "interp/compile_kernel.h"
 #include "ir/visitor.h"
+#include "ir/storage_scope.h"
 
 namespace tirlower {
 namespace {
@@ -167,7 +168,7 @@ public:
 
 StmtCodePtr allocateBuffer(Compiler &compiler, const Buffer &buffer, const Stmt &body, SourceRange loc) {
   auto layout = std::make_unique<BufferLayout>(compiler, *buffer, loc);
-  if (compiler.kernel && (buffer->scope.view() == "shared" || isSharedData(*buffer->data)))
+  if (compiler.kernel && isSharedBuffer(*buffer))
     return compileSharedAllocation(compiler, buffer->data, buffer->name.str(), buffer->dtype, std::move(layout), {}, body,
                                    loc);
   ScopedBinding binding(compiler, buffer->data);
@@ -363,7 +364,7 @@ StmtCodePtr Compiler::visitAllocate(const AllocateNode *op) {
   std::vector<ExprCodePtr> extents;
   for (const Expr &e : op->extents)
     extents.push_back(expr(e));
-  if (kernel && (op->scope.view() == "shared" || isSharedData(*op->bufferVar)))
+  if (kernel && (isSharedScope(op->scope.view()) || isSharedData(*op->bufferVar)))
     return compileSharedAllocation(*this, op->bufferVar, op->bufferVar->name.str(), op->dtype, nullptr,
                                    std::move(extents), op->body, op->loc);
   ScopedBinding binding(*this, op->bufferVar);

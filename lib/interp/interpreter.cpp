@@ -3,6 +3,7 @@
 #include <new>
 
 #include "interp/buffer_layout.h"
+#include "ir/attrs.h"
 
 namespace tirlower {
 
@@ -49,7 +50,7 @@ void execute(const PrimFunc &func, std::vector<ArgValue> &args, Frame &frame) {
     throw CompileError(func->loc, "function '" + func->name.str() + "' takes " + std::to_string(func->params.size()) +
                                       " arguments but was given " + std::to_string(args.size()));
   Compiler compiler;
-  if (const AttrValue *a = func->attrs.find(kExplicitBarriersAttr))
+  if (const AttrValue *a = func->attrs.find(attr::kExplicitBarriers))
     compiler.explicitBarriers = a->kind() == AttrValue::Kind::Bool ? a->asBool() : a->asInt() != 0;
   std::vector<int> slots;
   for (const Var &param : func->params)

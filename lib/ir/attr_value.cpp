@@ -73,14 +73,14 @@ AttrValue AttrValue::target(AttrValue spec) {
   return a;
 }
 
-const AttrValue *AttrValue::find(const std::string &key) const {
+const AttrValue *AttrValue::find(std::string_view key) const {
   for (const auto &[k, v] : entries())
     if (k == key)
       return &v;
   return nullptr;
 }
 
-void AttrValue::set(const std::string &key, AttrValue value) {
+void AttrValue::set(std::string_view key, AttrValue value) {
   if (kind_ == Kind::None)
     kind_ = Kind::Dict;
   std::vector<Entry> &entries = mutablePayload().entries;
@@ -93,7 +93,7 @@ void AttrValue::set(const std::string &key, AttrValue value) {
   entries.emplace_back(key, std::move(value));
 }
 
-bool AttrValue::erase(const std::string &key) {
+bool AttrValue::erase(std::string_view key) {
   const std::vector<Entry> &current = entries();
   for (size_t k = 0; k < current.size(); ++k) {
     if (current[k].first == key) {

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -38,9 +39,9 @@ public:
   const std::vector<Entry> &entries() const;
 
   // Dict access: null when absent. set() replaces an existing key in place.
-  const AttrValue *find(const std::string &key) const;
-  void set(const std::string &key, AttrValue value);
-  bool erase(const std::string &key);
+  const AttrValue *find(std::string_view key) const;
+  void set(std::string_view key, AttrValue value);
+  bool erase(std::string_view key);
   bool empty() const { return kind_ == Kind::None || (kind_ == Kind::Dict && entries().empty()); }
 
   friend bool operator==(const AttrValue &a, const AttrValue &b);

@@ -1,9 +1,10 @@
 #include "ir/buffer.h"
+#include "ir/storage_scope.h"
 
 namespace tirlower {
 
 Symbol globalScope() {
-  static const Symbol global("global");
+  static const Symbol global(scope::kGlobal);
   return global;
 }
 

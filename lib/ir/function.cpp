@@ -1,4 +1,5 @@
 #include "ir/function.h"
+#include "ir/attrs.h"
 
 #include <algorithm>
 
@@ -51,7 +52,7 @@ Buffer PrimFuncNode::bufferFor(const Var &param) const {
 }
 
 std::string PrimFuncNode::globalSymbol() const {
-  if (const AttrValue *symbol = attrs.find("global_symbol"); symbol && symbol->kind() == AttrValue::Kind::String)
+  if (const AttrValue *symbol = attrs.find(attr::kGlobalSymbol); symbol && symbol->kind() == AttrValue::Kind::String)
     return symbol->asString();
   return name.str();
 }

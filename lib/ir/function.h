@@ -73,12 +73,6 @@ private:
 };
 using PrimFunc = Ref<PrimFuncNode>;
 
-// Function attribute set by the thread-sync pass: the function's T.tvm_storage_sync barriers are
-// all there are. Without it, a kernel means what its statements compute one after another for
-// all threads, as TVM's TIR before ThreadSync does: the barriers are implied (the interpreter
-// places them; thread-sync inserts them).
-inline constexpr const char *kExplicitBarriersAttr = "tirlower.explicit_barriers";
-
 // The TVMScript spelling a module prints in: `tir` (TVM before 0.25: `from tvm.script import
 // tir as T`, `T.block`) or `tirx` (TVM 0.25-0.27: `tirx as T`, `@T.prim_func(s_tir=True)`,
 // `T.sblock`, `T.sblock_attr`, `T.sblock_alloc_buffer`).

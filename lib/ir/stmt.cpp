@@ -1,4 +1,5 @@
 #include "ir/stmt.h"
+#include "ir/attrs.h"
 
 #include <algorithm>
 
@@ -185,7 +186,7 @@ CommReducer CommReducerNode::make(std::vector<Var> lhs, std::vector<Var> rhs, st
 Stmt AttrStmtNode::make(Expr node_, Symbol key, Expr value, Stmt body, SourceRange loc, Symbol threadTag,
                         CommReducer reducer) {
   requireBody(body, "attr");
-  bool launch = key.view() == "thread_extent" || key.view() == "virtual_thread";
+  bool launch = isThreadLaunchKey(key.view());
   if (launch) {
     const auto *var = node_.as<VarNode>();
     if (!var || !var->type.isIndex())
@@ -195,7 +196,7 @@ Stmt AttrStmtNode::make(Expr node_, Symbol key, Expr value, Stmt body, SourceRan
   } else {
     threadTag = Symbol();
   }
-  if (reducer && key.view() != "reduce_scope")
+  if (reducer && key.view() != attr::kReduceScope)
     fail("a comm_reducer is the node of a reduce_scope attribute only");
   auto *node = new AttrStmtNode();
   node->node = std::move(node_);
@@ -211,6 +212,8 @@ Stmt AttrStmtNode::like(const AttrStmtNode &other, Expr node, Expr value, Stmt b
   return make(std::move(node), other.key, std::move(value), std::move(body), other.loc, other.threadTag,
               other.reducer);
 }
+
+bool AttrStmtNode::isThreadLaunch() const { return isThreadLaunchKey(key.view()); }
 
 const VarNode *AttrStmtNode::threadVar() const { return isThreadLaunch() ? node.as<VarNode>() : nullptr; }
 

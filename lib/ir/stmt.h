@@ -199,7 +199,7 @@ public:
                    CommReducer reducer = {});
   // The same attribute over another node, value and body.
   static Stmt like(const AttrStmtNode &other, Expr node, Expr value, Stmt body);
-  bool isThreadLaunch() const { return key.view() == "thread_extent" || key.view() == "virtual_thread"; }
+  bool isThreadLaunch() const; // key thread_extent or virtual_thread
   const VarNode *threadVar() const; // the launched variable of a thread launch, else null
 
 private:

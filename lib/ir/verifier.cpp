@@ -7,6 +7,7 @@
 
 #include "ir/pointer_map.h"
 #include "ir/visitor.h"
+#include "ir/attrs.h"
 
 namespace tirlower {
 
@@ -244,7 +245,7 @@ private:
       inScope_[threadVar] = 1;
     else if (!op->node.as<VarNode>())
       visit(op->node);
-    if (op->key.view() == "reduce_scope" && !op->reducer)
+    if (op->key.view() == attr::kReduceScope && !op->reducer)
       error(op->loc, "a reduce_scope attribute needs a T.comm_reducer node");
     visit(op->value);
     visit(op->body);

@@ -2,6 +2,9 @@
 // allocate), T.func_attr and T.transform_layout.
 #include "parse/parser_impl.h"
 
+#include "ir/attrs.h"
+#include "ir/storage_scope.h"
+
 namespace tirlower {
 
 std::vector<Expr> Parser::lowerShape(uint32_t id) {
@@ -139,7 +142,9 @@ void Parser::declareBuffer(uint32_t target, uint32_t call, std::string_view kind
       fail(nodeRange(d), "data= must be a handle variable such as A.data");
     data = Var(var);
   }
-  Symbol defaultScope = kind == "alloc_shared" ? Symbol("shared") : kind == "alloc_local" ? Symbol("local") : Symbol();
+  Symbol defaultScope = kind == "alloc_shared"  ? Symbol(scope::kShared)
+                        : kind == "alloc_local" ? Symbol(scope::kLocal)
+                                                : Symbol();
   Buffer buffer = buildBuffer(target, args, 0, data, loc, defaultScope);
   defineBuffer(target, buffer);
   pending.buffer = buffer;
@@ -271,7 +276,7 @@ void Parser::parseFuncAttr(uint32_t call) {
     fail(nodeRange(dict), "T.func_attr takes a dict");
   AttrValue value = attrValue(dict);
   for (uint32_t k = 0; k + 1 < node(dict).count; k += 2)
-    if (stringLiteral(child(dict, k)) == "layout_requirements") {
+    if (stringLiteral(child(dict, k)) == attr::kLayoutRequirements) {
       func_.fields->layoutRequirements.clear(); // a later T.func_attr replaces the entry
       parseLayoutRequirements(child(dict, k + 1));
     }

@@ -8,6 +8,9 @@
 
 #include "ir/visitor.h"
 #include "parse/parser_impl.h"
+#include "ir/attrs.h"
+#include "ir/gpu_builtins.h"
+#include "ir/storage_scope.h"
 
 namespace tirlower {
 
@@ -33,7 +36,7 @@ void Parser::lowerLaunch(uint32_t call, uint32_t nameNode, PendingDecl &pending)
     Var var = VarNode::make(Symbol(name), extent->type, nodeRange(nameNode));
     scope_.define(name, {Binding::Kind::Var, var, nullptr, nodeRange(nameNode)});
     pending.value = var;
-    pending.name = Symbol(parsed->kind == ThreadTag::Kind::Virtual ? "virtual_thread" : "thread_extent");
+    pending.name = Symbol(parsed->kind == ThreadTag::Kind::Virtual ? attr::kVirtualThread : attr::kThreadExtent);
     pending.threadTag = Symbol(tag);
     pending.extents = {extent};
     return;
@@ -71,7 +74,7 @@ void Parser::lowerLaunch(uint32_t call, uint32_t nameNode, PendingDecl &pending)
   if (tag.empty())
     func_.untaggedLaunches = true;
   pending.value = value;
-  pending.name = Symbol(parsed && parsed->kind == ThreadTag::Kind::Virtual ? "virtual_thread" : "thread_extent");
+  pending.name = Symbol(parsed && parsed->kind == ThreadTag::Kind::Virtual ? attr::kVirtualThread : attr::kThreadExtent);
   pending.threadTag = tag;
   pending.extents = {extent};
 }
@@ -141,19 +144,19 @@ void Parser::setLaunched(const VarNode *var, bool launched) {
 
 Stmt Parser::lowerThreadIntrinsic(uint32_t call, std::string_view name) {
   SourceRange loc = nodeRange(call);
-  if (name == "tvm_storage_sync") {
+  if (name == builtin::kStorageSync) {
     CallArgs args = callArgs(call, name, 1, 1, {});
     uint32_t scopeNode = args.positional[0];
     if (node(scopeNode).kind != Ast::String)
       fail(nodeRange(scopeNode), "T.tvm_storage_sync takes the storage scope to synchronise, such as \"shared\"");
     std::string scope = stringLiteral(scopeNode);
-    if (scope != "shared" && scope != "global" && scope != "warp")
+    if (scope != scope::kShared && scope != scope::kGlobal && scope != scope::kWarp)
       fail(nodeRange(scopeNode), "T.tvm_storage_sync synchronises \"shared\", \"global\" or \"warp\" storage, not \"" +
                                      scope + "\"");
     Expr value = CallNode::make(DataType::int32(), Symbol(name), {StringImmNode::make(scope, nodeRange(scopeNode))}, loc);
     return EvaluateNode::make(value, loc);
   }
-  if (name != "tvm_thread_allreduce")
+  if (name != builtin::kThreadAllreduce)
     return nullptr;
   // T.tvm_thread_allreduce(T.uint32(n), source_1, ..., source_n, condition, dest_1, ..., dest_n,
   // thread variables...): each dest is a buffer element the result goes to.

@@ -1,6 +1,7 @@
 // Statements: blocks (with declarations scoping the rest of their block), loops, branches,
 // stores, lets, attributes and asserts.
 #include "parse/parser_impl.h"
+#include "ir/attrs.h"
 
 namespace tirlower {
 
@@ -394,9 +395,9 @@ void Parser::lowerAttr(uint32_t call, PendingDecl &pending) {
   uint32_t key = args.positional[1];
   if (node(key).kind != Ast::String)
     fail(nodeRange(key), "the key of T.attr must be a string");
-  if (pending.reducer && stringLiteral(key) != "reduce_scope")
+  if (pending.reducer && stringLiteral(key) != attr::kReduceScope)
     fail(nodeRange(key), "a T.comm_reducer is the node of a \"reduce_scope\" attribute only");
-  if (stringLiteral(key) == "thread_extent" || stringLiteral(key) == "virtual_thread")
+  if (isThreadLaunchKey(stringLiteral(key)))
     fail(nodeRange(key), "write a thread launch as T.launch_thread(\"threadIdx.x\", n)");
   uint32_t valueId = args.positional[2];
   Expr value = node(valueId).kind == Ast::String ? StringImmNode::make(stringLiteral(valueId), nodeRange(valueId))

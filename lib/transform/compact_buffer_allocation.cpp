@@ -33,14 +33,14 @@
 #include "ir/visitor.h"
 #include "transform/body_pass.h"
 #include "transform/passes.h"
+#include "ir/storage_scope.h"
 
 namespace tirlower {
 
 namespace {
 
-// Moved allocations larger than this would not be stack arrays (c_memory_access.cpp,
-// llvm/function_lowering.cpp).
-constexpr int64_t kMaxMovedBytes = 256 * 1024;
+// Moved allocations larger than this would not be stack arrays.
+constexpr int64_t kMaxMovedBytes = kMaxStackAllocationBytes;
 
 struct Access {
   std::vector<Expr> indices;

@@ -4,6 +4,7 @@
 
 #include "arith/int_ops.h"
 #include "ir/visitor.h"
+#include "ir/storage_scope.h"
 
 namespace tirlower {
 
@@ -40,7 +41,7 @@ std::vector<LayoutRequirement> targetRequirements(const PrimFuncNode &func, cons
     return result;
   for (const BufferBinding &binding : func.bufferMap) {
     const BufferNode &buffer = *binding.buffer;
-    if (buffer.scope.view() != "global.texture" || buffer.layout.empty())
+    if (!hasTextureScope(buffer) || buffer.layout.empty())
       continue;
     std::optional<Layout> layout = Layout::parse(buffer.layout.view());
     std::string primal;
@@ -191,7 +192,7 @@ std::vector<std::string> unmetRequirement(const BufferNode &buffer, const Layout
     reasons.push_back(why);
   if (!requirement.texture)
     return reasons;
-  if (buffer.scope.view() != "global.texture")
+  if (!hasTextureScope(buffer))
     reasons.push_back("a texture is in scope \"global.texture\", not \"" + buffer.scope.str() + "\"");
   if (buffer.dtype != DataType::float32())
     reasons.push_back("a texture holds float32 elements, not " + buffer.dtype.str());

@@ -29,6 +29,7 @@
 #include "ir/visitor.h"
 #include "transform/layout_requirements.h"
 #include "transform/passes.h"
+#include "ir/storage_scope.h"
 
 namespace tirlower {
 
@@ -165,7 +166,7 @@ private:
       return cannot(entry, "the layout transforms already given for it leave its layout unnamed");
     const Layout &required = requirement.layout;
     int rowSeparator = static_cast<int>(required.numDims()) - 2;
-    bool textureDone = !requirement.texture || (current(buffer)->scope.view() == "global.texture" &&
+    bool textureDone = !requirement.texture || (hasTextureScope(*current(buffer)) &&
                                                 separators == std::vector<int>{rowSeparator});
     std::string namesDiffer = required.namesMismatch(*effective);
     if (namesDiffer.empty() && textureDone) {
@@ -255,10 +256,10 @@ private:
       views.visitBuffer(binding.buffer);
     views.visit(fields_.body);
     for (const Buffer &view : views.views) {
-      if (view->scope.view() == "global.texture" || rescoped_.count(view.get()))
+      if (hasTextureScope(*view) || rescoped_.count(view.get()))
         continue;
       BufferNode::Fields f = view->fields();
-      f.scope = Symbol("global.texture");
+      f.scope = Symbol(scope::kTexture);
       rescoped_.emplace(view.get(), BufferNode::make(std::move(f)));
     }
     remark(BufferRequirement{{}, buffer}, "stored as an OpenCL image: scope \"global.texture\"");

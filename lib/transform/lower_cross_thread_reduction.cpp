@@ -31,6 +31,9 @@
 #include "ir/visitor.h"
 #include "transform/body_pass.h"
 #include "transform/passes.h"
+#include "ir/attrs.h"
+#include "ir/gpu_builtins.h"
+#include "ir/storage_scope.h"
 
 namespace tirlower {
 
@@ -222,7 +225,7 @@ private:
       f.name = Symbol(prefix + r.update->buffer->name.str());
       f.dtype = r.type;
       f.shape = {intImm(1)};
-      f.scope = Symbol("local");
+      f.scope = Symbol(scope::kLocal);
       f.data = VarNode::makeHandle(f.name, r.type, f.scope, loc);
       f.loc = loc;
       return BufferNode::make(std::move(f));
@@ -249,8 +252,8 @@ private:
       Expr atMin = BinaryNode::make(BinaryOp::EQ, l->loopVar, l->min, loc);
       first = first ? BinaryNode::make(BinaryOp::And, first, atMin, loc) : atMin;
     }
-    Stmt call = EvaluateNode::make(CallNode::make(DataType::handle(), Symbol("tvm_thread_allreduce"), args, loc), loc);
-    body.push_back(AttrStmtNode::make(nullptr, Symbol("reduce_scope"), intImm(0), call, loc, {}, reducer));
+    Stmt call = EvaluateNode::make(CallNode::make(DataType::handle(), Symbol(builtin::kThreadAllreduce), args, loc), loc);
+    body.push_back(AttrStmtNode::make(nullptr, Symbol(attr::kReduceScope), intImm(0), call, loc, {}, reducer));
     body.push_back(IfThenElseNode::make(
         first, BufferStoreNode::make(r.update->buffer, BufferLoadNode::make(cross, {intImm(0)}, loc), r.index, loc),
         nullptr, loc));
@@ -285,7 +288,7 @@ private:
         result = substitute(result, {{l->loopVar, index0 + l->min}});
         var = index0;
       }
-      result = AttrStmtNode::make(var, Symbol("thread_extent"), l->extent, result, l->loc, l->threadTag);
+      result = AttrStmtNode::make(var, Symbol(attr::kThreadExtent), l->extent, result, l->loc, l->threadTag);
     }
     return result;
   }

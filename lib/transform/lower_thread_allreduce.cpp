@@ -27,14 +27,16 @@
 #include "ir/visitor.h"
 #include "transform/body_pass.h"
 #include "transform/passes.h"
+#include "ir/attrs.h"
+#include "ir/gpu_builtins.h"
+#include "ir/storage_scope.h"
 
 namespace tirlower {
 
 namespace {
 
 Stmt sync(SourceRange loc) {
-  return EvaluateNode::make(
-      CallNode::make(DataType::int32(), Symbol("tvm_storage_sync"), {StringImmNode::make("shared", loc)}, loc), loc);
+  return makeSharedStorageSync(loc);
 }
 
 class AllreduceLowerer : public IRMutator {
@@ -69,7 +71,7 @@ protected:
 
   Stmt visit(const EvaluateNode *op) override {
     const auto *call = op->value.as<CallNode>();
-    if (!call || call->op.view() != "tvm_thread_allreduce")
+    if (!call || !isThreadAllreduce(*call))
       return Stmt(op);
     return lower(*call, op->loc);
   }
@@ -85,7 +87,7 @@ private:
       bool found = false;
       using IRVisitor::visit;
       void visit(const CallNode *op) override {
-        found |= op->op.view() == "tvm_thread_allreduce";
+        found |= isThreadAllreduce(*op);
         IRVisitor::visit(op);
       }
     } finder;
@@ -101,7 +103,7 @@ private:
       using IRVisitor::visit;
       void visit(const AttrStmtNode *op) override {
         std::optional<ThreadTag> tag = parseThreadTag(op->threadTag.view());
-        if (op->key.view() == "thread_extent" && tag && tag->kind == ThreadTag::Kind::Thread) {
+        if (op->key.view() == attr::kThreadExtent && tag && tag->kind == ThreadTag::Kind::Thread) {
           if (const int64_t *e = asConstInt(op->value))
             local[tag->dim] = std::max(local[tag->dim], *e);
           else
@@ -221,7 +223,7 @@ private:
       f.name = Symbol("red_buf" + std::to_string(counter_++));
       f.dtype = reducer.lhs[k]->type;
       f.shape = {intImm(slots)};
-      f.scope = Symbol("shared");
+      f.scope = Symbol(scope::kShared);
       f.data = VarNode::makeHandle(f.name, f.dtype, f.scope, loc);
       f.loc = loc;
       bufs.push_back(BufferNode::make(std::move(f)));

@@ -22,14 +22,15 @@
 #include "ir/visitor.h"
 #include "transform/body_pass.h"
 #include "transform/passes.h"
+#include "ir/attrs.h"
+#include "ir/storage_scope.h"
 
 namespace tirlower {
 
 namespace {
 
 bool isKernelScope(Symbol scope) {
-  std::string_view s = scope.view();
-  return s == "shared" || s == "local" || s == "warp" || s.rfind("shared.", 0) == 0 || s.rfind("local.", 0) == 0;
+  return !scope.empty() && StorageScope::parse(scope.view()).isOnChip();
 }
 
 // The outermost launches in a statement, and whether `data` is used outside them.
@@ -110,13 +111,13 @@ protected:
     }
     std::optional<ThreadTag> tag = parseThreadTag(op->threadTag.view());
     bool virtualThread = tag && tag->kind == ThreadTag::Kind::Virtual;
-    Stmt launch = AttrStmtNode::make(var, Symbol(virtualThread ? "virtual_thread" : "thread_extent"), op->extent,
+    Stmt launch = AttrStmtNode::make(var, Symbol(virtualThread ? attr::kVirtualThread : attr::kThreadExtent), op->extent,
                                      body, op->loc, op->threadTag);
     // TVM keeps a thread-bound loop's pragmas as attributes around its launch.
     if (op->annotations.kind() == AttrValue::Kind::Dict) {
       const auto &entries = op->annotations.entries();
       for (auto it = entries.rbegin(); it != entries.rend(); ++it) {
-        if (it->first.rfind("pragma_", 0) != 0 || it->second.kind() != AttrValue::Kind::Int)
+        if (it->first.rfind(attr::kPragmaPrefix, 0) != 0 || it->second.kind() != AttrValue::Kind::Int)
           continue;
         launch = AttrStmtNode::make(var, Symbol(it->first), intImm(it->second.asInt()), launch, op->loc);
       }

@@ -29,6 +29,9 @@
 #include "ir/functor.h"
 #include "ir/visitor.h"
 #include "transform/passes.h"
+#include "ir/attrs.h"
+#include "ir/gpu_builtins.h"
+#include "ir/storage_scope.h"
 
 namespace tirlower {
 
@@ -58,18 +61,11 @@ struct Summary {
 void append(std::vector<Access> &to, const std::vector<Access> &from) { to.insert(to.end(), from.begin(), from.end()); }
 
 Stmt makeSync(SourceRange loc) {
-  return EvaluateNode::make(
-      CallNode::make(DataType::int32(), Symbol("tvm_storage_sync"), {StringImmNode::make("shared", loc)}, loc), loc);
+  return makeSharedStorageSync(loc);
 }
 
 bool isSync(const Stmt &s) {
-  const auto *e = s.as<EvaluateNode>();
-  const auto *c = e ? e->value.as<CallNode>() : nullptr;
-  return c && c->op.view() == "tvm_storage_sync";
-}
-
-bool isSharedBuffer(const BufferNode &b) {
-  return b.scope.view() == "shared" || b.data->storageScope.view() == "shared";
+  return storageSyncOf(s) != nullptr;
 }
 
 class Planner : private StmtFunctor<std::pair<Stmt, Summary>(const Stmt &, const Stmt &)> {
@@ -105,7 +101,7 @@ private:
       return {s, sum};
     }
     const auto *call = op->value.as<CallNode>();
-    if (call && call->op.view() == "tvm_thread_allreduce") {
+    if (call && isThreadAllreduce(*call)) {
       // A collective: the values are read before the threads meet, the results written after.
       Summary sum;
       sum.barrier = uniform();
@@ -790,7 +786,7 @@ protected:
       using IRVisitor::visit;
       void visit(const AttrStmtNode *a) override {
         std::optional<ThreadTag> tag = parseThreadTag(a->threadTag.view());
-        if (a->key.view() == "thread_extent" && tag && tag->kind == ThreadTag::Kind::Thread) {
+        if (a->key.view() == attr::kThreadExtent && tag && tag->kind == ThreadTag::Kind::Thread) {
           const int64_t *e = asConstInt(a->value);
           if (!e)
             throw CompileError(a->loc, "thread-sync needs constant thread extents");
@@ -818,12 +814,12 @@ public:
       Stmt body = sync.mutate(func->body);
       if (!sync.sawKernel)
         continue;
-      const AttrValue *mark = func->attrs.find(kExplicitBarriersAttr);
+      const AttrValue *mark = func->attrs.find(attr::kExplicitBarriers);
       if (body == func->body && mark && mark->kind() == AttrValue::Kind::Bool && mark->asBool())
         continue;
       PrimFuncNode::Fields f = func->fields();
       f.body = body;
-      f.attrs.set(kExplicitBarriersAttr, AttrValue::boolean(true));
+      f.attrs.set(attr::kExplicitBarriers, AttrValue::boolean(true));
       func = PrimFuncNode::make(std::move(f));
     }
     return module;

@@ -9,19 +9,10 @@
 #include <llvm/IR/Attributes.h>
 
 #include "ir/access_census.h"
+#include "ir/attrs.h"
+#include "ir/storage_scope.h"
 
 namespace tirlower {
-
-namespace {
-
-bool noaliasRequested(const PrimFuncNode &func) {
-  const AttrValue *attr = func.attrs.find("tir.noalias");
-  if (!attr)
-    return false;
-  return attr->kind() == AttrValue::Kind::Bool ? attr->asBool() : attr->asInt() != 0;
-}
-
-} // namespace
 
 FunctionLowering::FunctionLowering(const PrimFuncNode &func, llvm::Module &module, const LLVMEmitOptions &options)
     : func_(func), module_(module), context_(module.getContext()), options_(options), builder_(module.getContext()) {}
@@ -49,7 +40,7 @@ void FunctionLowering::declareSignature(const std::string &symbol) {
   // time would build (and keep, uniqued in the context) a new list per parameter, which is
   // quadratic in time and memory for a signature of many thousand parameters.
   AccessCensus census = AccessCensus::of(func_.body);
-  bool noalias = noaliasRequested(func_);
+  bool restrictParams = noalias(func_);
   std::vector<llvm::AttributeSet> parameterAttributes;
   parameterAttributes.reserve(func_.params.size());
   for (size_t k = 0; k < func_.params.size(); ++k) {
@@ -59,7 +50,7 @@ void FunctionLowering::declareSignature(const std::string &symbol) {
     bind(param, argument);
     llvm::AttrBuilder attributes(context_);
     if (param->type.isHandle()) {
-      if (noalias)
+      if (restrictParams)
         attributes.addAttribute(llvm::Attribute::NoAlias);
       if (!census.written.count(param) && !census.escaped.count(param))
         attributes.addAttribute(llvm::Attribute::ReadOnly);
@@ -290,7 +281,7 @@ void FunctionLowering::allocate(const VarNode *data, DataType dtype, const std::
       constant = false;
   }
   llvm::Type *memoryType = memoryTypeOf(element);
-  if (constant && count * element.laneBytes() <= 256 * 1024) {
+  if (constant && count * element.laneBytes() <= kMaxStackAllocationBytes) {
     llvm::IRBuilder<> entryBuilder(entry_, entry_->begin());
     llvm::AllocaInst *storage =
         entryBuilder.CreateAlloca(memoryType, entryBuilder.getInt64(std::max<int64_t>(count, 1)), data->name.str());

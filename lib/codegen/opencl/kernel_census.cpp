@@ -6,14 +6,12 @@
 #include "codegen/source_names.h"
 #include "ir/diagnostic.h"
 #include "ir/visitor.h"
+#include "ir/attrs.h"
+#include "ir/storage_scope.h"
 
 namespace tirlower {
 
 namespace {
-
-bool isTextureScope(const BufferNode &buffer) {
-  return buffer.scope.view() == "global.texture";
-}
 
 class CensusVisitor : public IRVisitor {
 public:
@@ -28,9 +26,9 @@ protected:
     IRVisitor::visit(op);
   }
   void visit(const AttrStmtNode *op) override {
-    if (op->key.view() == "thread_extent")
+    if (op->key.view() == attr::kThreadExtent)
       bind(op->threadTag.view(), op->value, op->loc);
-    if (const int64_t *extent = asConstInt(op->value); op->key.view() == "virtual_thread" && !(extent && *extent == 1))
+    if (const int64_t *extent = asConstInt(op->value); op->key.view() == attr::kVirtualThread && !(extent && *extent == 1))
       throw CompileError(op->loc, "OpenCL emitter: virtual thread '" + op->threadTag.str() +
                                       "' has an extent other than 1; virtual threads are not lowered (only an "
                                       "extent of 1, which names index 0, is supported)");
@@ -70,7 +68,7 @@ bool isMultipleOf4(const Expr &e) {
 }
 
 bool isTextureBuffer(const BufferNode &buffer) {
-  if (!isTextureScope(buffer) || buffer.shape.size() != 2 || buffer.axisSeparators != std::vector<int>{1})
+  if (!hasTextureScope(buffer) || buffer.shape.size() != 2 || buffer.axisSeparators != std::vector<int>{1})
     return false;
   if (buffer.dtype == DataType::float32(4))
     return true;
@@ -78,7 +76,7 @@ bool isTextureBuffer(const BufferNode &buffer) {
 }
 
 bool isTextureParam(const BufferNode &buffer) {
-  return isTextureScope(buffer) && buffer.physicalRank() == 2;
+  return hasTextureScope(buffer) && buffer.physicalRank() == 2;
 }
 
 namespace {

@@ -5,6 +5,9 @@
 #include <algorithm>
 
 #include "ir/intrinsics.h"
+#include "ir/attrs.h"
+#include "ir/gpu_builtins.h"
+#include "ir/storage_scope.h"
 
 namespace tirlower {
 
@@ -116,7 +119,7 @@ void KernelEmitter::visitIfThenElse(const IfThenElseNode *op) {
 void KernelEmitter::visitAttrStmt(const AttrStmtNode *op) {
   if (census_.barrierBefore.count(op))
     line("barrier(CLK_GLOBAL_MEM_FENCE); // after the work-items' earlier writes (kernel_census.cpp)");
-  if (const VarNode *var = op->threadVar(); var && op->key.view() == "thread_extent")
+  if (const VarNode *var = op->threadVar(); var && op->key.view() == attr::kThreadExtent)
     return emitThreadIndex(var, op->threadTag.view(), intImm(0, var->type), op->value, op->body, op->loc);
   if (const VarNode *var = op->threadVar()) { // a virtual thread of extent 1 (kernel_census.cpp)
     std::string t = typeName(var->type, op->loc);
@@ -141,12 +144,12 @@ void KernelEmitter::visitAssertStmt(const AssertStmtNode *op) {
 }
 
 void KernelEmitter::visitEvaluate(const EvaluateNode *op) {
-  if (const auto *c = op->value.as<CallNode>(); c && c->op.view() == "tvm_thread_allreduce")
+  const auto *call = op->value.as<CallNode>();
+  if (call && isThreadAllreduce(*call))
     fail(op->loc, "T.tvm_thread_allreduce must be lowered first (the lower-thread-allreduce pass, in the opencl "
                   "target's pipeline)");
-  if (const auto *c = op->value.as<CallNode>(); c && c->op.view() == "tvm_storage_sync") {
-    const auto *scope = c->args.empty() ? nullptr : c->args[0].as<StringImmNode>();
-    bool shared = scope && scope->value == "shared";
+  if (call && isStorageSync(*call)) {
+    bool shared = isSharedScope(storageSyncScope(*call));
     line(shared ? "barrier(CLK_LOCAL_MEM_FENCE);" : "barrier(CLK_GLOBAL_MEM_FENCE);");
     return;
   }
@@ -197,13 +200,13 @@ void KernelEmitter::declareStorage(const VarNode *data, DataType type, const std
     count *= *v;
   }
   std::string_view space = scope.view();
-  if (space.rfind("global.texture", 0) == 0)
+  if (isTextureScope(space))
     fail(where, "texture storage '" + data->name.str() + "' cannot be allocated in a kernel; pass it as a parameter");
   support_.noteType(type);
   std::string name = bind(data, data->name.view());
   std::string decl =
       openclStorageTypeName(type, where) + " " + name + "[" + std::to_string(std::max<int64_t>(count, 1)) + "];";
-  if (space == "shared") {
+  if (isSharedScope(space)) {
     // OpenCL C declares __local variables at kernel scope only.
     localDecls_ += "  __local " + decl + "\n";
     data_[data] = {name, type, "__local ", false, false};

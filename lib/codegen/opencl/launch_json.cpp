@@ -5,6 +5,7 @@
 #include "codegen/c_header.h"
 #include "codegen/opencl/opencl_emitter.h"
 #include "ir/buffer.h"
+#include "ir/storage_scope.h"
 
 namespace tirlower {
 
@@ -58,7 +59,7 @@ Json argument(const std::string &name, const PrimFuncNode &func, size_t index) {
     arg["dtype"] = param->type.str();
     return arg;
   }
-  bool texture = buffer->scope.view() == "global.texture";
+  bool texture = hasTextureScope(*buffer);
   arg["kind"] = texture ? "image" : "buffer";
   arg["dtype"] = buffer->dtype.str();
   arg["shape"] = shapeOf(*buffer);

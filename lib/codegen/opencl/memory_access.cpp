@@ -5,6 +5,7 @@
 #include "codegen/opencl/kernel_emitter.h"
 
 #include "codegen/source_names.h"
+#include "ir/storage_scope.h"
 
 namespace tirlower {
 
@@ -52,7 +53,7 @@ void KernelEmitter::checkRank(const BufferNode &buffer, SourceRange where) {
   if (isTextureBuffer(buffer))
     return;
   std::string rank = std::to_string(buffer.axisSeparators.size() + 1);
-  std::string why = buffer.scope.view() == "global.texture"
+  std::string why = hasTextureScope(buffer)
                         ? "; a texture must be flattened to 2-d (axis_separators [1]) with float32 elements and an "
                           "innermost extent that is a multiple of 4"
                         : "; the OpenCL emitter takes 1-d buffers, and 2-d ones only in scope \"global.texture\" "

@@ -107,6 +107,7 @@ bool isReservedOpenCLName(const std::string &name) {
       "else",     "enum",      "extern",   "float",     "for",        "goto",       "if",        "inline",  "int",
       "long",     "register",  "restrict", "return",    "short",      "signed",     "sizeof",    "static",  "struct",
       "switch",   "typedef",   "union",    "unsigned",  "void",       "volatile",   "while",     "bool",    "true",
+      // ir-names: OpenCL C's reserved words, among them the address spaces global and local
       "false",    "main",      "half",     "uchar",     "ushort",     "uint",       "ulong",     "size_t",  "ptrdiff_t",
       "intptr_t", "uintptr_t", "event_t",  "sampler_t", "image1d_t",  "image2d_t",  "image3d_t", "kernel",  "global",
       "local",    "constant",  "private",  "read_only", "write_only", "read_write", "min",       "max",     "select",
