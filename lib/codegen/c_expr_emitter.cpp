@@ -127,6 +127,20 @@ void CFunctionEmitter::visitNot(const NotNode *op, int, bool) {
   expr(op->a, 11);
 }
 
+// GCC gives a vector operator's result (a & b, a + b) the plain vector type, without the
+// typedef's aligned and may_alias attributes, and then rejects `c ? a & b : v` as a type mismatch
+// in the conditional expression (clang accepts it). A cast to the typedef makes both arms one
+// type; it changes no value.
+void CFunctionEmitter::ternaryArm(const Expr &arm) {
+  if (!arm->type.isVector())
+    return CFamilyEmitter::ternaryArm(arm);
+  out() += '(';
+  out() += typeName(arm->type, arm->loc);
+  out() += ")(";
+  expr(arm, 0);
+  out() += ')';
+}
+
 void CFunctionEmitter::vectorSelect(const Expr &condition, const Expr &trueValue, const Expr &falseValue, SourceRange) {
   out() += support_.select(trueValue->type);
   out() += '(';

@@ -337,9 +337,9 @@ void CFamilyEmitter::ternary(const Expr &condition, const Expr &trueValue, const
   out() += '(';
   expr(condition, 1);
   out() += " ? ";
-  expr(trueValue, 1);
+  ternaryArm(trueValue);
   out() += " : ";
-  expr(falseValue, 1);
+  ternaryArm(falseValue);
   out() += ')';
 }
 

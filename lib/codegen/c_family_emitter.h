@@ -61,6 +61,8 @@ protected:
                             SourceRange where) = 0;
   // An expression in a position that needs no parentheses around it (a condition, a statement).
   virtual void statementExpr(const Expr &e) { expr(e); }
+  // An arm of `c ? a : b` with a scalar condition.
+  virtual void ternaryArm(const Expr &arm) { expr(arm, 1); }
   // Declares the storage of an allocation; releaseStorage(mark) frees what was declared since
   // storageMark() when the allocation's body ends (C's heap storage; OpenCL's is static).
   virtual void declareStorage(const VarNode *data, DataType type, const std::vector<Expr> &extents, Symbol scope,

@@ -37,6 +37,7 @@ private:
   void visitStringImm(const StringImmNode *op, int, bool) override;
   void visitNot(const NotNode *op, int, bool) override;
   void vectorSelect(const Expr &condition, const Expr &trueValue, const Expr &falseValue, SourceRange where) override;
+  void ternaryArm(const Expr &arm) override;
   void visitCast(const CastNode *op, int, bool) override;
   void visitRamp(const RampNode *op, int, bool) override;
   void visitBroadcast(const BroadcastNode *op, int, bool) override;
