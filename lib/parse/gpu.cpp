@@ -321,6 +321,25 @@ struct UntaggedLaunch {
   std::vector<const LaunchInfo *> own;
 };
 
+// The index the rules give an untagged launch, or an empty tag and why none.
+std::pair<Symbol, std::string> chooseTag(const std::vector<Symbol> &candidates, bool mustBlock, bool mustThread,
+                                         const std::vector<Symbol> &kernelTags) {
+  if (mustBlock && mustThread)
+    return {Symbol(), "a block index launch is inside it and a thread index launch around it"};
+  if (candidates.size() == 1)
+    return {candidates[0], ""};
+  if (candidates.size() > 1)
+    return {Symbol(), "the launches of its extent that it may share an index with name " +
+                          std::to_string(candidates.size()) + " indices (" + candidates[0].str() + ", " +
+                          candidates[1].str() + ")"};
+  if (!mustBlock)
+    return {Symbol(), "no other launch of this kernel settles it"};
+  for (const char *free : {"blockIdx.x", "blockIdx.y", "blockIdx.z"})
+    if (std::find(kernelTags.begin(), kernelTags.end(), Symbol(free)) == kernelTags.end())
+      return {Symbol(free), ""};
+  return {Symbol(), "it is a block index (a block index launch is inside it) and every block index is taken"};
+}
+
 class TagRewriter : public IRMutator {
 public:
   explicit TagRewriter(const std::unordered_map<const AttrStmtNode *, Symbol> &tags) : tags_(tags) {}
@@ -417,24 +436,7 @@ Stmt Parser::resolveThreadTags(const Stmt &body) {
         continue;
       candidates.push_back(tag);
     }
-    Symbol tag;
-    std::string why = "no other launch of this kernel settles it";
-    if (mustBlock && mustThread) {
-      why = "a block index launch is inside it and a thread index launch around it";
-    } else if (candidates.size() == 1) {
-      tag = candidates[0];
-    } else if (candidates.size() > 1) {
-      why = "the launches of its extent that it may share an index with name " + std::to_string(candidates.size()) +
-            " indices (" + candidates[0].str() + ", " + candidates[1].str() + ")";
-    } else if (mustBlock) {
-      for (const char *free : {"blockIdx.x", "blockIdx.y", "blockIdx.z"})
-        if (!contains(kernelTags, Symbol(free))) {
-          tag = Symbol(free);
-          break;
-        }
-      if (tag.empty())
-        why = "it is a block index (a block index launch is inside it) and every block index is taken";
-    }
+    auto [tag, why] = chooseTag(candidates, mustBlock, mustThread, kernelTags);
     if (tag.empty())
       fail(first.attr->loc, "cannot tell which thread index '" + var->name.str() +
                                 "' is: TVM prints no thread tag for a variable declared by " + var->name.str() +
