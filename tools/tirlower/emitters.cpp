@@ -94,6 +94,13 @@ const std::vector<Emitter> &emitters() {
        [](const Module &m, const SourceInfo *, const EmitSettings &, DiagnosticSink &d) {
          return emitLaunchJson(m, d);
        }},
+      {"launch-h",
+       {".launch.h"},
+       "opencl",
+       false,
+       [](const Module &m, const SourceInfo *, const EmitSettings &, DiagnosticSink &d) {
+         return emitLaunchHeader(m, d);
+       }},
   };
   return all;
 }
