@@ -30,6 +30,7 @@ CEmitOptions cOptions(const EmitSettings &settings) {
 }
 } // namespace
 
+// long-function: one table of every emitter, one entry each
 const std::vector<Emitter> &emitters() {
   static const std::vector<Emitter> all = {
       {"tir",
