@@ -725,6 +725,16 @@ std::optional<int> parseCommandLine(int argc, char **argv, ToolOptions &options)
     return code;
   if (options.listPasses || options.printPipeline)
     return std::nullopt;
+  options.layoutVerifyGiven = app.get_option("--layout-verify")->count() > 0;
+  // The interpreter's flags seed and limit run and --verify-semantics only: elsewhere they
+  // would be accepted and do nothing.
+  if (!options.runMode && !options.verifySemantics)
+    for (const char *flag : {"--seed", "--max-steps", "--max-buffer-bytes"})
+      if (app.get_option(flag)->count() > 0) {
+        printToolError(std::string(flag) + " applies to 'run' and --verify-semantics (the interpreter), which this "
+                                           "command does not use");
+        return kUsageError;
+      }
   if (options.input.empty()) {
     printToolError("no input file (use '-' to read stdin); see --help");
     return kUsageError;
