@@ -611,6 +611,14 @@ std::optional<int> resolveRunMode(const CLI::App &app, ToolOptions &options, con
     printToolError(message);
     return kUsageError;
   }
+  bool jsonOutput = options.runOutputs.empty();
+  for (const std::string &output : options.runOutputs)
+    jsonOutput = jsonOutput || output.size() < 4 || output.compare(output.size() - 4, 4, ".npy") != 0;
+  if (!values.outputsFormat.empty() && !jsonOutput) {
+    printToolError("--outputs-format applies to the JSON output, and only .npy files are written (add -o FILE or "
+                   "--outputs - for it)");
+    return kUsageError;
+  }
   bool jsonToStdout = options.runOutputs.empty() ||
                       std::find(options.runOutputs.begin(), options.runOutputs.end(), "-") != options.runOutputs.end();
   options.runTable =
