@@ -23,6 +23,7 @@ struct ToolOptions {
   std::optional<std::string> pipeline; // --pass-pipeline
   std::vector<std::string> passPlugins; // --load-pass-plugin: shared libraries adding passes
   bool listPasses = false;
+  bool printPipeline = false; // --print-pipeline: print the pipeline that would run, and exit
   bool splitInputFile = false;
   bool verifyDiagnostics = false;
   bool verifyRoundtrip = false;
