@@ -361,6 +361,37 @@ def fill(B: T.Buffer((4096, 4096), "float32")):
         check(npy_seconds < 20 and json_seconds < 30, f".npy {npy_seconds:.1f} s, JSON {json_seconds:.1f} s")
 
 
+@case
+def flags_without_effect_are_refused():
+    # A flag whose pass or mode does not run would be accepted and do nothing: exit 2, saying why.
+    with Workdir() as w:
+        src = w.write("k.tir", cli_test.NHWC)
+        for args, words in ((["--seed=3", "--target=c"], ["--seed applies to 'run' and --verify-semantics"]),
+                            (["--max-steps=10", "--pass=flatten"], ["--max-steps applies to"]),
+                            (["--max-buffer-bytes=1M"], ["--max-buffer-bytes applies to"]),
+                            (["--pass=flatten", "--print-ir-after=simplify"],
+                             ["--print-ir-after=simplify: no pass 'simplify' runs", "the pipeline is flatten"]),
+                            (["--print-ir-after=flatten"], ["no pass 'flatten' runs (no pass runs)"]),
+                            (["--pass=flatten", "--layout-verify=warn"], ["--layout-verify applies to the verify-layouts"]),
+                            (["--require-layout=B=NCHW", "--target=c"], ["--require-layout applies to the legalize-layouts"])):
+            r = expect(run([src] + args), 2, " ".join(args))
+            for word in words:
+                check(word in r.err, f"{args}: the error lacks {word!r}:\n{r.err}")
+        # Where they apply they are taken.
+        expect(run([src, "--seed=3", "--pass=flatten", "--verify-semantics"]), 0, "--seed with --verify-semantics")
+        expect(run(["run", src, "--seed=3", "--max-steps=100000"]), 0, "--seed in run")
+        # --outputs-format with only .npy outputs: there is no JSON to format.
+        r = expect(run(["run", src, "--outputs", "B=" + w.join("b.npy"), "--outputs-format=table"]), 2, "table, npy")
+        check("--outputs-format applies to the JSON output" in r.err, r.err)
+        expect(run(["run", src, "--outputs", "B=" + w.join("b.npy"), "--outputs", "-", "--outputs-format=table"]), 0,
+               "table and npy")
+        expect(run([src, "--pass=flatten", "--print-ir-after=flatten"]), 0, "--print-ir-after of a pass that runs")
+        expect(run([src, "--require-layout=B=NHWC", "--pass=verify-layouts", "--layout-verify=warn"]), 0,
+               "--require-layout with verify-layouts")
+        expect(run([src, "--require-layout=B=NHWC", "--target=opencl", "-o", w.join("k.cl")]), 0,
+               "--require-layout with the OpenCL pipeline")
+
+
 def peak_rss_mib(args):
     """Runs tirlower; returns (exit status, stderr, peak resident memory in MiB)."""
     p = subprocess.Popen([cli_test.TIRLOWER] + args, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,

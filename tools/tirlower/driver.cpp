@@ -167,7 +167,7 @@ public:
   int run() {
     manager_.verifyEach = options_.verifyEach;
     manager_.threads = options_.threads;
-    if (!buildPipeline(options_, manager_))
+    if (!buildPipeline(options_, manager_) || !flagsApplyToPipeline())
       return kUsageError;
     std::vector<LayoutFlag> layoutFlags;
     if (!parseLayoutFlags(options_, sources_, engine_, layoutFlags))
@@ -220,6 +220,34 @@ public:
   }
 
 private:
+  // Flags that act on passes, given for a pipeline without them, would do nothing: misuse.
+  bool flagsApplyToPipeline() const {
+    auto runs = [&](const std::string &name) {
+      for (const PassInstance &pass : manager_.passes())
+        if (pass.info->name == name)
+          return true;
+      return false;
+    };
+    std::string pipeline = pipelineText(manager_);
+    pipeline.pop_back();
+    std::string runsText = pipeline.empty() ? "no pass runs" : "the pipeline is " + pipeline;
+    for (const std::string &name : options_.printIrAfter)
+      if (!runs(name)) {
+        printToolError("--print-ir-after=" + name + ": no pass '" + name + "' runs (" + runsText + ")");
+        return false;
+      }
+    if (options_.layoutVerifyGiven && !runs("verify-layouts")) {
+      printToolError("--layout-verify applies to the verify-layouts pass, which does not run (" + runsText + ")");
+      return false;
+    }
+    if (!options_.requiredLayouts.empty() && !runs("verify-layouts") && !runs("legalize-layouts")) {
+      printToolError("--require-layout applies to the legalize-layouts and verify-layouts passes, neither of which "
+                     "runs (" + runsText + ")");
+      return false;
+    }
+    return true;
+  }
+
   // What one input chunk contributes to stdout/-o: its emitted text, or (for emitters whose
   // chunks are combined into one output) its lowered module.
   struct ChunkOutput {

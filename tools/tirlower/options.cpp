@@ -611,6 +611,14 @@ std::optional<int> resolveRunMode(const CLI::App &app, ToolOptions &options, con
     printToolError(message);
     return kUsageError;
   }
+  bool jsonOutput = options.runOutputs.empty();
+  for (const std::string &output : options.runOutputs)
+    jsonOutput = jsonOutput || output.size() < 4 || output.compare(output.size() - 4, 4, ".npy") != 0;
+  if (!values.outputsFormat.empty() && !jsonOutput) {
+    printToolError("--outputs-format applies to the JSON output, and only .npy files are written (add -o FILE or "
+                   "--outputs - for it)");
+    return kUsageError;
+  }
   bool jsonToStdout = options.runOutputs.empty() ||
                       std::find(options.runOutputs.begin(), options.runOutputs.end(), "-") != options.runOutputs.end();
   options.runTable =
@@ -725,6 +733,16 @@ std::optional<int> parseCommandLine(int argc, char **argv, ToolOptions &options)
     return code;
   if (options.listPasses || options.printPipeline)
     return std::nullopt;
+  options.layoutVerifyGiven = app.get_option("--layout-verify")->count() > 0;
+  // The interpreter's flags seed and limit run and --verify-semantics only: elsewhere they
+  // would be accepted and do nothing.
+  if (!options.runMode && !options.verifySemantics)
+    for (const char *flag : {"--seed", "--max-steps", "--max-buffer-bytes"})
+      if (app.get_option(flag)->count() > 0) {
+        printToolError(std::string(flag) + " applies to 'run' and --verify-semantics (the interpreter), which this "
+                                           "command does not use");
+        return kUsageError;
+      }
   if (options.input.empty()) {
     printToolError("no input file (use '-' to read stdin); see --help");
     return kUsageError;
