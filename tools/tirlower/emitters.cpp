@@ -30,6 +30,7 @@ CEmitOptions cOptions(const EmitSettings &settings) {
 }
 } // namespace
 
+// long-function: one table of every emitter, one entry each
 const std::vector<Emitter> &emitters() {
   static const std::vector<Emitter> all = {
       {"tir",
@@ -100,6 +101,13 @@ const std::vector<Emitter> &emitters() {
        false,
        [](const Module &m, const SourceInfo *, const EmitSettings &, DiagnosticSink &d) {
          return emitLaunchJson(m, d);
+       }},
+      {"launch-h",
+       {".launch.h"},
+       "opencl",
+       false,
+       [](const Module &m, const SourceInfo *, const EmitSettings &, DiagnosticSink &d) {
+         return emitLaunchHeader(m, d);
        }},
   };
   return all;
