@@ -7,7 +7,7 @@ namespace tirlower {
 std::vector<Expr> Parser::lowerShape(uint32_t id) {
   std::vector<Expr> shape;
   auto add = [&](uint32_t item) {
-    Expr extent = lowerValue(item);
+    Expr extent = node(item).kind == Ast::String ? lowerQuotedExtent(item) : lowerValue(item);
     if (!extent->type.isIndex())
       fail(nodeRange(item), "buffer extents must be scalar integers, not " + extent->type.str());
     if (const int64_t *c = asConstInt(extent); c && *c < 0)
@@ -23,6 +23,52 @@ std::vector<Expr> Parser::lowerShape(uint32_t id) {
     add(id);
   }
   return shape;
+}
+
+// An extent TVM prints as a string, `T.Buffer(("n * 8",), "float32")` (when the size variable is
+// a parameter declared later, or a variable TVM declares in the body, `n = T.int32()`): the
+// string's text read as an expression in the current scope. A name not in scope is a size
+// variable (int64 when the text states T.int64, else int32) that becomes a trailing scalar
+// parameter, as a TypeVar's extent does.
+Expr Parser::lowerQuotedExtent(uint32_t id) {
+  const AstNode n = node(id);
+  std::string_view text = source_.substr(n.begin, n.end - n.begin);
+  if (text.size() < 2 || (text.front() != '"' && text.front() != '\'') || text.back() != text.front())
+    fail(nodeRange(id), "a string is not a value here");
+  Parser inner(sources_, fileId_, diagnostics_, {n.begin + 1, n.end - 1});
+  inner.scope_ = scope_;
+  Expr value;
+  try {
+    uint32_t expr = inner.parseExpr();
+    inner.accept(Tok::Newline);
+    if (!inner.at(Tok::EndOfFile))
+      inner.fail(inner.tokenRange(inner.peek()), "unexpected text after the extent");
+    std::vector<uint32_t> stack{expr};
+    while (!stack.empty()) {
+      uint32_t k = stack.back();
+      stack.pop_back();
+      if (inner.node(k).kind == Ast::Name && inner.nodeText(k) != "T" && !scope_.find(inner.nodeText(k)) &&
+          func_.fields) {
+        DataType type = text.find("int64") != std::string_view::npos ? DataType::int64() : DataType::int32();
+        Var var = VarNode::make(Symbol(inner.nodeText(k)), type, inner.nodeRange(k));
+        scope_.define(var->name.view(), {Binding::Kind::Var, var, nullptr, inner.nodeRange(k)});
+        func_.fields->params.push_back(var);
+        func_.quotedExtentVars.push_back(var);
+      }
+      if (inner.node(k).kind != Ast::Attr)
+        for (uint32_t c = 0; c < inner.node(k).count; ++c)
+          stack.push_back(inner.child(k, c));
+    }
+    inner.scope_ = scope_;
+    value = inner.lowerValue(expr);
+  } catch (const StatementFailed &) {
+  }
+  inner.flushLexerDiagnostics(UINT32_MAX);
+  if (inner.failed_ || !value) {
+    failed_ = true;
+    throw StatementFailed{};
+  }
+  return value;
 }
 
 void Parser::defineBuffer(uint32_t nameNode, const Buffer &buffer) {
@@ -151,6 +197,37 @@ void Parser::declareBuffer(uint32_t target, uint32_t call, std::string_view kind
 // writes the flat view of a parameter), `x.view(-1)` inferring one extent, and `x.view("int8")`
 // reinterpreting the last dimension with another element type. The alias keeps the data,
 // strides, elem_offset and scope of `x`.
+// `A.view("int8")`: the same bytes as another dtype; the last extent (and the offset) scale by
+// the ratio of the element sizes.
+void Parser::viewAsDtype(const Buffer &base, uint32_t call, uint32_t dtypeArg, BufferNode::Fields &f) {
+  DataType to = dtypeArgument(dtypeArg);
+  int from = base->dtype.bits() * base->dtype.lanes(), bits = to.bits() * to.lanes();
+  if (base->rank() == 0 || (from % bits != 0 && bits % from != 0))
+    fail(nodeRange(dtypeArg), "cannot view buffer '" + base->name.str() + "' of " + base->dtype.str() + " as " +
+                                  to.str() + ": the element sizes do not divide each other");
+  f.dtype = to;
+  f.shape = base->shape;
+  int64_t ratio = from > bits ? from / bits : bits / from;
+  auto rescale = [&](const Expr &e) -> Expr {
+    if (const int64_t *c = asConstInt(e)) {
+      if (from < bits && *c % ratio != 0)
+        fail(nodeRange(call), "cannot view buffer '" + base->name.str() + "' as " + to.str() + ": its extent " +
+                                  std::to_string(*c) + " is not a multiple of " + std::to_string(ratio));
+      int64_t scaled = *c / ratio;
+      if (from > bits && __builtin_mul_overflow(*c, ratio, &scaled))
+        fail(nodeRange(call), "the view of buffer '" + base->name.str() + "' as " + to.str() +
+                                  " has more than 2^63 - 1 elements along its last axis");
+      return intImm(scaled, e->type);
+    }
+    return checked(f.loc, [&] {
+      return BinaryNode::make(from > bits ? BinaryOp::Mul : BinaryOp::FloorDiv, e, intImm(ratio, e->type), f.loc);
+    });
+  };
+  f.shape.back() = rescale(f.shape.back());
+  if (f.elemOffset)
+    f.elemOffset = rescale(f.elemOffset);
+}
+
 void Parser::declareView(uint32_t target, uint32_t call, PendingDecl &pending) {
   uint32_t callee = child(call, 0);
   Buffer base = bufferNamed(child(callee, 0));
@@ -168,28 +245,7 @@ void Parser::declareView(uint32_t target, uint32_t call, PendingDecl &pending) {
   f.elemOffset = base->elemOffset;
   f.scope = base->scope;
   if (args.positional.size() == 1 && node(args.positional[0]).kind == Ast::String) {
-    DataType to = dtypeArgument(args.positional[0]);
-    int from = base->dtype.bits() * base->dtype.lanes(), bits = to.bits() * to.lanes();
-    if (base->rank() == 0 || (from % bits != 0 && bits % from != 0))
-      fail(nodeRange(args.positional[0]), "cannot view buffer '" + base->name.str() + "' of " + base->dtype.str() +
-                                               " as " + to.str() + ": the element sizes do not divide each other");
-    f.dtype = to;
-    f.shape = base->shape;
-    int64_t ratio = from > bits ? from / bits : bits / from;
-    auto rescale = [&](const Expr &e) -> Expr {
-      if (const int64_t *c = asConstInt(e)) {
-        if (from < bits && *c % ratio != 0)
-          fail(nodeRange(call), "cannot view buffer '" + base->name.str() + "' as " + to.str() + ": its extent " +
-                                    std::to_string(*c) + " is not a multiple of " + std::to_string(ratio));
-        return intImm(from > bits ? *c * ratio : *c / ratio, e->type);
-      }
-      return checked(f.loc, [&] {
-        return BinaryNode::make(from > bits ? BinaryOp::Mul : BinaryOp::FloorDiv, e, intImm(ratio, e->type), f.loc);
-      });
-    };
-    f.shape.back() = rescale(f.shape.back());
-    if (f.elemOffset)
-      f.elemOffset = rescale(f.elemOffset);
+    viewAsDtype(base, call, args.positional[0], f);
   } else {
     int64_t known = 1;
     size_t inferred = SIZE_MAX;
@@ -204,15 +260,19 @@ void Parser::declareView(uint32_t target, uint32_t call, PendingDecl &pending) {
       } else if (c && *c < 0) {
         fail(nodeRange(item), "buffer extent " + std::to_string(*c) + " is negative");
       } else if (c) {
-        known *= *c;
+        if (known >= 0 && __builtin_mul_overflow(known, *c, &known))
+          fail(nodeRange(item), "the view's extents multiply to more than 2^63 - 1 elements");
       } else {
         known = -1;
       }
       f.shape.push_back(extent);
     }
-    int64_t total = 1;
+    int64_t total = 1; // -1: symbolic
     for (const Expr &e : base->shape)
-      total = total < 0 || !asConstInt(e) ? -1 : total * *asConstInt(e);
+      if (total >= 0 && !asConstInt(e))
+        total = -1;
+      else if (total >= 0 && __builtin_mul_overflow(total, *asConstInt(e), &total))
+        fail(nodeRange(call), "buffer '" + base->name.str() + "' has more than 2^63 - 1 elements");
     if (inferred != SIZE_MAX) {
       if (total < 0 || known <= 0 || total % known != 0)
         fail(nodeRange(args.positional[inferred]), "cannot infer this extent of the view of buffer '" +

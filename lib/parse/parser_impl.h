@@ -203,6 +203,8 @@ public:
   Parser(const SourceManager &sources, uint32_t fileId, DiagnosticSink &diagnostics, ParseRange range);
 
   std::optional<Module> parseModule();
+  // parseModule frees each function once it is parsed (checkParse).
+  void discardFunctions() { discardFunctions_ = true; }
   std::optional<IndexMap> parseStandaloneIndexMap(DataType indexType);
 
   // The module-level symbolic extents (`n = TypeVar("n")`) declared so far: what a piece of the
@@ -292,6 +294,7 @@ private:
   // ---- expressions (lower_expr.cpp, builtins.cpp)
   Typed lower(uint32_t id);
   Expr lowerValue(uint32_t id);                  // a literal gets its default type
+  Expr lowerQuotedExtent(uint32_t id);           // "n * 8" in a shape
   Expr lowerAs(uint32_t id, DataType type);      // a literal gets `type`
   Expr lowerIndex(uint32_t id);                  // an integer scalar or vector index
   Expr lowerBool(uint32_t id, const char *what); // a condition
@@ -456,6 +459,8 @@ private:
   void parseTransformLayout(uint32_t call);
   void parseMatchBuffer(uint32_t target, uint32_t call);
   void declareView(uint32_t target, uint32_t call, PendingDecl &pending);
+  // `A.view("int8")`: the view's dtype, shape and offset in `f` (declareView's).
+  void viewAsDtype(const Buffer &base, uint32_t call, uint32_t dtypeArg, BufferNode::Fields &f);
   void defineBuffer(uint32_t nameNode, const Buffer &buffer);
   // ---- blocks (blocks.cpp)
   bool isBlockCall(uint32_t call) const;
@@ -509,6 +514,7 @@ private:
   // Token pos_ and the end of its run (advance(), seek()).
   const Token *cur_ = nullptr, *curEnd_ = nullptr;
   bool failed_ = false;
+  bool discardFunctions_ = false;
   uint32_t nesting_ = 0;
   uint32_t blockDepth_ = 0;
   size_t openDecls_ = 0; // declarations whose body (the rest of a block) is still open
@@ -544,6 +550,9 @@ private:
     bool untaggedLaunches = false; // some launch of a T.int32() variable awaits its tag
     std::vector<std::pair<Var, size_t>> handleParams; // handle params awaiting match_buffer
     bool sawStatement = false;
+    // Size variables first named in a quoted extent ("n * 8"), trailing scalar parameters; a
+    // later `n = T.int32()` names the same variable.
+    std::vector<Var> quotedExtentVars;
   } func_;
 };
 
