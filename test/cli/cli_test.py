@@ -8,6 +8,7 @@ import argparse
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -1604,6 +1605,48 @@ def c_output_streamed():
             check(r.stdout == b"", "a failing module wrote to stdout")
         leftovers = [n for n in os.listdir(w.path) if n.startswith(".tirlower")]
         check(not leftovers, f"temporary files left behind: {leftovers}")
+
+
+@case
+def llvm_backend_loaded_on_demand():
+    """The tool does not link libLLVM: the LLVM emitter is the module tirlower-llvm.so, opened only
+    for an LLVM output, found beside the executable (or installed, relative to it; the install
+    test), or named by TIRLOWER_LLVM_BACKEND; a missing module is a clear error, exit 1, no
+    output, and the other targets do not need it."""
+    needed = subprocess.run(["readelf", "-d", TIRLOWER], capture_output=True, text=True, check=True).stdout
+    check("NEEDED" in needed and "libLLVM" not in needed, "the tool links libLLVM:\n" + needed)
+    with Workdir() as w:
+        src = w.write("copy.tir", VALID)
+        obj = w.join("copy.o")
+        expect(run([src, "--target=llvm", "--emit=obj", "-O2", "-o", obj]), 0, "--emit=obj")
+        with open(obj, "rb") as f:
+            check(f.read(4) == b"\x7fELF", "--emit=obj did not write an object file")
+        missing = w.join("nowhere/tirlower-llvm.so")
+        env = dict(os.environ, TIRLOWER_LLVM_BACKEND=missing)
+        for flags in (["--target=llvm", "-o", w.join("a.ll")], ["--emit=obj", "-o", w.join("a.o")],
+                      ["--emit=bc", "--mcpu=native", "-o", w.join("a.bc")]):
+            r = subprocess.run([TIRLOWER, src, *flags], capture_output=True, text=True, env=env, timeout=60)
+            check(r.returncode == 1, f"{flags} without the module exited {r.returncode}: {r.stderr}")
+            check("tirlower: error: the LLVM backend (tirlower-llvm.so) is not installed: looked for " + missing
+                  in r.stderr, f"{flags} without the module: {r.stderr!r}")
+            check(not os.path.exists(flags[-1]), f"{flags} without the module created its output")
+        r = subprocess.run([TIRLOWER, src, "--target=c", "-o", w.join("a.c")], capture_output=True, text=True,
+                           env=env, timeout=60)
+        check(r.returncode == 0 and os.path.exists(w.join("a.c")), f"--target=c needed the LLVM module: {r.stderr}")
+        # A module that is not one: dlopen's reason is reported.
+        env["TIRLOWER_LLVM_BACKEND"] = src
+        r = subprocess.run([TIRLOWER, src, "--emit=llvm", "-o", w.join("b.ll")], capture_output=True, text=True,
+                           env=env, timeout=60)
+        check(r.returncode == 1 and "cannot load the LLVM backend " + src + ": " in r.stderr,
+              f"a bad module: exit {r.returncode}, {r.stderr!r}")
+        # The executable alone, without the module beside it or at its installed place.
+        lonely = w.join("bin/tirlower")
+        os.makedirs(os.path.dirname(lonely))
+        shutil.copy(TIRLOWER, lonely)
+        r = subprocess.run([lonely, src, "--emit=obj", "-o", w.join("c.o")], capture_output=True, text=True,
+                           timeout=60, env={k: v for k, v in os.environ.items() if k != "TIRLOWER_LLVM_BACKEND"})
+        check(r.returncode == 1 and "looked for " + w.join("bin/tirlower-llvm.so") + ", " in r.stderr
+              and "reinstall tirlower" in r.stderr, f"the executable alone: exit {r.returncode}, {r.stderr!r}")
 
 
 def main():
