@@ -18,6 +18,7 @@ LLVMEmitOptions llvmOptions(const EmitSettings &settings) {
   options.cpu = settings.cpu;
   options.features = settings.features;
   options.fpContract = settings.fpContract;
+  options.threads = settings.threads;
   return options;
 }
 CEmitOptions cOptions(const EmitSettings &settings) {
