@@ -96,6 +96,18 @@ protected:
   }
 
   Stmt visit(const BlockNode *op) override {
+    // A reduction across work-groups: nothing orders their updates (TVM rejects it too).
+    for (const ForNode *l : loops_) {
+      std::optional<ThreadTag> tag = parseThreadTag(l->threadTag.view());
+      if (l->forKind != ForKind::ThreadBinding || !tag || tag->kind != ThreadTag::Kind::Block)
+        continue;
+      for (const BlockIterVar &iv : op->iterVars)
+        if (iv.kind == IterKind::Reduce && uses(iv.value, {l->loopVar}))
+          throw CompileError(op->loc, "block \"" + op->name.str() + "\" reduces over loop '" +
+                                          l->loopVar->name.str() + "', which is bound to " + l->threadTag.str() +
+                                          ": work-groups cannot combine a reduction (nothing orders them); bind its "
+                                          "reduce loops to threadIdx or leave them serial");
+    }
     // A cross-thread reduction whose loops never formed a nest this pass lowers.
     if (crossThread(*op, {}))
       throw CompileError(op->loc, "block \"" + op->name.str() +

@@ -1,5 +1,7 @@
 #include "emitters.h"
 
+#include <algorithm>
+
 #include "codegen/c_emitter.h"
 #include "codegen/c_header.h"
 #include "codegen/json_emitter.h"
@@ -29,6 +31,7 @@ CEmitOptions cOptions(const EmitSettings &settings) {
 }
 } // namespace
 
+// long-function: one table of every emitter, one entry each
 const std::vector<Emitter> &emitters() {
   static const std::vector<Emitter> all = {
       {"tir",
@@ -61,7 +64,12 @@ const std::vector<Emitter> &emitters() {
        {".h"},
        "c",
        false,
-       [](const Module &m, const SourceInfo *, const EmitSettings &, DiagnosticSink &d) { return emitCHeader(m, d); }},
+       [](const Module &m, const SourceInfo *, const EmitSettings &s, DiagnosticSink &d) {
+         return emitCHeader(m, d, s.headerGuard);
+       },
+       {},
+       {},
+       {"llvm"}},
       {"llvm",
        {".ll"},
        "llvm",
@@ -95,6 +103,13 @@ const std::vector<Emitter> &emitters() {
        [](const Module &m, const SourceInfo *, const EmitSettings &, DiagnosticSink &d) {
          return emitLaunchJson(m, d);
        }},
+      {"launch-h",
+       {".launch.h"},
+       "opencl",
+       false,
+       [](const Module &m, const SourceInfo *, const EmitSettings &, DiagnosticSink &d) {
+         return emitLaunchHeader(m, d);
+       }},
   };
   return all;
 }
@@ -121,13 +136,14 @@ const Emitter *emitterForPath(const std::string &path) {
 }
 
 bool emitterServesTarget(const Emitter &emitter, const std::string &target) {
-  return emitter.target.empty() || target.empty() || emitter.target == target;
+  return emitter.target.empty() || target.empty() || emitter.target == target ||
+         std::find(emitter.alsoTargets.begin(), emitter.alsoTargets.end(), target) != emitter.alsoTargets.end();
 }
 
-std::string emittersOfTarget(const std::string &target) {
+std::string emittersOfTarget(const std::string &target, bool ownOnly) {
   std::string names;
   for (const Emitter &emitter : emitters())
-    if (emitter.target == target)
+    if (ownOnly ? emitter.target == target : !emitter.target.empty() && emitterServesTarget(emitter, target))
       names += (names.empty() ? "" : ", ") + emitter.name;
   return names;
 }
