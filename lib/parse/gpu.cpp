@@ -134,6 +134,17 @@ void Parser::checkFreeVarUse(uint32_t nameNode, const VarNode *var) {
       return;
     }
   }
+  // `i = T.int32()` then a use outside any launch: a variable the function does not bind (TVM's
+  // tests use such free variables); like a symbolic extent, it becomes a trailing scalar
+  // parameter, so its value is the caller's.
+  auto unbound = std::find_if(func_.freeVars.begin(), func_.freeVars.end(), [&](const FunctionState::FreeVar &free) {
+    return free.var == var && free.tag.empty() && !free.launched;
+  });
+  if (unbound != func_.freeVars.end() && func_.fields && !func_.untaggedLaunches) {
+    func_.fields->params.push_back(Var(var));
+    func_.freeVars.erase(unbound);
+    return;
+  }
   for (const FunctionState::FreeVar &free : func_.freeVars)
     if (free.var == var && !free.launched)
       fail(nodeRange(nameNode), "'" + var->name.str() + "' is declared by " + var->name.str() + " = T." +

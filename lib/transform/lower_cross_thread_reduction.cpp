@@ -3,7 +3,9 @@
 // block at once, every thread would update the one output element together. As TVM's
 // LowerCrossThreadReduction, each thread first reduces its own part (the serial reduce loops)
 // into a local `in_thread` value, T.tvm_thread_allreduce combines the threads' values, and one
-// thread writes the result. The thread-bound reduce loops become thread launches around it.
+// thread writes the result, or every thread when the destination is "local" (each thread's own:
+// a later block that every thread runs reads it). The thread-bound reduce loops become thread
+// launches around it. A reduction over a blockIdx-bound loop is an error (groups cannot combine).
 //
 // What it lowers: a reduction block at the bottom of a perfect nest of loops used only by its
 // reduce bindings and its predicate (or by nothing), one of them thread-bound; a body
@@ -266,9 +268,11 @@ private:
     }
     Stmt call = EvaluateNode::make(CallNode::make(DataType::handle(), Symbol(builtin::kThreadAllreduce), args, loc), loc);
     body.push_back(AttrStmtNode::make(nullptr, Symbol(attr::kReduceScope), intImm(0), call, loc, {}, reducer));
-    body.push_back(IfThenElseNode::make(
-        first, BufferStoreNode::make(r.update->buffer, BufferLoadNode::make(cross, {intImm(0)}, loc), r.index, loc),
-        nullptr, loc));
+    // Every thread has the result. A "local" destination is each thread's own, and a later block
+    // that every thread runs reads its copy: all store it (the broadcast). Shared or global
+    // storage is written once, by the first thread.
+    Stmt store = BufferStoreNode::make(r.update->buffer, BufferLoadNode::make(cross, {intImm(0)}, loc), r.index, loc);
+    body.push_back(r.update->buffer->scope.view() == scope::kLocal ? store : IfThenElseNode::make(first, store, nullptr, loc));
     Stmt result = AllocBufferNode::make(cross, SeqStmtNode::make(std::move(body), loc), loc);
     if (inThread)
       result = AllocBufferNode::make(inThread, result, loc);

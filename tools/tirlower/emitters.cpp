@@ -5,10 +5,10 @@
 #include "codegen/c_emitter.h"
 #include "codegen/c_header.h"
 #include "codegen/json_emitter.h"
-#include "codegen/llvm/llvm_emitter.h"
 #include "codegen/opencl/launch_json.h"
 #include "codegen/opencl/opencl_emitter.h"
 #include "codegen/tir_printer.h"
+#include "llvm_backend_loader.h"
 
 namespace tirlower {
 
@@ -20,6 +20,7 @@ LLVMEmitOptions llvmOptions(const EmitSettings &settings) {
   options.cpu = settings.cpu;
   options.features = settings.features;
   options.fpContract = settings.fpContract;
+  options.threads = settings.threads;
   return options;
 }
 CEmitOptions cOptions(const EmitSettings &settings) {
@@ -74,21 +75,21 @@ const std::vector<Emitter> &emitters() {
        "llvm",
        false,
        [](const Module &m, const SourceInfo *, const EmitSettings &s, DiagnosticSink &) {
-         return emitLLVMText(m, llvmOptions(s));
+         return llvmBackend().emitText(m, llvmOptions(s));
        }},
       {"bc",
        {".bc"},
        "llvm",
        true,
        [](const Module &m, const SourceInfo *, const EmitSettings &s, DiagnosticSink &) {
-         return emitLLVMBitcode(m, llvmOptions(s));
+         return llvmBackend().emitBitcode(m, llvmOptions(s));
        }},
       {"obj",
        {".o"},
        "llvm",
        true,
        [](const Module &m, const SourceInfo *, const EmitSettings &s, DiagnosticSink &) {
-         return emitObject(m, llvmOptions(s));
+         return llvmBackend().emitObject(m, llvmOptions(s));
        }},
       {"opencl",
        {".cl"},
