@@ -7,6 +7,7 @@
 #include "codegen/opencl/launch_json.h"
 #include "codegen/opencl/opencl_emitter.h"
 #include "codegen/tir_printer.h"
+#include "shared_library.h"
 
 namespace tirlower {
 
@@ -18,12 +19,14 @@ LLVMEmitOptions llvmOptions(const EmitSettings &settings) {
   options.cpu = settings.cpu;
   options.features = settings.features;
   options.fpContract = settings.fpContract;
+  options.tvmFfi = settings.tvmFfi;
   return options;
 }
 CEmitOptions cOptions(const EmitSettings &settings) {
   CEmitOptions options;
   options.openmp = settings.openmp;
   options.threads = settings.threads;
+  options.tvmFfi = settings.tvmFfi;
   return options;
 }
 } // namespace
@@ -82,6 +85,17 @@ const std::vector<Emitter> &emitters() {
        [](const Module &m, const SourceInfo *, const EmitSettings &s, DiagnosticSink &) {
          return emitObject(m, llvmOptions(s));
        }},
+      {"so",
+       {".so"},
+       "c",
+       true,
+       [](const Module &m, const SourceInfo *, const EmitSettings &s, DiagnosticSink &d) {
+         return s.target == "llvm" ? buildSharedLibrary(emitObject(m, llvmOptions(s)), ".o", m, s)
+                                   : buildSharedLibrary(emitC(m, cOptions(s), d), ".c", m, s);
+       },
+       {},
+       {},
+       "llvm"},
       {"opencl",
        {".cl"},
        "opencl",
@@ -120,13 +134,13 @@ const Emitter *emitterForPath(const std::string &path) {
 }
 
 bool emitterServesTarget(const Emitter &emitter, const std::string &target) {
-  return emitter.target.empty() || target.empty() || emitter.target == target;
+  return emitter.target.empty() || target.empty() || emitter.target == target || emitter.otherTarget == target;
 }
 
 std::string emittersOfTarget(const std::string &target) {
   std::string names;
   for (const Emitter &emitter : emitters())
-    if (emitter.target == target)
+    if (emitter.target == target || emitter.otherTarget == target)
       names += (names.empty() ? "" : ", ") + emitter.name;
   return names;
 }

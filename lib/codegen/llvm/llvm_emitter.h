@@ -32,6 +32,8 @@ struct LLVMEmitOptions {
   // A float `a * b + c` becomes `llvm.fmuladd` (one rounding where the CPU fuses it), as TVM's
   // LLVM target lowers it; off: a multiply and an add, each rounded (the interpreter's order).
   bool fpContract = true;
+  // --abi=tvm-ffi: every function also gets its TVM FFI entry (codegen/ffi_entry.h).
+  bool tvmFfi = false;
 };
 
 // Builds, verifies and (per optLevel) optimises the module. Throws CompileError for IR it cannot
