@@ -7,7 +7,7 @@ namespace tirlower {
 std::vector<Expr> Parser::lowerShape(uint32_t id) {
   std::vector<Expr> shape;
   auto add = [&](uint32_t item) {
-    Expr extent = lowerValue(item);
+    Expr extent = node(item).kind == Ast::String ? lowerQuotedExtent(item) : lowerValue(item);
     if (!extent->type.isIndex())
       fail(nodeRange(item), "buffer extents must be scalar integers, not " + extent->type.str());
     if (const int64_t *c = asConstInt(extent); c && *c < 0)
@@ -23,6 +23,52 @@ std::vector<Expr> Parser::lowerShape(uint32_t id) {
     add(id);
   }
   return shape;
+}
+
+// An extent TVM prints as a string, `T.Buffer(("n * 8",), "float32")` (when the size variable is
+// a parameter declared later, or a variable TVM declares in the body, `n = T.int32()`): the
+// string's text read as an expression in the current scope. A name not in scope is a size
+// variable (int64 when the text states T.int64, else int32) that becomes a trailing scalar
+// parameter, as a TypeVar's extent does.
+Expr Parser::lowerQuotedExtent(uint32_t id) {
+  const AstNode n = node(id);
+  std::string_view text = source_.substr(n.begin, n.end - n.begin);
+  if (text.size() < 2 || (text.front() != '"' && text.front() != '\'') || text.back() != text.front())
+    fail(nodeRange(id), "a string is not a value here");
+  Parser inner(sources_, fileId_, diagnostics_, {n.begin + 1, n.end - 1});
+  inner.scope_ = scope_;
+  Expr value;
+  try {
+    uint32_t expr = inner.parseExpr();
+    inner.accept(Tok::Newline);
+    if (!inner.at(Tok::EndOfFile))
+      inner.fail(inner.tokenRange(inner.peek()), "unexpected text after the extent");
+    std::vector<uint32_t> stack{expr};
+    while (!stack.empty()) {
+      uint32_t k = stack.back();
+      stack.pop_back();
+      if (inner.node(k).kind == Ast::Name && inner.nodeText(k) != "T" && !scope_.find(inner.nodeText(k)) &&
+          func_.fields) {
+        DataType type = text.find("int64") != std::string_view::npos ? DataType::int64() : DataType::int32();
+        Var var = VarNode::make(Symbol(inner.nodeText(k)), type, inner.nodeRange(k));
+        scope_.define(var->name.view(), {Binding::Kind::Var, var, nullptr, inner.nodeRange(k)});
+        func_.fields->params.push_back(var);
+        func_.quotedExtentVars.push_back(var);
+      }
+      if (inner.node(k).kind != Ast::Attr)
+        for (uint32_t c = 0; c < inner.node(k).count; ++c)
+          stack.push_back(inner.child(k, c));
+    }
+    inner.scope_ = scope_;
+    value = inner.lowerValue(expr);
+  } catch (const StatementFailed &) {
+  }
+  inner.flushLexerDiagnostics(UINT32_MAX);
+  if (inner.failed_ || !value) {
+    failed_ = true;
+    throw StatementFailed{};
+  }
+  return value;
 }
 
 void Parser::defineBuffer(uint32_t nameNode, const Buffer &buffer) {

@@ -104,6 +104,10 @@ bool Parser::declareFreeVar(uint32_t target, uint32_t call) {
     type = *parsed;
   }
   std::string_view name = nodeText(target);
+  for (const Var &quoted : func_.quotedExtentVars)
+    if (quoted->name.view() == name && quoted->type == type && tag.empty())
+      if (const Binding *b = scope_.find(name); b && b->var == quoted)
+        return true; // TVM's declaration of a size variable a quoted extent named first
   Var var = VarNode::make(Symbol(name), type, nodeRange(target));
   scope_.define(name, {Binding::Kind::Var, var, nullptr, nodeRange(target)});
   func_.freeVars.push_back({var.get(), tag, false});

@@ -292,6 +292,7 @@ private:
   // ---- expressions (lower_expr.cpp, builtins.cpp)
   Typed lower(uint32_t id);
   Expr lowerValue(uint32_t id);                  // a literal gets its default type
+  Expr lowerQuotedExtent(uint32_t id);           // "n * 8" in a shape
   Expr lowerAs(uint32_t id, DataType type);      // a literal gets `type`
   Expr lowerIndex(uint32_t id);                  // an integer scalar or vector index
   Expr lowerBool(uint32_t id, const char *what); // a condition
@@ -544,6 +545,9 @@ private:
     bool untaggedLaunches = false; // some launch of a T.int32() variable awaits its tag
     std::vector<std::pair<Var, size_t>> handleParams; // handle params awaiting match_buffer
     bool sawStatement = false;
+    // Size variables first named in a quoted extent ("n * 8"), trailing scalar parameters; a
+    // later `n = T.int32()` names the same variable.
+    std::vector<Var> quotedExtentVars;
   } func_;
 };
 

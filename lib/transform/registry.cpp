@@ -18,6 +18,7 @@ const PassRegistry &PassRegistry::builtin() {
     r.add(convertBlocksToOpaquePassInfo());
     r.add(lowerMatchBufferPassInfo());
     r.add(lowerOpaqueBlockPassInfo());
+    r.add(hoistReductionInitPassInfo());
     r.add(compactBufferAllocationPassInfo());
     r.add(lowerThreadBindingPassInfo());
     r.add(lowerThreadAllreducePassInfo());

@@ -12,8 +12,10 @@ const std::vector<TargetPipeline> &targetPipelines() {
       // Blocks first, then layout transforms (they rewrite multi-dimensional accesses), then
       // flattening to the emitters' 1-d buffers, vector code, and cleanup of the index
       // arithmetic.
-      {"c", "c", TL_LOWER_BLOCKS "apply-layout-transforms,compact-buffer-allocation,flatten,tile-copies,vectorize,simplify,remove-no-op"},
-      {"llvm", "llvm", TL_LOWER_BLOCKS "apply-layout-transforms,compact-buffer-allocation,flatten,tile-copies,vectorize,simplify,remove-no-op"},
+      // A reduction's init leaves its loops once blocks are gone (hoist-reduction-init), so that
+      // the C compiler and LLVM see a loop of updates they can keep in registers and vectorise.
+      {"c", "c", TL_LOWER_BLOCKS "hoist-reduction-init,apply-layout-transforms,compact-buffer-allocation,flatten,tile-copies,vectorize,simplify,remove-no-op"},
+      {"llvm", "llvm", TL_LOWER_BLOCKS "hoist-reduction-init,apply-layout-transforms,compact-buffer-allocation,flatten,tile-copies,vectorize,simplify,remove-no-op"},
       // The layout passes meet the texture role of the target (and any --require-layout).
       // Reductions across threads are rewritten while they are blocks (TVM's
       // LowerCrossThreadReduction); thread-bound loops become launches once blocks are gone; cross-thread reductions become
