@@ -500,9 +500,13 @@ std::optional<int> checkEmitterFlags(const CLI::App &app, ToolOptions &options, 
   // --emit=so compiles the code of its --target: C, or an LLVM object.
   const bool so = emitter.name == "so";
   const bool llvm = emitter.target == "llvm" || (so && options.target == "llvm");
+  std::string llvmEmitters;
+  for (const Emitter &e : emitters())
+    if (e.target == "llvm")
+      llvmEmitters += (llvmEmitters.empty() ? "" : ", ") + e.name;
   for (const char *flag : {"-O", "--target-triple", "--mcpu", "--mattr", "--fp-contract"})
     if (app.get_option(flag)->count() > 0 && !llvm) {
-      printToolError(std::string(flag) + " applies to the LLVM emitters (" + emittersOfTarget("llvm") +
+      printToolError(std::string(flag) + " applies to the LLVM emitters (" + llvmEmitters +
                      (so ? ") and to --emit=so with --target=llvm" : ")") + ", not to --emit=" + emitter.name +
                      (so ? " with --target=" + options.target : ""));
       return kUsageError;

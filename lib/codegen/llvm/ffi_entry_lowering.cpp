@@ -101,6 +101,38 @@ private:
                            b_.CreateSelect(is(index, kFfiTensor), object, null));
   }
 
+  // A tensor argument: its kind, ndim, dtype, device and alignment.
+  void tensorArgument(size_t k, llvm::Value *index, const std::function<std::vector<llvm::Value *>()> &name) {
+    const FfiParam &p = e_.params[k];
+    llvm::Value *t = tensorOf(p, index);
+    fail(b_.CreateIsNull(t), "TypeError", p.kindMessage, name);
+    tensors_[k] = t;
+    llvm::Value *ndim = load(b_.getInt32Ty(), t, kNdim);
+    fail(b_.CreateICmpNE(ndim, b_.getInt32(p.ndim)), "ValueError", p.ndimMessage,
+         [&] { return std::vector<llvm::Value *>{ndim}; });
+    llvm::Value *code = load(b_.getInt8Ty(), t, kCode);
+    llvm::Value *bits = load(b_.getInt8Ty(), t, kBits);
+    llvm::Value *lanes = load(b_.getInt16Ty(), t, kLanes);
+    llvm::Value *wrong = b_.CreateOr(b_.CreateOr(b_.CreateICmpNE(code, b_.getInt8(p.dlCode)),
+                                                 b_.CreateICmpNE(bits, b_.getInt8(p.dlBits))),
+                                     b_.CreateICmpNE(lanes, b_.getInt16(p.dlLanes)));
+    fail(wrong, "TypeError", p.dtypeMessage, [&] {
+      llvm::Value *vector = b_.CreateICmpNE(lanes, b_.getInt16(1));
+      return std::vector<llvm::Value *>{b_.CreateCall(codeNameFunction(), {code}),
+                                        b_.CreateZExt(bits, b_.getInt32Ty()),
+                                        b_.CreateSelect(vector, text("x"), text("")),
+                                        b_.CreateSelect(vector, b_.CreateZExt(lanes, b_.getInt32Ty()), b_.getInt32(0))};
+    });
+    llvm::Value *device = load(b_.getInt32Ty(), t, kDeviceType);
+    fail(b_.CreateICmpNE(device, b_.getInt32(1)), "ValueError", p.deviceMessage,
+         [&] { return std::vector<llvm::Value *>{device, load(b_.getInt32Ty(), t, kDeviceId)}; });
+    if (p.alignment > 1) {
+      llvm::Value *address = b_.CreatePtrToInt(load(b_.getPtrTy(), t, kData), b_.getInt64Ty());
+      fail(b_.CreateICmpNE(b_.CreateURem(address, b_.getInt64(p.alignment)), b_.getInt64(0)), "ValueError",
+           p.alignmentMessage, [&] { return std::vector<llvm::Value *>{address}; });
+    }
+  }
+
   void argument(size_t k) {
     const FfiParam &p = e_.params[k];
     if (p.argument < 0)
@@ -109,36 +141,9 @@ private:
     auto name = [&] { return std::vector<llvm::Value *>{b_.CreateCall(typeNameFunction(), {index})}; };
     llvm::Value *value = argPointer(p);
     switch (p.kind) {
-    case FfiParam::Kind::Tensor: {
-      llvm::Value *t = tensorOf(p, index);
-      fail(b_.CreateIsNull(t), "TypeError", p.kindMessage, name);
-      tensors_[k] = t;
-      llvm::Value *ndim = load(b_.getInt32Ty(), t, kNdim);
-      fail(b_.CreateICmpNE(ndim, b_.getInt32(p.ndim)), "ValueError", p.ndimMessage,
-           [&] { return std::vector<llvm::Value *>{ndim}; });
-      llvm::Value *code = load(b_.getInt8Ty(), t, kCode);
-      llvm::Value *bits = load(b_.getInt8Ty(), t, kBits);
-      llvm::Value *lanes = load(b_.getInt16Ty(), t, kLanes);
-      llvm::Value *wrong = b_.CreateOr(b_.CreateOr(b_.CreateICmpNE(code, b_.getInt8(p.dlCode)),
-                                                   b_.CreateICmpNE(bits, b_.getInt8(p.dlBits))),
-                                       b_.CreateICmpNE(lanes, b_.getInt16(p.dlLanes)));
-      fail(wrong, "TypeError", p.dtypeMessage, [&] {
-        llvm::Value *vector = b_.CreateICmpNE(lanes, b_.getInt16(1));
-        return std::vector<llvm::Value *>{b_.CreateCall(codeNameFunction(), {code}),
-                                          b_.CreateZExt(bits, b_.getInt32Ty()),
-                                          b_.CreateSelect(vector, text("x"), text("")),
-                                          b_.CreateSelect(vector, b_.CreateZExt(lanes, b_.getInt32Ty()), b_.getInt32(0))};
-      });
-      llvm::Value *device = load(b_.getInt32Ty(), t, kDeviceType);
-      fail(b_.CreateICmpNE(device, b_.getInt32(1)), "ValueError", p.deviceMessage,
-           [&] { return std::vector<llvm::Value *>{device, load(b_.getInt32Ty(), t, kDeviceId)}; });
-      if (p.alignment > 1) {
-        llvm::Value *address = b_.CreatePtrToInt(load(b_.getPtrTy(), t, kData), b_.getInt64Ty());
-        fail(b_.CreateICmpNE(b_.CreateURem(address, b_.getInt64(p.alignment)), b_.getInt64(0)), "ValueError",
-             p.alignmentMessage, [&] { return std::vector<llvm::Value *>{address}; });
-      }
+    case FfiParam::Kind::Tensor:
+      tensorArgument(k, index, name);
       return;
-    }
     case FfiParam::Kind::Int:
     case FfiParam::Kind::Bool: {
       fail(b_.CreateNot(b_.CreateOr(is(index, kFfiInt), is(index, kFfiBool))), "TypeError", p.kindMessage, name);
