@@ -30,6 +30,9 @@ std::optional<int64_t> bufferStorageElements(const BufferNode &buffer);
 
 // The header. Throws CompileError for a module the C emitter rejects (the header never describes
 // code --emit=c cannot write); the C emitter's warnings (a renamed symbol) go to `diagnostics`.
-std::string emitCHeader(const Module &module, DiagnosticSink &diagnostics);
+// `guard` is the include guard's macro; empty: TIRLOWER_<first function>_<hash of every
+// function's symbol>_H, so that the headers of two modules have different guards (TVM prints
+// every module as `class Module`).
+std::string emitCHeader(const Module &module, DiagnosticSink &diagnostics, const std::string &guard = "");
 
 } // namespace tirlower

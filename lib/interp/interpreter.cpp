@@ -83,7 +83,7 @@ RunResult run(const PrimFunc &func, std::vector<ArgValue> &args, const RunOption
   Frame frame(options);
   auto fail = [&](RunStatus status, Diagnostic diagnostic) {
     result.status = status;
-    result.returnCode = -1;
+    result.returnCode = status == RunStatus::AssertFailed ? 1 : -1; // the C ABI's 1 (docs/abi.md)
     result.error = std::move(diagnostic);
   };
   try {

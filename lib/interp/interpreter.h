@@ -95,7 +95,8 @@ enum class RunStatus { Ok, AssertFailed, Error };
 
 struct RunResult {
   RunStatus status = RunStatus::Ok;
-  // The C ABI's return value: 0, or -1 when an assert failed (also -1 for Error).
+  // The C ABI's return value (docs/abi.md): 0, or 1 when an assert failed. -1 for Error, which
+  // emitted code has no return value for (the diagnostic says what happened).
   int32_t returnCode = 0;
   std::optional<Diagnostic> error; // set unless status is Ok
   uint64_t steps = 0;

@@ -197,6 +197,37 @@ void Parser::declareBuffer(uint32_t target, uint32_t call, std::string_view kind
 // writes the flat view of a parameter), `x.view(-1)` inferring one extent, and `x.view("int8")`
 // reinterpreting the last dimension with another element type. The alias keeps the data,
 // strides, elem_offset and scope of `x`.
+// `A.view("int8")`: the same bytes as another dtype; the last extent (and the offset) scale by
+// the ratio of the element sizes.
+void Parser::viewAsDtype(const Buffer &base, uint32_t call, uint32_t dtypeArg, BufferNode::Fields &f) {
+  DataType to = dtypeArgument(dtypeArg);
+  int from = base->dtype.bits() * base->dtype.lanes(), bits = to.bits() * to.lanes();
+  if (base->rank() == 0 || (from % bits != 0 && bits % from != 0))
+    fail(nodeRange(dtypeArg), "cannot view buffer '" + base->name.str() + "' of " + base->dtype.str() + " as " +
+                                  to.str() + ": the element sizes do not divide each other");
+  f.dtype = to;
+  f.shape = base->shape;
+  int64_t ratio = from > bits ? from / bits : bits / from;
+  auto rescale = [&](const Expr &e) -> Expr {
+    if (const int64_t *c = asConstInt(e)) {
+      if (from < bits && *c % ratio != 0)
+        fail(nodeRange(call), "cannot view buffer '" + base->name.str() + "' as " + to.str() + ": its extent " +
+                                  std::to_string(*c) + " is not a multiple of " + std::to_string(ratio));
+      int64_t scaled = *c / ratio;
+      if (from > bits && __builtin_mul_overflow(*c, ratio, &scaled))
+        fail(nodeRange(call), "the view of buffer '" + base->name.str() + "' as " + to.str() +
+                                  " has more than 2^63 - 1 elements along its last axis");
+      return intImm(scaled, e->type);
+    }
+    return checked(f.loc, [&] {
+      return BinaryNode::make(from > bits ? BinaryOp::Mul : BinaryOp::FloorDiv, e, intImm(ratio, e->type), f.loc);
+    });
+  };
+  f.shape.back() = rescale(f.shape.back());
+  if (f.elemOffset)
+    f.elemOffset = rescale(f.elemOffset);
+}
+
 void Parser::declareView(uint32_t target, uint32_t call, PendingDecl &pending) {
   uint32_t callee = child(call, 0);
   Buffer base = bufferNamed(child(callee, 0));
@@ -214,28 +245,7 @@ void Parser::declareView(uint32_t target, uint32_t call, PendingDecl &pending) {
   f.elemOffset = base->elemOffset;
   f.scope = base->scope;
   if (args.positional.size() == 1 && node(args.positional[0]).kind == Ast::String) {
-    DataType to = dtypeArgument(args.positional[0]);
-    int from = base->dtype.bits() * base->dtype.lanes(), bits = to.bits() * to.lanes();
-    if (base->rank() == 0 || (from % bits != 0 && bits % from != 0))
-      fail(nodeRange(args.positional[0]), "cannot view buffer '" + base->name.str() + "' of " + base->dtype.str() +
-                                               " as " + to.str() + ": the element sizes do not divide each other");
-    f.dtype = to;
-    f.shape = base->shape;
-    int64_t ratio = from > bits ? from / bits : bits / from;
-    auto rescale = [&](const Expr &e) -> Expr {
-      if (const int64_t *c = asConstInt(e)) {
-        if (from < bits && *c % ratio != 0)
-          fail(nodeRange(call), "cannot view buffer '" + base->name.str() + "' as " + to.str() + ": its extent " +
-                                    std::to_string(*c) + " is not a multiple of " + std::to_string(ratio));
-        return intImm(from > bits ? *c * ratio : *c / ratio, e->type);
-      }
-      return checked(f.loc, [&] {
-        return BinaryNode::make(from > bits ? BinaryOp::Mul : BinaryOp::FloorDiv, e, intImm(ratio, e->type), f.loc);
-      });
-    };
-    f.shape.back() = rescale(f.shape.back());
-    if (f.elemOffset)
-      f.elemOffset = rescale(f.elemOffset);
+    viewAsDtype(base, call, args.positional[0], f);
   } else {
     int64_t known = 1;
     size_t inferred = SIZE_MAX;
@@ -250,15 +260,19 @@ void Parser::declareView(uint32_t target, uint32_t call, PendingDecl &pending) {
       } else if (c && *c < 0) {
         fail(nodeRange(item), "buffer extent " + std::to_string(*c) + " is negative");
       } else if (c) {
-        known *= *c;
+        if (known >= 0 && __builtin_mul_overflow(known, *c, &known))
+          fail(nodeRange(item), "the view's extents multiply to more than 2^63 - 1 elements");
       } else {
         known = -1;
       }
       f.shape.push_back(extent);
     }
-    int64_t total = 1;
+    int64_t total = 1; // -1: symbolic
     for (const Expr &e : base->shape)
-      total = total < 0 || !asConstInt(e) ? -1 : total * *asConstInt(e);
+      if (total >= 0 && !asConstInt(e))
+        total = -1;
+      else if (total >= 0 && __builtin_mul_overflow(total, *asConstInt(e), &total))
+        fail(nodeRange(call), "buffer '" + base->name.str() + "' has more than 2^63 - 1 elements");
     if (inferred != SIZE_MAX) {
       if (total < 0 || known <= 0 || total % known != 0)
         fail(nodeRange(args.positional[inferred]), "cannot infer this extent of the view of buffer '" +

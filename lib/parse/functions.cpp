@@ -135,6 +135,8 @@ std::optional<Module> Parser::parseModule() {
       skipFailedItem(start);
     }
     releaseItemAst();
+    if (discardFunctions_)
+      module.functions.clear();
     if (pos_ == start)
       advance(); // a stray dedent or indent: never loop without progress
   }
@@ -571,6 +573,12 @@ std::optional<Module> parseModule(const SourceManager &sources, uint32_t fileId,
                                   ParseRange range) {
   Parser parser(sources, fileId, diagnostics, range);
   return parser.parseModule();
+}
+
+bool checkParse(const SourceManager &sources, uint32_t fileId, DiagnosticSink &diagnostics, ParseRange range) {
+  Parser parser(sources, fileId, diagnostics, range);
+  parser.discardFunctions();
+  return parser.parseModule().has_value();
 }
 
 std::optional<IndexMap> parseIndexMap(const SourceManager &sources, uint32_t fileId, DiagnosticSink &diagnostics,

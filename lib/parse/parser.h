@@ -24,6 +24,12 @@ struct ParseRange {
 std::optional<Module> parseModule(const SourceManager &sources, uint32_t fileId, DiagnosticSink &diagnostics,
                                   ParseRange range = {});
 
+// What parseModule of the range reports (the same diagnostics, in the same order), with each
+// function freed as soon as it is parsed, so that memory stays flat however long the input:
+// for a caller that has the functions already, or does not need them once the input has an
+// error. Returns whether the range parses without errors.
+bool checkParse(const SourceManager &sources, uint32_t fileId, DiagnosticSink &diagnostics, ParseRange range = {});
+
 // parseModule on up to `threads` threads, with the same result and diagnostics: the range is cut
 // at top-level decorators (lines that start with '@') into pieces parsed at once, each from the
 // module-level declarations before the first function. A piece with an error or a warning, a

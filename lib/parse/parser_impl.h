@@ -203,6 +203,8 @@ public:
   Parser(const SourceManager &sources, uint32_t fileId, DiagnosticSink &diagnostics, ParseRange range);
 
   std::optional<Module> parseModule();
+  // parseModule frees each function once it is parsed (checkParse).
+  void discardFunctions() { discardFunctions_ = true; }
   std::optional<IndexMap> parseStandaloneIndexMap(DataType indexType);
 
   // The module-level symbolic extents (`n = TypeVar("n")`) declared so far: what a piece of the
@@ -457,6 +459,8 @@ private:
   void parseTransformLayout(uint32_t call);
   void parseMatchBuffer(uint32_t target, uint32_t call);
   void declareView(uint32_t target, uint32_t call, PendingDecl &pending);
+  // `A.view("int8")`: the view's dtype, shape and offset in `f` (declareView's).
+  void viewAsDtype(const Buffer &base, uint32_t call, uint32_t dtypeArg, BufferNode::Fields &f);
   void defineBuffer(uint32_t nameNode, const Buffer &buffer);
   // ---- blocks (blocks.cpp)
   bool isBlockCall(uint32_t call) const;
@@ -510,6 +514,7 @@ private:
   // Token pos_ and the end of its run (advance(), seek()).
   const Token *cur_ = nullptr, *curEnd_ = nullptr;
   bool failed_ = false;
+  bool discardFunctions_ = false;
   uint32_t nesting_ = 0;
   uint32_t blockDepth_ = 0;
   size_t openDecls_ = 0; // declarations whose body (the rest of a block) is still open

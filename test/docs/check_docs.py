@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
 """The documentation stands on its own: every relative link in README.md and docs/*.md names a
-file of the repository, no page sends the reader outside it (`../shared/...`), and every page of
-docs/ is reachable from README.md through links. Prints each problem; exit 1 if any.
+file of the repository, no page sends the reader outside it (`../shared/...`), every page of
+docs/ is reachable from README.md through links, and the pages speak of the product, not of how
+it was developed: no numbered work sessions, tracker issues or commit hashes (a figure carries
+its date and machine instead). Prints each problem; exit 1 if any.
     check_docs.py REPO_ROOT"""
 import os
 import re
@@ -9,6 +11,10 @@ import sys
 
 LINK = re.compile(r"\[[^\]]*\]\(([^)\s]+)\)")
 OUTSIDE = re.compile(r"\.\./shared/|\.\./\.\./")
+# "session 12", "session-11's", "issue 15", "(issue 15 item 2)", "`b409e18`", "commit 755f257".
+DEVELOPMENT_LOG = re.compile(r"\bsessions? ?-?\d+|\bissues? #?\d+|\bitem \d+ of|"
+                             r"`(?=[0-9a-f]*[a-f])(?=[0-9a-f]*\d)[0-9a-f]{7,40}`|"
+                             r"\bcommits? (?=[0-9a-f]*[a-f])(?=[0-9a-f]*\d)[0-9a-f]{7,40}\b", re.IGNORECASE)
 
 
 def pages(root):
@@ -32,6 +38,10 @@ def main():
                 if fenced:
                     continue
                 line = re.sub(r"`[^`]*`", lambda m: "" if LINK.search(m.group(0)) else m.group(0), line)
+                log = DEVELOPMENT_LOG.search(line)
+                if log:
+                    problems.append(f"{rel}:{number}: a development-log reference ('{log.group(0)}'); say what the "
+                                    "product does, and give figures their date and machine")
                 if OUTSIDE.search(line):
                     problems.append(f"{rel}:{number}: refers to a path outside the repository: {line.strip()}")
                 for target in LINK.findall(line):

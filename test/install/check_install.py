@@ -6,6 +6,7 @@ own pass runs beside the product's: its output on a file equals the installed ti
 same file with the constants already scaled.
     check_install.py --build BUILD_DIR --source SOURCE_DIR"""
 import argparse
+import gzip
 import json
 import os
 import shutil
@@ -58,9 +59,11 @@ def main():
         for header in ("ir/expr.h", "transform/pass.h", "parse/parser.h", "codegen/c_emitter.h",
                        "codegen/llvm/llvm_emitter.h", "codegen/opencl/opencl_emitter.h", "interp/interpreter.h"):
             installed(options["includedir"], "tirlower", header)
-        man = open(installed(options["mandir"], "man1", "tirlower.1")).read()
+        man = gzip.open(installed(options["mandir"], "man1", "tirlower.1.gz")).read().decode()
         if ".TH TIRLOWER" not in man or "\\-\\-pass" not in man:
             fail("the man page lacks its title or the --pass flag")
+        if ".SH \"SEE ALSO\"" not in man or ".SH \"EXIT STATUS\"" not in man:
+            fail("the man page lacks its SEE ALSO or EXIT STATUS section")
         completion = installed(options["datadir"], "bash-completion", "completions", "tirlower")
         run(["bash", "-n", completion])
         for doc in ("README.md", "LICENSE", "docs/language.md", "docs/abi.md", "docs/cli.md"):

@@ -13,11 +13,13 @@
 #include "output_file.h"
 #include "parse/diagnostic_verifier.h"
 #include "parse/parser.h"
+#include "pass_listing.h"
 #include "pass_plugins.h"
 #include "run_files.h"
 #include "streamed_compile.h"
 #include "timing_report.h"
 #include "transform/pass_manager.h"
+#include "transform/pipeline.h"
 
 namespace tirlower {
 
@@ -25,24 +27,6 @@ namespace {
 
 constexpr int kInputError = 1;
 constexpr int kUsageError = 2;
-
-std::string listPasses() {
-  std::string out;
-  for (const PassInfo &info : toolPassRegistry().passes()) {
-    out += info.name;
-    if (!info.aliases.empty()) {
-      out += " (aliases:";
-      for (const std::string &alias : info.aliases)
-        out += " " + alias;
-      out += ")";
-    }
-    out += "\n    " + info.summary + "\n";
-    for (const PassOptionInfo &option : info.options)
-      out += "    option " + option.name + "=" + (option.defaultValue.empty() ? "<value>" : option.defaultValue) +
-             ": " + option.description + "\n";
-  }
-  return out;
-}
 
 // Builds the pass manager from --pass / --pass-pipeline. Prints the error and returns false
 // on misuse.
@@ -183,7 +167,7 @@ public:
   int run() {
     manager_.verifyEach = options_.verifyEach;
     manager_.threads = options_.threads;
-    if (!buildPipeline(options_, manager_))
+    if (!buildPipeline(options_, manager_) || !flagsApplyToPipeline())
       return kUsageError;
     std::vector<LayoutFlag> layoutFlags;
     if (!parseLayoutFlags(options_, sources_, engine_, layoutFlags))
@@ -236,6 +220,34 @@ public:
   }
 
 private:
+  // Flags that act on passes, given for a pipeline without them, would do nothing: misuse.
+  bool flagsApplyToPipeline() const {
+    auto runs = [&](const std::string &name) {
+      for (const PassInstance &pass : manager_.passes())
+        if (pass.info->name == name)
+          return true;
+      return false;
+    };
+    std::string pipeline = pipelineText(manager_);
+    pipeline.pop_back();
+    std::string runsText = pipeline.empty() ? "no pass runs" : "the pipeline is " + pipeline;
+    for (const std::string &name : options_.printIrAfter)
+      if (!runs(name)) {
+        printToolError("--print-ir-after=" + name + ": no pass '" + name + "' runs (" + runsText + ")");
+        return false;
+      }
+    if (options_.layoutVerifyGiven && !runs("verify-layouts")) {
+      printToolError("--layout-verify applies to the verify-layouts pass, which does not run (" + runsText + ")");
+      return false;
+    }
+    if (!options_.requiredLayouts.empty() && !runs("verify-layouts") && !runs("legalize-layouts")) {
+      printToolError("--require-layout applies to the legalize-layouts and verify-layouts passes, neither of which "
+                     "runs (" + runsText + ")");
+      return false;
+    }
+    return true;
+  }
+
   // What one input chunk contributes to stdout/-o: its emitted text, or (for emitters whose
   // chunks are combined into one output) its lowered module.
   struct ChunkOutput {
@@ -350,7 +362,17 @@ private:
         return emitter->emit(module, &sources_, options_.emitSettings, diagnostics);
       });
     } catch (CompileError &e) {
-      diagnostics.report(std::move(e.diagnostic()));
+      Diagnostic diagnostic = std::move(e.diagnostic());
+      // `-o k.c` alone picks the emitter, not the lowering: an emitter that finds blocks or
+      // unflattened buffers (its message names the passes to run) is told what lowers them.
+      bool unlowered = diagnostic.message.find("lower it first") != std::string::npos ||
+                       diagnostic.message.find("run the flatten pass first") != std::string::npos;
+      if (manager_.empty() && !emitter->target.empty() && unlowered)
+        diagnostic.note(diagnostic.range, "no pass ran: -o and --emit choose the output format only; --target=" +
+                                              emitter->target + " also runs the " + emitter->target +
+                                              " target's default pipeline (tirlower --print-pipeline --target=" +
+                                              emitter->target + ")");
+      diagnostics.report(std::move(diagnostic));
       return std::nullopt;
     }
   }
@@ -367,16 +389,16 @@ private:
            manager_.allFunctionLocal() && std::min(range.end, size) - std::min(range.begin, size) >= kMinStreamedBytes;
   }
 
-  std::optional<ChunkOutput> compileStreamed(ParseRange range, DiagnosticSink &diagnostics) {
+  std::optional<ChunkOutput> compileStreamed(ParseRange range, DiagnosticSink &diagnostics, bool &reported) {
     PassContext context{diagnostics, options_.remarks, options_.layoutVerifyWarn, options_.target};
     EmitSettings settings = options_.emitSettings;
     StreamedCompileInput input{sources_, fileId_,         range, manager_, context, *findEmitter(options_.emit),
                                settings, options_.threads};
     body_.emplace(options_.output);
     size_t functions = 0;
-    std::optional<std::string> head = tirlower::compileStreamed(input, *body_, timing_, functions);
+    std::optional<std::string> head = tirlower::compileStreamed(input, *body_, timing_, functions, reported);
     if (!head) {
-      body_.reset(); // the whole-module path writes it again
+      body_.reset(); // the whole-module path writes it again, or nothing is written
       return std::nullopt;
     }
     timing_.functions += functions;
@@ -387,9 +409,13 @@ private:
   }
 
   std::optional<ChunkOutput> compile(ParseRange range, DiagnosticSink &diagnostics) {
-    if (streams(range))
-      if (std::optional<ChunkOutput> chunk = compileStreamed(range, diagnostics))
+    if (streams(range)) {
+      bool reported = false;
+      if (std::optional<ChunkOutput> chunk = compileStreamed(range, diagnostics, reported))
         return chunk;
+      if (reported) // the input does not parse: said without holding the whole module
+        return std::nullopt;
+    }
     std::optional<Module> module =
         timing_.time("parse", [&] { return parseModule(sources_, fileId_, diagnostics, range, options_.threads); });
     if (!module)
@@ -497,12 +523,12 @@ private:
       if (options_.runInputs.empty()) {
         args = makeRandomArgs(func, options_.seed, randomOptions());
       } else {
-        std::string json;
-        if (std::string error = runInputsJson(func, options_.runInputs, json); !error.empty()) {
+        std::string json, arrays;
+        if (std::string error = runInputsJson(func, options_.runInputs, json, arrays); !error.empty()) {
           engine_.error({}, error);
           return kInputError;
         }
-        args = makeArgsFromJson(func, json, options_.seed, randomOptions());
+        args = makeArgsFromJson(func, json, options_.seed, randomOptions(), arrays);
       }
     } catch (CompileError &e) {
       engine_.report(std::move(e.diagnostic()));
@@ -516,8 +542,9 @@ private:
       return kInputError;
     }
     std::vector<std::string> warnings;
-    auto [status, message] = writeRunOutputs(func, options_.runOutputs, options_.runTable,
-                                             runResultToJson(func, options_.seed, args, result), warnings);
+    auto [status, message] = timing_.time("write outputs", [&] {
+      return writeRunOutputs(func, args, result, options_.seed, options_.runOutputs, options_.runTable, warnings);
+    });
     reportTiming();
     for (const std::string &warning : warnings)
       engine_.warning({}, warning);
@@ -571,6 +598,13 @@ private:
 int runTool(const ToolOptions &options) {
   if (options.listPasses) {
     std::cout << listPasses();
+    return 0;
+  }
+  if (options.printPipeline) {
+    PassManager manager;
+    if (!buildPipeline(options, manager))
+      return kUsageError;
+    std::cout << pipelineText(manager);
     return 0;
   }
   return Driver(options).run();

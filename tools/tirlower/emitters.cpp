@@ -1,5 +1,7 @@
 #include "emitters.h"
 
+#include <algorithm>
+
 #include "codegen/c_emitter.h"
 #include "codegen/c_header.h"
 #include "codegen/json_emitter.h"
@@ -31,6 +33,7 @@ CEmitOptions cOptions(const EmitSettings &settings) {
 }
 } // namespace
 
+// long-function: the table of emitters, one entry each; splitting it would only scatter it.
 const std::vector<Emitter> &emitters() {
   static const std::vector<Emitter> all = {
       {"tir",
@@ -63,7 +66,12 @@ const std::vector<Emitter> &emitters() {
        {".h"},
        "c",
        false,
-       [](const Module &m, const SourceInfo *, const EmitSettings &, DiagnosticSink &d) { return emitCHeader(m, d); }},
+       [](const Module &m, const SourceInfo *, const EmitSettings &s, DiagnosticSink &d) {
+         return emitCHeader(m, d, s.headerGuard);
+       },
+       {},
+       {},
+       {"llvm"}},
       {"llvm",
        {".ll"},
        "llvm",
@@ -95,7 +103,7 @@ const std::vector<Emitter> &emitters() {
        },
        {},
        {},
-       "llvm"},
+       {"llvm"}},
       {"opencl",
        {".cl"},
        "opencl",
@@ -134,13 +142,14 @@ const Emitter *emitterForPath(const std::string &path) {
 }
 
 bool emitterServesTarget(const Emitter &emitter, const std::string &target) {
-  return emitter.target.empty() || target.empty() || emitter.target == target || emitter.otherTarget == target;
+  return emitter.target.empty() || target.empty() || emitter.target == target ||
+         std::find(emitter.alsoTargets.begin(), emitter.alsoTargets.end(), target) != emitter.alsoTargets.end();
 }
 
-std::string emittersOfTarget(const std::string &target) {
+std::string emittersOfTarget(const std::string &target, bool ownOnly) {
   std::string names;
   for (const Emitter &emitter : emitters())
-    if (emitter.target == target || emitter.otherTarget == target)
+    if (ownOnly ? emitter.target == target : !emitter.target.empty() && emitterServesTarget(emitter, target))
       names += (names.empty() ? "" : ", ") + emitter.name;
   return names;
 }

@@ -29,6 +29,9 @@ struct EmitSettings {
   std::string cc;           // --cc for --emit=so; empty: $CC, else cc
   // --tir-spelling for TVMScript output; unset = the input's own spelling.
   std::optional<ScriptSpelling> spelling;
+  // --emit=h: the include guard's macro (--header-guard, else from the -o file's name); empty:
+  // from the module's functions.
+  std::string headerGuard;
 };
 
 struct Emitter {
@@ -49,8 +52,9 @@ struct Emitter {
   // Optional: the emitter in parts (codegen/module_writer.h), for a module lowered and written
   // piece by piece on `workers` workers (the streamed compile, driver.cpp).
   std::function<std::unique_ptr<ModuleWriter>(const EmitSettings &, unsigned workers)> writer = {};
-  // Another target whose code it also serves (--emit=so: "llvm" besides "c").
-  std::string otherTarget = {};
+  // Further targets whose code this describes: the C header declares the LLVM object's
+  // functions too (one calling convention, docs/abi.md).
+  std::vector<std::string> alsoTargets = {};
 };
 
 const std::vector<Emitter> &emitters();
@@ -58,8 +62,9 @@ const Emitter *findEmitter(const std::string &name);
 const Emitter *emitterForPath(const std::string &path);
 // Whether an emitter's code serves a target (--target=llvm with --emit=obj, any with tir).
 bool emitterServesTarget(const Emitter &emitter, const std::string &target);
-// "llvm, bc, obj": the emitters of a target's code.
-std::string emittersOfTarget(const std::string &target);
+// "llvm, bc, obj, h": the emitters of a target's code; with `ownOnly`, those whose code is the
+// target's own ("llvm, bc, obj").
+std::string emittersOfTarget(const std::string &target, bool ownOnly = false);
 std::string emitterNames(); // "tir, json, ..."
 
 } // namespace tirlower

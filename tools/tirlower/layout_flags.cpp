@@ -1,8 +1,10 @@
 #include "layout_flags.h"
 
+#include <algorithm>
 #include <cctype>
 
 #include "arith/index_map_ops.h"
+#include "ir/layout.h"
 #include "parse/parser.h"
 #include "transform/layout_requirements.h"
 
@@ -32,6 +34,45 @@ bool splitFlag(const std::string &flag, const std::string &text, std::string &bu
   return true;
 }
 
+// --layout='B=FROM->TO': a caret at the offending character of the value, past "B=".
+bool parseLayoutsFlag(const std::string &text, SourceManager &sources, DiagnosticSink &diagnostics,
+                      std::vector<LayoutFlag> &flags) {
+  std::string buffer, layouts;
+  if (!splitFlag("--layout", text, buffer, layouts, diagnostics))
+    return false;
+  uint32_t fileId = sources.addFile("<command line>", text);
+  uint32_t valueBegin = static_cast<uint32_t>(text.find(layouts, text.find('=') + 1));
+  SourceRange where{fileId, valueBegin, static_cast<uint32_t>(valueBegin + layouts.size())};
+  size_t arrow = layouts.find("->");
+  if (arrow == std::string::npos) {
+    diagnostics.error(where, "--layout expects FROM->TO layout strings, such as NHWC->NCHW4c");
+    return false;
+  }
+  std::optional<Layout> sides[2];
+  for (int side = 0; side < 2 && (side == 0 || sides[0]); ++side) {
+    std::string part = side == 0 ? layouts.substr(0, arrow) : layouts.substr(arrow + 2);
+    std::string layout = trim(part);
+    size_t begin = valueBegin + (side == 0 ? 0 : arrow + 2) + part.find(layout);
+    LayoutParseError error;
+    sides[side] = Layout::parse(layout, &error);
+    if (!sides[side]) {
+      uint32_t at = static_cast<uint32_t>(begin + std::min(error.offset, layout.size()));
+      diagnostics.error({fileId, at, at + static_cast<uint32_t>(std::max<size_t>(error.length, 1))},
+                        "--layout: malformed layout \"" + layout + "\": " + error.message);
+    }
+  }
+  if (!sides[0] || !sides[1])
+    return false;
+  try {
+    IndexMap map = indexMapFromLayouts(*sides[0], *sides[1], where);
+    flags.push_back({"--layout", buffer, map, std::nullopt, where});
+  } catch (const CompileError &e) {
+    diagnostics.report(e.diagnostic());
+    return false;
+  }
+  return true;
+}
+
 } // namespace
 
 bool parseLayoutFlags(const ToolOptions &options, SourceManager &sources, DiagnosticSink &diagnostics,
@@ -52,28 +93,8 @@ bool parseLayoutFlags(const ToolOptions &options, SourceManager &sources, Diagno
     flags.push_back(
         {"--transform-layout", buffer, *map, std::nullopt, {fileId, 0, static_cast<uint32_t>(lambda.size())}});
   }
-  for (const std::string &text : options.layouts) {
-    std::string buffer, layouts;
-    if (!splitFlag("--layout", text, buffer, layouts, diagnostics)) {
-      ok = false;
-      continue;
-    }
-    uint32_t fileId = sources.addFile("<command line>", layouts);
-    SourceRange where{fileId, 0, static_cast<uint32_t>(layouts.size())};
-    size_t arrow = layouts.find("->");
-    if (arrow == std::string::npos) {
-      diagnostics.error(where, "--layout expects FROM->TO layout strings, such as NHWC->NCHW4c");
-      ok = false;
-      continue;
-    }
-    try {
-      IndexMap map = indexMapFromLayouts(trim(layouts.substr(0, arrow)), trim(layouts.substr(arrow + 2)), where);
-      flags.push_back({"--layout", buffer, map, std::nullopt, where});
-    } catch (const CompileError &e) {
-      diagnostics.report(e.diagnostic());
-      ok = false;
-    }
-  }
+  for (const std::string &text : options.layouts)
+    ok = parseLayoutsFlag(text, sources, diagnostics, flags) && ok;
   for (const std::string &text : options.requiredLayouts) {
     std::string buffer, spec;
     if (!splitFlag("--require-layout", text, buffer, spec, diagnostics)) {

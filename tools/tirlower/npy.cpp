@@ -170,7 +170,7 @@ std::string readNpy(const std::string &bytes, NpyArray &array) {
   return "";
 }
 
-std::string writeNpy(const std::string &dtype, const std::vector<int64_t> &shape, const nlohmann::json &data,
+std::string writeNpy(const std::string &dtype, const std::vector<int64_t> &shape, const BufferData &data,
                      std::string &bytes, size_t &uninitialised) {
   const NpyType *type = nullptr;
   for (const NpyType &t : kTypes)
@@ -194,27 +194,25 @@ std::string writeNpy(const std::string &dtype, const std::vector<int64_t> &shape
   bytes += static_cast<char>(header.size() >> 8);
   bytes += header;
   uninitialised = 0;
-  for (const nlohmann::json &value : data) {
+  bytes.reserve(bytes.size() + data.size() * type->size);
+  for (size_t e = 0; e < data.size(); ++e) {
     uint64_t bits = 0;
-    if (value.is_null()) {
+    if (!data.isInitialized(e)) {
       ++uninitialised;
     } else if (type->kind == 'f') {
-      double v = value.is_string() ? (value == "nan"   ? std::numeric_limits<double>::quiet_NaN()
-                                      : value == "inf" ? std::numeric_limits<double>::infinity()
-                                                       : -std::numeric_limits<double>::infinity())
-                                   : value.get<double>();
+      double v = data.getFloat(e);
       bits = type->size == 2   ? doubleToHalf(v)
              : type->size == 4 ? std::bit_cast<uint32_t>(static_cast<float>(v))
                                : std::bit_cast<uint64_t>(v);
-    } else if (value.is_boolean()) {
-      bits = value.get<bool>() ? 1 : 0;
-    } else if (type->kind == 'u') {
-      bits = value.get<uint64_t>();
+    } else if (type->kind == 'u' || type->kind == 'b') {
+      bits = data.getUInt(e);
     } else {
-      bits = static_cast<uint64_t>(value.get<int64_t>());
+      bits = static_cast<uint64_t>(data.getInt(e));
     }
+    char little[8];
     for (int k = 0; k < type->size; ++k)
-      bytes += static_cast<char>((bits >> (8 * k)) & 0xff);
+      little[k] = static_cast<char>((bits >> (8 * k)) & 0xff);
+    bytes.append(little, static_cast<size_t>(type->size));
   }
   return "";
 }

@@ -9,6 +9,8 @@
 
 #include <string>
 
+#include "interp/interpreter.h"
+
 namespace tirlower {
 
 struct NpyArray {
@@ -21,10 +23,10 @@ struct NpyArray {
 // complex128 is not supported", ...), empty on success.
 std::string readNpy(const std::string &bytes, NpyArray &array);
 
-// The .npy bytes of `data` (numbers, "nan"/"inf"/"-inf", null for an uninitialised element,
-// written as 0) as `dtype` with `shape`. Returns an error message for a dtype numpy has no
-// type for (bfloat16), empty on success; `uninitialised` counts the null elements.
-std::string writeNpy(const std::string &dtype, const std::vector<int64_t> &shape, const nlohmann::json &data,
+// The .npy bytes of a buffer's storage (an uninitialised element written as 0) as `dtype`
+// with `shape`. Returns an error message for a dtype numpy has no type for (bfloat16), empty
+// on success; `uninitialised` counts the uninitialised elements.
+std::string writeNpy(const std::string &dtype, const std::vector<int64_t> &shape, const BufferData &data,
                      std::string &bytes, size_t &uninitialised);
 
 } // namespace tirlower

@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cctype>
 #include <charconv>
 #include <iostream>
 
@@ -201,7 +202,12 @@ void addPipelineFlags(CLI::App &app, ToolOptions &options, FlagValues &values) {
       ->allow_extra_args(false)
       ->option_text("=LIB.so")
       ->group(kPipeline);
-  app.add_flag("--list-passes", options.listPasses, "list the registered passes with their options and exit")
+  app.add_flag("--list-passes", options.listPasses,
+               "list the registered passes with their options and contracts, and each --target's pipeline, and exit")
+      ->group(kPipeline);
+  app.add_flag("--print-pipeline", options.printPipeline,
+               "print the pipeline the other flags select (--target's default, or --pass/--pass-pipeline) as "
+               "--pass-pipeline text, and exit")
       ->group(kPipeline);
   app.add_flag("--verify-each{true}", options.verifyEach, "verify the IR after every pass (default: true)")
       ->option_text("[=true|false]")
@@ -294,6 +300,17 @@ void addTargetFlags(CLI::App &app, ToolOptions &options, FlagValues &values) {
                  "--emit=so: the C compiler and linker command (default: $CC, else cc)")
       ->option_text("=COMMAND")
       ->group(kTarget);
+  app.add_option("--header-guard", options.emitSettings.headerGuard,
+                 "--emit=h: the include guard's macro (default: TIRLOWER_<NAME>_H from the -o file's name, or from "
+                 "the functions when written to stdout)")
+      ->option_text("=MACRO")
+      ->check([](const std::string &v) {
+        bool valid = !v.empty() && !std::isdigit(static_cast<unsigned char>(v[0]));
+        for (char c : v)
+          valid = valid && (std::isalnum(static_cast<unsigned char>(c)) || c == '_');
+        return valid ? std::string() : "expected a C identifier, got '" + v + "'";
+      })
+      ->group(kTarget);
   app.add_option_function<std::string>(
          "--tir-spelling",
          [&options](const std::string &v) {
@@ -367,12 +384,52 @@ void addToolFlags(CLI::App &app, ToolOptions &options, FlagValues &values) {
   addDebuggingFlags(app, options, values);
 }
 
+// Flags that do nothing in `run`: refused there rather than ignored.
+const char *const kNotForRun[] = {"--emit",
+                                  "--split-input-file",
+                                  "--verify-diagnostics",
+                                  "--verify-roundtrip",
+                                  "--verify-semantics",
+                                  "--openmp",
+                                  "--header-guard",
+                                  "--abi",
+                                  "--cc",
+                                  "-O",
+                                  "--target-triple",
+                                  "--mcpu",
+                                  "--mattr",
+                                  "--fp-contract",
+                                  "--tir-spelling",
+                                  "--list-passes",
+                                  "--print-pipeline"};
+
+// `run --help`: after run's own flags, the tool's flags that apply to run too (the pipeline,
+// layouts, the target's pipeline, the interpreter's limits, diagnostics and dumps).
+std::string runHelpFooter(const CLI::App &app) {
+  std::string out = "\nFlags of tirlower that apply to run too (tirlower --help):\n";
+  for (const CLI::Option *option : app.get_options()) {
+    std::string name = !option->get_lnames().empty()   ? "--" + option->get_lnames().front()
+                       : !option->get_snames().empty() ? "-" + option->get_snames().front()
+                                                       : "";
+    bool skip = name.empty() || name == "-o" || name == "--output" || name == "--help" || name == "--version";
+    for (const char *flag : kNotForRun)
+      skip = skip || name == flag;
+    if (skip)
+      continue;
+    const std::string &text = option->get_option_text();
+    std::string shown = "  " + name + (text.empty() || text[0] == '=' || text[0] == '[' ? "" : " ") + text;
+    out += shown + std::string(shown.size() < 36 ? 36 - shown.size() : 1, ' ') + option->get_description() + "\n";
+  }
+  return out;
+}
+
 CLI::App *addRunCommand(CLI::App &app, ToolOptions &options, FlagValues &values) {
   CLI::App *run = app.add_subcommand(
       "run", "run a function on seeded random inputs (or --inputs) after the pipeline, if any, and write its outputs "
              "as JSON (docs/run-json.md)");
   run->fallthrough();
   run->formatter(app.get_formatter());
+  run->footer(runHelpFooter(app));
   run->add_option("file", values.runFile, "input file ('-' for stdin)")->group(kInputOutput);
   run->add_option("--func", options.runFunction,
                   "the function to run, by name or global_symbol (default: the only one)")
@@ -397,23 +454,6 @@ CLI::App *addRunCommand(CLI::App &app, ToolOptions &options, FlagValues &values)
       ->group(kInputOutput);
   return run;
 }
-
-// Flags that do nothing in `run`: refused there rather than ignored.
-const char *const kNotForRun[] = {"--emit",
-                                  "--split-input-file",
-                                  "--verify-diagnostics",
-                                  "--verify-roundtrip",
-                                  "--verify-semantics",
-                                  "--openmp",
-                                  "--abi",
-                                  "--cc",
-                                  "-O",
-                                  "--target-triple",
-                                  "--mcpu",
-                                  "--mattr",
-                                  "--fp-contract",
-                                  "--tir-spelling",
-                                  "--list-passes"};
 
 std::optional<int> reportExtras(CLI::App &app, CLI::App *run, const ToolOptions &options, const FlagValues &values) {
   std::vector<std::string> extras = app.remaining();
@@ -494,19 +534,27 @@ std::optional<int> resolveEmitter(ToolOptions &options, const std::string &emitF
   return std::nullopt;
 }
 
+// "include/my-ops.h" -> TIRLOWER_MY_OPS_H: two headers written to different files never share
+// a guard.
+std::string guardForFile(const std::string &path) {
+  std::string name = path.substr(path.rfind('/') == std::string::npos ? 0 : path.rfind('/') + 1);
+  name = name.substr(0, name.find('.'));
+  std::string guard = "TIRLOWER_";
+  for (char c : name)
+    guard += std::isalnum(static_cast<unsigned char>(c)) ? static_cast<char>(std::toupper(static_cast<unsigned char>(c)))
+                                                          : '_';
+  return guard + "_H";
+}
+
 // Flags of one emitter family given for another emitter are refused, not ignored.
 std::optional<int> checkEmitterFlags(const CLI::App &app, ToolOptions &options, const FlagValues &values) {
   const Emitter &emitter = *findEmitter(options.emit);
   // --emit=so compiles the code of its --target: C, or an LLVM object.
   const bool so = emitter.name == "so";
   const bool llvm = emitter.target == "llvm" || (so && options.target == "llvm");
-  std::string llvmEmitters;
-  for (const Emitter &e : emitters())
-    if (e.target == "llvm")
-      llvmEmitters += (llvmEmitters.empty() ? "" : ", ") + e.name;
   for (const char *flag : {"-O", "--target-triple", "--mcpu", "--mattr", "--fp-contract"})
     if (app.get_option(flag)->count() > 0 && !llvm) {
-      printToolError(std::string(flag) + " applies to the LLVM emitters (" + llvmEmitters +
+      printToolError(std::string(flag) + " applies to the LLVM emitters (" + emittersOfTarget("llvm", true) +
                      (so ? ") and to --emit=so with --target=llvm" : ")") + ", not to --emit=" + emitter.name +
                      (so ? " with --target=" + options.target : ""));
       return kUsageError;
@@ -526,6 +574,12 @@ std::optional<int> checkEmitterFlags(const CLI::App &app, ToolOptions &options, 
     printToolError("--cc applies to --emit=so, not to --emit=" + emitter.name);
     return kUsageError;
   }
+  if (app.get_option("--header-guard")->count() > 0 && emitter.name != "h") {
+    printToolError("--header-guard applies to the C header (--emit=h, -o FILE.h), not to --emit=" + emitter.name);
+    return kUsageError;
+  }
+  if (emitter.name == "h" && options.emitSettings.headerGuard.empty() && options.output != "-")
+    options.emitSettings.headerGuard = guardForFile(options.output);
   if (llvm) {
     LLVMEmitOptions llvm;
     llvm.targetTriple = options.emitSettings.targetTriple;
@@ -703,8 +757,18 @@ std::optional<int> parseCommandLine(int argc, char **argv, ToolOptions &options)
   applyFlagValues(values, options);
   if (auto code = choosePipeline(app, options, values))
     return code;
-  if (options.listPasses)
+  if (options.listPasses || options.printPipeline)
     return std::nullopt;
+  options.layoutVerifyGiven = app.get_option("--layout-verify")->count() > 0;
+  // The interpreter's flags seed and limit run and --verify-semantics only: elsewhere they
+  // would be accepted and do nothing.
+  if (!options.runMode && !options.verifySemantics)
+    for (const char *flag : {"--seed", "--max-steps", "--max-buffer-bytes"})
+      if (app.get_option(flag)->count() > 0) {
+        printToolError(std::string(flag) + " applies to 'run' and --verify-semantics (the interpreter), which this "
+                                           "command does not use");
+        return kUsageError;
+      }
   if (options.input.empty()) {
     printToolError("no input file (use '-' to read stdin); see --help");
     return kUsageError;

@@ -23,6 +23,7 @@ struct ToolOptions {
   std::optional<std::string> pipeline; // --pass-pipeline
   std::vector<std::string> passPlugins; // --load-pass-plugin: shared libraries adding passes
   bool listPasses = false;
+  bool printPipeline = false; // --print-pipeline: print the pipeline that would run, and exit
   bool splitInputFile = false;
   bool verifyDiagnostics = false;
   bool verifyRoundtrip = false;
@@ -38,6 +39,7 @@ struct ToolOptions {
   std::vector<std::string> layouts;            // "B=NHWC->NCHW4c"
   std::vector<std::string> requiredLayouts;    // --require-layout: "B=NCHW4c", "A=NCHW4c:texture"
   bool layoutVerifyWarn = false;               // --layout-verify=warn
+  bool layoutVerifyGiven = false;              // --layout-verify on the command line
   EmitSettings emitSettings;                   // --openmp, -O, --target-triple, --mcpu, --mattr
   std::string target;                          // --target preset (c, llvm, opencl); empty if none
   bool verifySemantics = false;                // --verify-semantics

@@ -1,10 +1,12 @@
 #include "run_files.h"
 
 #include <algorithm>
+#include <set>
 
 #include <nlohmann/json.hpp>
 
 #include "ir/access_census.h"
+#include "interp/run_json.h"
 #include "ir/buffer.h"
 #include "npy.h"
 #include "output_file.h"
@@ -33,37 +35,33 @@ Buffer paramBuffer(const PrimFunc &func, const std::string &name) {
   return Buffer();
 }
 
-std::string buffersOf(const nlohmann::json &run) {
-  std::string names;
-  for (const auto &item : run["buffers"].items())
-    names += (names.empty() ? "" : ", ") + item.key();
-  return names;
-}
-
 // ---- table ------------------------------------------------------------------------------
 
-std::string elementText(const nlohmann::json &value) {
-  if (value.is_null())
+// An element as the table shows it: its JSON text, "?" when uninitialised, nan/inf unquoted.
+std::string tableText(const BufferData &data, size_t index) {
+  std::string text;
+  appendRunElement(text, data, index);
+  if (text == "null")
     return "?";
-  if (value.is_string())
-    return value.get<std::string>();
-  return value.dump();
+  if (text.front() == '"')
+    return text.substr(1, text.size() - 2);
+  return text;
 }
 
 class TableWriter {
 public:
-  TableWriter(const nlohmann::json &data, std::vector<int64_t> shape) : data_(data), shape_(std::move(shape)) {
+  TableWriter(const BufferData &data, std::vector<int64_t> shape) : data_(data), shape_(std::move(shape)) {
     int64_t count = 1;
     for (int64_t extent : shape_)
       count *= extent;
     summarise_ = count > 1000;
-    for (const nlohmann::json &value : data_)
-      width_ = std::max(width_, elementText(value).size());
+    for (size_t k = 0; k < data_.size(); ++k)
+      width_ = std::max(width_, tableText(data_, k).size());
   }
 
   std::string write() {
     if (shape_.empty())
-      return elementText(data_.empty() ? nlohmann::json() : data_[0]);
+      return data_.size() == 0 ? std::string("?") : tableText(data_, 0);
     std::string out;
     block(0, 0, out);
     return out;
@@ -102,7 +100,7 @@ private:
         continue;
       }
       if (axis + 1 == shape_.size()) {
-        std::string text = elementText(data_[offset + index]);
+        std::string text = tableText(data_, static_cast<size_t>(offset + index));
         out += std::string(width_ - text.size(), ' ') + text;
       } else {
         block(axis + 1, offset + index * stride, out);
@@ -111,47 +109,65 @@ private:
     out += ']';
   }
 
-  const nlohmann::json &data_;
+  const BufferData &data_;
   std::vector<int64_t> shape_;
   size_t width_ = 1;
   bool summarise_ = false;
 };
 
-// The shape to show `data` in: the declared shape (with a trailing axis of lanes for vector
-// dtypes) when its elements are exactly the storage, else the storage as one row.
-std::vector<int64_t> displayShape(const nlohmann::json &buffer) {
-  const nlohmann::json &data = buffer["data"];
+// The shape to show a buffer's storage in: the declared shape (with a trailing axis of lanes
+// for vector dtypes) when its elements are exactly the storage, else the storage as one row.
+std::vector<int64_t> displayShape(const PrimFunc &func, const std::vector<ArgValue> &args, const Buffer &buffer,
+                                  size_t storage) {
   std::vector<int64_t> shape;
   int64_t count = 1;
-  for (const nlohmann::json &extent : buffer["shape"]) {
-    if (!extent.is_number_integer())
-      return {static_cast<int64_t>(data.size())};
-    shape.push_back(extent.get<int64_t>());
+  for (const Expr &extent : buffer->shape) {
+    std::string text = runExtentText(func, args, extent);
+    if (text.front() == '"')
+      return {static_cast<int64_t>(storage)};
+    shape.push_back(std::stoll(text));
     count *= shape.back();
   }
-  std::string dtype = buffer["dtype"].get<std::string>();
-  size_t x = dtype.find('x');
-  if (x != std::string::npos) {
-    int64_t lanes = std::stoll(dtype.substr(x + 1));
-    shape.push_back(lanes);
-    count *= lanes;
+  if (buffer->dtype.lanes() > 1) {
+    shape.push_back(buffer->dtype.lanes());
+    count *= shape.back();
   }
-  if (count != static_cast<int64_t>(data.size()))
-    return {static_cast<int64_t>(data.size())};
+  if (count != static_cast<int64_t>(storage))
+    return {static_cast<int64_t>(storage)};
   return shape;
 }
 
-std::string shapeText(const nlohmann::json &shape) {
+// A buffer's declared shape as run's JSON writes it, for a reader: "(2, 3)", "(n, 4)".
+std::string shapeText(const PrimFunc &func, const std::vector<ArgValue> &args, const Buffer &buffer) {
   std::string text = "(";
-  for (size_t k = 0; k < shape.size(); ++k)
-    text += (k ? ", " : "") + (shape[k].is_string() ? shape[k].get<std::string>() : shape[k].dump());
-  return text + (shape.size() == 1 ? ",)" : ")");
+  for (size_t k = 0; k < buffer->shape.size(); ++k) {
+    std::string extent = runExtentText(func, args, buffer->shape[k]);
+    text += (k ? ", " : "") + (extent.front() == '"' ? extent.substr(1, extent.size() - 2) : extent);
+  }
+  return text + (buffer->shape.size() == 1 ? ",)" : ")");
+}
+
+// The buffer parameter named `name` and its argument index, or {null, 0}.
+std::pair<Buffer, size_t> bufferParam(const PrimFunc &func, const std::string &name) {
+  for (size_t k = 0; k < func->params.size(); ++k)
+    if (Buffer buffer = func->bufferFor(func->params[k]); buffer && buffer->name.str() == name)
+      return {buffer, k};
+  return {Buffer(), 0};
+}
+
+std::string bufferNames(const PrimFunc &func) {
+  std::string names;
+  for (const Var &param : func->params)
+    if (Buffer buffer = func->bufferFor(param))
+      names += (names.empty() ? "" : ", ") + buffer->name.str();
+  return names;
 }
 
 } // namespace
 
 std::string checkRunFileFlags(const std::vector<std::string> &inputs, const std::vector<std::string> &outputs) {
   int jsonInputs = 0;
+  std::set<std::string> named;
   for (const std::string &input : inputs) {
     auto [name, path] = splitNamed(input);
     if (!name.empty() && !endsWith(path, ".npy"))
@@ -160,6 +176,8 @@ std::string checkRunFileFlags(const std::vector<std::string> &inputs, const std:
       return "--inputs " + input + ": say which buffer the array is for: --inputs NAME=" + path;
     if (name.empty() && ++jsonInputs > 1)
       return "--inputs: give at most one JSON file (and any number of NAME=FILE.npy)";
+    if (!name.empty() && !named.insert(name).second)
+      return "--inputs " + input + ": buffer '" + name + "' is given twice";
   }
   int jsonOutputs = 0;
   for (const std::string &output : outputs) {
@@ -172,8 +190,9 @@ std::string checkRunFileFlags(const std::vector<std::string> &inputs, const std:
   return "";
 }
 
-std::string runInputsJson(const PrimFunc &func, const std::vector<std::string> &inputs, std::string &json) {
-  nlohmann::json object = nlohmann::json::object();
+std::string runInputsJson(const PrimFunc &func, const std::vector<std::string> &inputs, std::string &json,
+                          std::string &arrays) {
+  json = "{}";
   for (const std::string &input : inputs) {
     auto [name, path] = splitNamed(input);
     if (!name.empty())
@@ -181,12 +200,9 @@ std::string runInputsJson(const PrimFunc &func, const std::vector<std::string> &
     std::string text, error;
     if (!readInput(path, text, error))
       return error;
-    object = nlohmann::json::parse(text, nullptr, false);
-    if (object.is_discarded() || !object.is_object()) {
-      json = text; // makeArgsFromJson says where and how the JSON is malformed
-      return "";
-    }
+    json = std::move(text);
   }
+  nlohmann::json object = nlohmann::json::object();
   for (const std::string &input : inputs) {
     auto [name, path] = splitNamed(input);
     if (name.empty())
@@ -209,15 +225,16 @@ std::string runInputsJson(const PrimFunc &func, const std::vector<std::string> &
       object["scalars"][name] = array.data[0];
       continue;
     }
-    object["buffers"][name] = {{"data", std::move(array.data)}};
+    object["buffers"][name] = {{"shape", array.shape}, {"data", std::move(array.data)}};
   }
-  json = object.dump();
+  arrays = object.dump();
   return "";
 }
 
-std::pair<int, std::string> writeRunOutputs(const PrimFunc &func, const std::vector<std::string> &outputs, bool table,
-                                            const std::string &json, std::vector<std::string> &warnings) {
-  nlohmann::json run = nlohmann::json::parse(json);
+std::pair<int, std::string> writeRunOutputs(const PrimFunc &func, const std::vector<ArgValue> &args,
+                                            const RunResult &result, uint64_t seed,
+                                            const std::vector<std::string> &outputs, bool table,
+                                            std::vector<std::string> &warnings) {
   std::vector<std::pair<std::string, std::string>> arrays; // buffer name, path
   std::string jsonTarget;
   for (const std::string &output : outputs) {
@@ -242,20 +259,20 @@ std::pair<int, std::string> writeRunOutputs(const PrimFunc &func, const std::vec
       }
       name = written.front();
     }
-    if (!run["buffers"].contains(name))
-      return {2,
-              "--outputs " + output + ": the function has no buffer '" + name + "' (buffers: " + buffersOf(run) + ")"};
+    if (!bufferParam(func, name).first)
+      return {2, "--outputs " + output + ": the function has no buffer '" + name + "' (buffers: " +
+                     bufferNames(func) + ")"};
     arrays.emplace_back(name, path);
   }
   if (jsonTarget.empty() && arrays.empty())
     jsonTarget = "-";
   for (const auto &[name, path] : arrays) {
-    const nlohmann::json &buffer = run["buffers"][name];
-    std::string dtype = buffer["dtype"].get<std::string>();
+    auto [buffer, param] = bufferParam(func, name);
+    const BufferData &data = *args[param].buffer;
     std::string bytes;
     size_t uninitialised = 0;
-    std::string message =
-        writeNpy(dtype.substr(0, dtype.find('x')), displayShape(buffer), buffer["data"], bytes, uninitialised);
+    std::string message = writeNpy(buffer->dtype.element().str(), displayShape(func, args, buffer, data.size()), data,
+                                   bytes, uninitialised);
     if (!message.empty())
       return {1, "--outputs " + name + "=" + path + ": " + message};
     if (uninitialised)
@@ -264,27 +281,30 @@ std::pair<int, std::string> writeRunOutputs(const PrimFunc &func, const std::vec
     if (std::string error = writeOutput(path, bytes); !error.empty())
       return {1, error};
   }
-  if (!jsonTarget.empty())
-    if (std::string error = writeOutput(jsonTarget, table ? runTable(json) : json); !error.empty())
+  if (!jsonTarget.empty()) {
+    std::string text = table ? runTable(func, args, result, seed) : runResultToJson(func, seed, args, result);
+    if (std::string error = writeOutput(jsonTarget, text); !error.empty())
       return {1, error};
+  }
   return {0, ""};
 }
 
-std::string runTable(const std::string &json) {
-  nlohmann::json run = nlohmann::json::parse(json);
-  std::string out = run["function"].get<std::string>() + ": " + run["status"].get<std::string>() + ", return code " +
-                    run["return_code"].dump() + " (seed " + run["seed"].dump() + ")\n";
-  for (const auto &item : run["buffers"].items()) {
-    const nlohmann::json &buffer = item.value();
-    out += "\n" + item.key() + ": " + buffer["dtype"].get<std::string>() + ", shape " + shapeText(buffer["shape"]) +
-           "\n" + TableWriter(buffer["data"], displayShape(buffer)).write() + "\n";
+std::string runTable(const PrimFunc &func, const std::vector<ArgValue> &args, const RunResult &result,
+                     uint64_t seed) {
+  std::string out = func->name.str() + ": " + (result.status == RunStatus::AssertFailed ? "assert_failed" : "ok") +
+                    ", return code " + std::to_string(result.returnCode) + " (seed " + std::to_string(seed) + ")\n";
+  std::string scalars;
+  for (size_t k = 0; k < func->params.size(); ++k) {
+    Buffer buffer = func->bufferFor(func->params[k]);
+    if (!buffer) {
+      scalars += func->params[k]->name.str() + " = " + runScalarText(args[k]) + "\n";
+      continue;
+    }
+    const BufferData &data = *args[k].buffer;
+    out += "\n" + buffer->name.str() + ": " + buffer->dtype.str() + ", shape " + shapeText(func, args, buffer) + "\n" +
+           TableWriter(data, displayShape(func, args, buffer, data.size())).write() + "\n";
   }
-  if (!run["scalars"].empty()) {
-    out += "\n";
-    for (const auto &item : run["scalars"].items())
-      out += item.key() + " = " + elementText(item.value()) + "\n";
-  }
-  return out;
+  return out + (scalars.empty() ? "" : "\n" + scalars);
 }
 
 } // namespace tirlower

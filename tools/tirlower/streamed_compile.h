@@ -7,7 +7,9 @@
 // RSS 836 -> 154 MiB), and each piece's IR stays in the worker's cache from parsing to
 // writing. The output bytes are those of the whole-module path. Anything a piece reports (an
 // error, a warning, a remark) or cannot decide alone makes the caller run the whole-module path
-// from the start, which reports exactly what it always does; errors are rare in inputs this large.
+// from the start, which reports exactly what it always does; except that an input that does not
+// parse is reported from one more parse that keeps no function, with the diagnostics of the
+// whole-module path, and without holding the whole module.
 #pragma once
 
 #include <optional>
@@ -38,9 +40,12 @@ inline constexpr uint32_t kMinStreamedBytes = 1 << 18;
 
 // Parses, lowers and writes the range piece by piece, the functions' text to `body`. Returns the
 // head (the emitter's text before the functions), or nullopt when the whole-module path must run
-// instead (`body` then holds a part of the text, to be discarded). Adds the parse, pass and emit
-// times to `timing` and `passes`' timings; `functions` is the number of functions compiled.
+// instead (`body` then holds a part of the text, to be discarded), or when the input does not
+// parse: `reported` is then true and the parser's diagnostics, exactly those of the
+// whole-module path, went to the context's sink, from a second parse that keeps no function
+// (memory stays flat). Adds the parse, pass and emit times to `timing` and `passes`' timings;
+// `functions` is the number of functions compiled.
 std::optional<std::string> compileStreamed(const StreamedCompileInput &input, OutputBody &body, TimingReport &timing,
-                                           size_t &functions);
+                                           size_t &functions, bool &reported);
 
 } // namespace tirlower
