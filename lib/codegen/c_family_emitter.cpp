@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "codegen/launch_geometry.h"
 #include "ir/intrinsics.h"
 
 namespace tirlower {
@@ -239,6 +240,8 @@ void CFamilyEmitter::visitDeclBuffer(const DeclBufferNode *op) {
 }
 
 void CFamilyEmitter::visitAttrStmt(const AttrStmtNode *op) {
+  if (op->isThreadLaunch()) // the OpenCL kernel emitter writes them before this
+    fail(op->loc, cpuThreadLaunchMessage(*op, func_));
   if (const auto *data = op->node.as<VarNode>(); data && op->key.view() == "nontemporal_store") {
     streaming_.push_back(data);
     emitStmt(op->body);

@@ -8,6 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "codegen/launch_expr.h"
 #include "codegen/launch_geometry.h"
 #include "codegen/tir_names.h"
 #include "codegen/tir_script_printer.h"
@@ -56,7 +57,8 @@ Json attrJson(const AttrValue &value) {
   return nullptr;
 }
 
-class FunctionEmitter : private ExprFunctor<void(const Expr &, Json &)>, private StmtFunctor<void(const Stmt &, Json &)> {
+class FunctionEmitter : private ExprFunctor<void(const Expr &, Json &)>,
+                        private StmtFunctor<void(const Stmt &, Json &)> {
 public:
   explicit FunctionEmitter(const SourceInfo *sources) : sources_(sources) {}
 
@@ -111,9 +113,24 @@ public:
       addLoc(out, geometry.errorLoc);
       return out;
     }
-    out["global"] = geometry.global();
+    if (!geometry.symbolic()) {
+      out["global"] = geometry.global();
+      out["local"] = geometry.local;
+      out["groups"] = geometry.groups;
+      return out;
+    }
+    // A number of groups over scalar parameters: the expression form of launch_expr.h.
+    LaunchNamer name = [](const VarNode *var) { return var->name.str(); };
+    Json global = Json::array(), groups = Json::array();
+    for (int d = 0; d < 3; ++d) {
+      Expr g = geometry.groupsExpr(d);
+      groups.push_back(launchExprJson(g, name));
+      global.push_back(geometry.local[d] == 1 ? launchExprJson(g, name)
+                                              : Json::array({"*", launchExprJson(g, name), geometry.local[d]}));
+    }
+    out["global"] = std::move(global);
     out["local"] = geometry.local;
-    out["groups"] = geometry.groups;
+    out["groups"] = std::move(groups);
     return out;
   }
 

@@ -11,7 +11,9 @@
 
 namespace tirlower {
 
-bool Parser::isLaunchCall(uint32_t call) const { return builtinName(child(call, 0)) == "launch_thread"; }
+bool Parser::isLaunchCall(uint32_t call) const {
+  return builtinName(child(call, 0)) == "launch_thread";
+}
 
 void Parser::lowerLaunch(uint32_t call, uint32_t nameNode, PendingDecl &pending) {
   CallArgs args = callArgs(call, "launch_thread", 2, 2, {});
@@ -58,8 +60,8 @@ void Parser::lowerLaunch(uint32_t call, uint32_t nameNode, PendingDecl &pending)
   auto declared = std::find_if(func_.freeVars.begin(), func_.freeVars.end(),
                                [&](const FunctionState::FreeVar &entry) { return entry.var == var; });
   if (!var || declared == func_.freeVars.end())
-    fail(nodeRange(first), "'" + std::string(nodeText(first)) +
-                               "' is not a thread variable; declare it with " + std::string(nodeText(first)) +
+    fail(nodeRange(first), "'" + std::string(nodeText(first)) + "' is not a thread variable; declare it with " +
+                               std::string(nodeText(first)) +
                                " = T.env_thread(\"threadIdx.x\") or launch a tag: T.launch_thread(\"threadIdx.x\", n)");
   Expr extent = lowerAs(extentNode, var->type);
   if (extent->type != var->type)
@@ -129,12 +131,24 @@ void Parser::checkFreeVarUse(uint32_t nameNode, const VarNode *var) {
       return;
     }
   }
+  // `i = T.int32()` then a use outside any launch: a variable the function does not bind (TVM's
+  // tests use such free variables); like a symbolic extent, it becomes a trailing scalar
+  // parameter, so its value is the caller's.
+  auto unbound = std::find_if(func_.freeVars.begin(), func_.freeVars.end(), [&](const FunctionState::FreeVar &free) {
+    return free.var == var && free.tag.empty() && !free.launched;
+  });
+  if (unbound != func_.freeVars.end() && func_.fields && !func_.untaggedLaunches) {
+    func_.fields->params.push_back(Var(var));
+    func_.freeVars.erase(unbound);
+    return;
+  }
   for (const FunctionState::FreeVar &free : func_.freeVars)
     if (free.var == var && !free.launched)
       fail(nodeRange(nameNode), "'" + var->name.str() + "' is declared by " + var->name.str() + " = T." +
                                     (free.tag.empty() ? var->type.str() + "()" : "env_thread(...)") +
                                     " and not bound here: it may only name the subject of T.attr or be launched, "
-                                    "T.launch_thread(" + var->name.str() + ", extent), and used inside that launch");
+                                    "T.launch_thread(" +
+                                    var->name.str() + ", extent), and used inside that launch");
 }
 
 void Parser::setLaunched(const VarNode *var, bool launched) {
@@ -152,9 +166,10 @@ Stmt Parser::lowerThreadIntrinsic(uint32_t call, std::string_view name) {
       fail(nodeRange(scopeNode), "T.tvm_storage_sync takes the storage scope to synchronise, such as \"shared\"");
     std::string scope = stringLiteral(scopeNode);
     if (scope != "shared" && scope != "global" && scope != "warp")
-      fail(nodeRange(scopeNode), "T.tvm_storage_sync synchronises \"shared\", \"global\" or \"warp\" storage, not \"" +
-                                     scope + "\"");
-    Expr value = CallNode::make(DataType::int32(), Symbol(name), {StringImmNode::make(scope, nodeRange(scopeNode))}, loc);
+      fail(nodeRange(scopeNode),
+           "T.tvm_storage_sync synchronises \"shared\", \"global\" or \"warp\" storage, not \"" + scope + "\"");
+    Expr value =
+        CallNode::make(DataType::int32(), Symbol(name), {StringImmNode::make(scope, nodeRange(scopeNode))}, loc);
     return EvaluateNode::make(value, loc);
   }
   if (name != "tvm_thread_allreduce")
@@ -257,7 +272,7 @@ namespace {
 
 struct LaunchInfo {
   const AttrStmtNode *attr;
-  size_t kernel;                          // index of the outermost launch around it
+  size_t kernel;                           // index of the outermost launch around it
   std::vector<const AttrStmtNode *> outer; // enclosing launches, outermost first
 };
 
@@ -288,6 +303,58 @@ bool sameExtent(const Expr &a, const Expr &b) {
   return a == b || (x && y && *x == *y);
 }
 
+// The launches of one untagged thread variable, and how another launch stands to them.
+struct UntaggedLaunch {
+  UntaggedLaunch(const std::vector<LaunchInfo> &launches, const VarNode *var) : var(var) {
+    for (const LaunchInfo &l : launches)
+      if (l.attr->node.get() == var)
+        own.push_back(&l);
+  }
+  bool isOwn(const LaunchInfo &other) const { return other.attr->node.get() == var; }
+  bool isAround(const LaunchInfo &other) const {
+    return std::any_of(own.begin(), own.end(), [&](const LaunchInfo *o) { return has(o->outer, other.attr); });
+  }
+  bool isInside(const LaunchInfo &other) const {
+    return std::any_of(own.begin(), own.end(), [&](const LaunchInfo *o) { return has(other.outer, o->attr); });
+  }
+  // Both inside v, one around the other.
+  bool nestedWith(const LaunchInfo &a, const LaunchInfo &b) const {
+    return isInside(a) && isInside(b) && (has(a.outer, b.attr) || has(b.outer, a.attr));
+  }
+  bool sameKernel(const LaunchInfo &other) const {
+    return std::any_of(own.begin(), own.end(), [&](const LaunchInfo *o) { return o->kernel == other.kernel; });
+  }
+  bool sameKernelAndExtent(const LaunchInfo &other) const {
+    return std::all_of(own.begin(), own.end(), [&](const LaunchInfo *o) {
+      return o->kernel == other.kernel && sameExtent(other.attr->value, o->attr->value);
+    });
+  }
+  static bool has(const std::vector<const AttrStmtNode *> &list, const AttrStmtNode *attr) {
+    return std::find(list.begin(), list.end(), attr) != list.end();
+  }
+  const VarNode *var;
+  std::vector<const LaunchInfo *> own;
+};
+
+// The index the rules give an untagged launch, or an empty tag and why none.
+std::pair<Symbol, std::string> chooseTag(const std::vector<Symbol> &candidates, bool mustBlock, bool mustThread,
+                                         const std::vector<Symbol> &kernelTags) {
+  if (mustBlock && mustThread)
+    return {Symbol(), "a block index launch is inside it and a thread index launch around it"};
+  if (candidates.size() == 1)
+    return {candidates[0], ""};
+  if (candidates.size() > 1)
+    return {Symbol(), "the launches of its extent that it may share an index with name " +
+                          std::to_string(candidates.size()) + " indices (" + candidates[0].str() + ", " +
+                          candidates[1].str() + ")"};
+  if (!mustBlock)
+    return {Symbol(), "no other launch of this kernel settles it"};
+  for (const char *free : {"blockIdx.x", "blockIdx.y", "blockIdx.z"})
+    if (std::find(kernelTags.begin(), kernelTags.end(), Symbol(free)) == kernelTags.end())
+      return {Symbol(free), ""};
+  return {Symbol(), "it is a block index (a block index launch is inside it) and every block index is taken"};
+}
+
 class TagRewriter : public IRMutator {
 public:
   explicit TagRewriter(const std::unordered_map<const AttrStmtNode *, Symbol> &tags) : tags_(tags) {}
@@ -307,64 +374,93 @@ private:
 } // namespace
 
 // TVM prints `v = T.int32()`, pragmas on v, then `T.launch_thread(v, n)` for a thread-bound loop
-// with annotations, and leaves the thread index out. The kernel tells which it is:
-//  1. the other launches of the kernel with extent n, outside and not around this one, whose
-//     tag no launch around this one takes: when they name one tag, that is v's (dlight's
-//     reductions and matmul: threadIdx.x, launched again later with the same extent);
-//  2. else, when no launch has extent n and v's launch has a blockIdx launch inside it, a
-//     block index no launch of the kernel takes (dlight's transpose: blockIdx.y; which free
-//     block dimension it is does not change what the kernel computes);
-//  3. else it is an error that asks for `v = T.env_thread("...")`.
+// with annotations (the loop's own binding), and leaves the thread index out. Only what the
+// kernel shows is taken, never a guess between indices:
+//  - v never takes the index of a launch around it, nor of a launch inside it, unless that
+//    inner launch re-launches the enclosing threads: TVM's cooperative fetches bind their loops
+//    to the thread indices around them again (dlight's matmul launches threadIdx.y and x again
+//    inside the loop over k); an inner launch is such a re-launch when it, or a launch it is
+//    nested with inside v, takes the index of a launch around v. Any other inner launch is a
+//    loop of its own, and two nested loops bound to one index would run as one.
+//  - kind: v is a block index when a block index launch (not a re-launch) is inside it, a
+//    thread index when a threadIdx launch is around it.
+//  1. the other launches of the kernel with extent n that are not around v (siblings, or
+//     re-launches inside it) and whose index v may take and whose kind agrees: when they
+//     name one index, that is v's (dlight's reductions: threadIdx.x, launched again later
+//     with the same extent; sequential launches of one index are the same index);
+//  2. else, when v must be a block index, a block index no launch of the kernel takes
+//     (dlight's transpose: blockIdx.y; which free block dimension it is does not change what
+//     the kernel computes);
+//  3. else it is an error that asks for `v = T.env_thread("...")`, saying why.
+// A variable launched more than once takes one index for all its launches; launches are
+// resolved outermost first, so an inner untagged launch sees the index an outer one took.
 Stmt Parser::resolveThreadTags(const Stmt &body) {
   LaunchCollector collector;
   collector.visit(body);
+  const std::vector<LaunchInfo> &launches = collector.launches;
   std::unordered_map<const AttrStmtNode *, Symbol> resolved;
-  for (const LaunchInfo &launch : collector.launches) {
-    if (!launch.attr->threadTag.empty())
+  auto tagOf = [&](const AttrStmtNode *attr) {
+    auto it = resolved.find(attr);
+    return it != resolved.end() ? it->second : attr->threadTag;
+  };
+  auto contains = [](const std::vector<Symbol> &tags, Symbol tag) {
+    return std::find(tags.begin(), tags.end(), tag) != tags.end();
+  };
+  std::unordered_map<const VarNode *, bool> done;
+  for (const LaunchInfo &first : launches) {
+    const auto *var = first.attr->node.as<VarNode>();
+    if (!first.attr->threadTag.empty() || done[var])
       continue;
-    const AttrStmtNode *attr = launch.attr;
-    auto taggedAround = [&](Symbol tag) {
-      return std::any_of(launch.outer.begin(), launch.outer.end(), [&](const AttrStmtNode *o) { return o->threadTag == tag; });
+    done[var] = true;
+    UntaggedLaunch v(launches, var);
+    std::vector<Symbol> aroundTags, kernelTags;
+    for (const LaunchInfo &other : launches)
+      if (!v.isOwn(other) && v.sameKernel(other) && !tagOf(other.attr).empty()) {
+        kernelTags.push_back(tagOf(other.attr));
+        if (v.isAround(other))
+          aroundTags.push_back(tagOf(other.attr));
+      }
+    // An inner launch re-launches the enclosing threads when it, or one it is nested with
+    // inside v, takes an index around v.
+    auto relaunch = [&](const LaunchInfo &inner) {
+      for (const LaunchInfo &other : launches)
+        if (v.isInside(other) && (&other == &inner || v.nestedWith(other, inner)) &&
+            contains(aroundTags, tagOf(other.attr)))
+          return true;
+      return false;
     };
+    std::vector<Symbol> taken = aroundTags;
+    bool mustBlock = false, mustThread = false;
+    for (const LaunchInfo &other : launches) {
+      std::optional<ThreadTag> t = parseThreadTag(tagOf(other.attr).view());
+      if (v.isOwn(other) || !t)
+        continue;
+      mustThread |= v.isAround(other) && t->kind == ThreadTag::Kind::Thread;
+      if (v.isInside(other) && !relaunch(other)) {
+        taken.push_back(tagOf(other.attr));
+        mustBlock |= t->kind == ThreadTag::Kind::Block;
+      }
+    }
     std::vector<Symbol> candidates;
-    bool anySameExtent = false, blockInside = false;
-    std::vector<Symbol> kernelTags;
-    for (const LaunchInfo &other : collector.launches) {
-      if (other.kernel != launch.kernel || other.attr == attr || other.attr->threadTag.empty())
+    for (const LaunchInfo &other : launches) {
+      Symbol tag = tagOf(other.attr);
+      std::optional<ThreadTag> t = parseThreadTag(tag.view());
+      if (v.isOwn(other) || !t || t->kind == ThreadTag::Kind::Virtual || v.isAround(other) || contains(taken, tag) ||
+          contains(candidates, tag) || (mustBlock && t->kind != ThreadTag::Kind::Block) ||
+          (mustThread && t->kind != ThreadTag::Kind::Thread) || !v.sameKernelAndExtent(other))
         continue;
-      kernelTags.push_back(other.attr->threadTag);
-      bool around = std::find(launch.outer.begin(), launch.outer.end(), other.attr) != launch.outer.end();
-      bool inside = std::find(other.outer.begin(), other.outer.end(), attr) != other.outer.end();
-      std::optional<ThreadTag> t = parseThreadTag(other.attr->threadTag.view());
-      if (inside && t && t->kind == ThreadTag::Kind::Block)
-        blockInside = true;
-      if (around || !sameExtent(other.attr->value, attr->value))
-        continue;
-      anySameExtent = true;
-      if (!taggedAround(other.attr->threadTag) && t && t->kind != ThreadTag::Kind::Virtual &&
-          std::find(candidates.begin(), candidates.end(), other.attr->threadTag) == candidates.end())
-        candidates.push_back(other.attr->threadTag);
+      candidates.push_back(tag);
     }
-    Symbol tag;
-    if (candidates.size() == 1) {
-      tag = candidates[0];
-    } else if (!anySameExtent && blockInside) {
-      for (const char *free : {"blockIdx.x", "blockIdx.y", "blockIdx.z"})
-        if (std::find(kernelTags.begin(), kernelTags.end(), Symbol(free)) == kernelTags.end()) {
-          tag = Symbol(free);
-          break;
-        }
-    }
-    if (tag.empty()) {
-      const auto *var = attr->node.as<VarNode>();
-      fail(attr->loc, "cannot tell which thread index '" + var->name.str() +
-                          "' is: TVM prints no thread tag for a variable declared by " + var->name.str() +
-                          " = T." + var->type.str() + "(), and no other launch of this kernel settles it; declare it with " +
-                          var->name.str() + " = T.env_thread(\"threadIdx.x\"" +
-                          (var->type == DataType::int32() ? "" : ", dtype=\"" + var->type.str() + "\"") +
-                          ") (or the index it is)");
-    }
-    resolved.emplace(attr, tag);
+    auto [tag, why] = chooseTag(candidates, mustBlock, mustThread, kernelTags);
+    if (tag.empty())
+      fail(first.attr->loc, "cannot tell which thread index '" + var->name.str() +
+                                "' is: TVM prints no thread tag for a variable declared by " + var->name.str() +
+                                " = T." + var->type.str() + "(), and " + why + "; declare it with " + var->name.str() +
+                                " = T.env_thread(\"threadIdx.x\"" +
+                                (var->type == DataType::int32() ? "" : ", dtype=\"" + var->type.str() + "\"") +
+                                ") (or the index it is)");
+    for (const LaunchInfo *o : v.own)
+      resolved.emplace(o->attr, tag);
   }
   return TagRewriter(resolved).mutate(body);
 }

@@ -17,6 +17,12 @@
 // its data variable is used other than by loads and stores of it (an alias, an address), when an
 // access is a vector index, or when it has strides, an offset or axis separators.
 //
+// GPU storage is private to a thread ("local") or to a work-group ("shared") wherever it is
+// allocated, so, as TVM's pass does, a "local" buffer also moves into thread-bound loops and a
+// "shared" one into blockIdx-bound loops, without the per-iteration test (each thread or group
+// has its own copy anyway); there an axis of symbolic extent, `(n + 31) // 32 * 32` rows of which
+// each group touches 32, shrinks to the constant region the accesses touch.
+//
 // Preconditions: blocks lowered (allocations are T.alloc_buffer statements).
 //
 //   acc = T.alloc_buffer((64, 16))            for i in range(64):
@@ -111,8 +117,13 @@ struct AxisRegion {
 };
 
 // The interval of `index` over the loops of `access` inside the first `outer` ones, or nullopt.
-std::optional<AxisRegion> relax(const Expr &index, const Access &access, size_t outer,
+std::optional<AxisRegion> relax(const Expr &written, const Access &access, size_t outer,
                                 const std::unordered_set<const VarNode *> &innerVars) {
+  std::vector<std::pair<Var, Expr>> single; // a loop of one iteration is its minimum (vthread.x of 1)
+  for (const ForNode *loop : access.loops)
+    if (const int64_t *trips = asConstInt(loop->extent); trips && *trips == 1)
+      single.emplace_back(loop->loopVar, loop->min);
+  Expr index = single.empty() ? written : substitute(written, single);
   std::vector<std::pair<Var, Expr>> mins;
   Analyzer analyzer;
   for (size_t k = outer; k < access.loops.size(); ++k) {
@@ -222,17 +233,41 @@ private:
   Analyzer analyzer_;
 };
 
+// GPU storage private to each thread ("local") or work-group ("shared").
+bool isGpuPrivate(const Buffer &b) {
+  std::string_view scope = b->scope.view();
+  return scope == "local" || scope == "shared";
+}
+
 bool compactable(const Buffer &b) {
   if (!b->strides.empty() || !b->axisSeparators.empty())
     return false;
   if (b->elemOffset && !(asConstInt(b->elemOffset) && *asConstInt(b->elemOffset) == 0))
     return false;
-  return std::all_of(b->shape.begin(), b->shape.end(), [](const Expr &e) { return asConstInt(e) != nullptr; });
+  return isGpuPrivate(b) ||
+         std::all_of(b->shape.begin(), b->shape.end(), [](const Expr &e) { return asConstInt(e) != nullptr; });
+}
+
+// The extent of axis d, or INT64_MAX for a symbolic one (any constant region is smaller).
+int64_t axisExtent(const Buffer &b, size_t d) {
+  const int64_t *v = asConstInt(b->shape[d]);
+  return v ? *v : INT64_MAX;
+}
+
+// Whether `loop` is thread-bound and `buffer` has a copy per iteration of it: "local" storage
+// per thread (block, thread and virtual thread loops), "shared" storage per work-group (block
+// loops).
+bool privatePerIteration(const Buffer &buffer, const ForNode *loop) {
+  if (loop->forKind != ForKind::ThreadBinding || !isGpuPrivate(buffer))
+    return false;
+  std::optional<ThreadTag> tag = parseThreadTag(loop->threadTag.view());
+  return tag && (buffer->scope.view() == "local" || tag->kind == ThreadTag::Kind::Block);
 }
 
 // The number of leading loops shared by every access, up to the first that is neither serial
-// nor unrolled (an allocation does not move into vectorized, parallel or thread loops).
-size_t sharedLoops(const std::vector<Access> &accesses) {
+// nor unrolled (an allocation does not move into vectorized, parallel or thread loops) nor a
+// thread loop with a copy of the buffer per iteration.
+size_t sharedLoops(const Buffer &buffer, const std::vector<Access> &accesses) {
   size_t n = accesses.front().loops.size();
   for (const Access &a : accesses) {
     size_t k = 0;
@@ -242,7 +277,7 @@ size_t sharedLoops(const std::vector<Access> &accesses) {
   }
   for (size_t k = 0; k < n; ++k) {
     ForKind kind = accesses.front().loops[k]->forKind;
-    if (kind != ForKind::Serial && kind != ForKind::Unrolled)
+    if (kind != ForKind::Serial && kind != ForKind::Unrolled && !privatePerIteration(buffer, accesses.front().loops[k]))
       return k;
   }
   return n;
@@ -264,11 +299,11 @@ std::optional<Plan> planAt(const Buffer &buffer, const std::vector<Access> &acce
   bool shrunk = false;
   Analyzer plain;
   for (size_t d = 0; d < buffer->rank(); ++d) {
-    int64_t extent = *asConstInt(buffer->shape[d]);
+    int64_t extent = axisExtent(buffer, d);
     if (coversAxis(accesses, d, outer, extent))
       continue; // the union is the whole axis: it keeps its extent
     std::optional<AxisRegion> r = axisRegion(accesses, d, outer, innerVars);
-    if (r && r->hi >= r->lo && r->hi - r->lo < extent - 1) {
+    if (r && r->hi >= r->lo && r->hi - r->lo < extent - 1 && r->hi - r->lo < INT64_MAX - 1) {
       extent = r->hi - r->lo + 1;
       plan.shape[d] = intImm(extent, buffer->shape[d]->type);
       plan.starts[d] = plain.simplify(r->offset + intImm(r->lo, r->offset->type));
@@ -294,7 +329,7 @@ bool fitsPerIteration(const Plan &plan, const Buffer &buffer, const std::vector<
   for (size_t k = 0; k < outer; ++k) {
     const ForNode *loop = loops[k];
     const int64_t *trips = asConstInt(loop->extent);
-    if (trips && *trips <= 1)
+    if ((trips && *trips <= 1) || privatePerIteration(buffer, loop))
       continue;
     std::vector<Var> others;
     for (size_t j = 0; j < outer; ++j)
@@ -328,7 +363,7 @@ Stmt compact(const Buffer &buffer, const Stmt &body, const SourceRange &loc) {
   for (const Access &a : accesses)
     if (a.indices.size() != buffer->rank())
       return nullptr;
-  for (size_t outer = sharedLoops(accesses);; --outer) {
+  for (size_t outer = sharedLoops(buffer, accesses);; --outer) {
     std::optional<Plan> plan = planAt(buffer, accesses, outer, collector.defined);
     if (!plan)
       return nullptr;
@@ -363,7 +398,8 @@ PassInfo compactBufferAllocationPassInfo() {
   info.summary = "shrink each T.alloc_buffer to the region its accesses touch, inside the innermost loop around them";
   info.functionLocal = true;
   info.create = [](const PassOptions &) {
-    return std::make_unique<BodyPass>([](const PrimFunc &func, PassContext &) { return Compactor().mutate(func->body); });
+    return std::make_unique<BodyPass>(
+        [](const PrimFunc &func, PassContext &) { return Compactor().mutate(func->body); });
   };
   return info;
 }

@@ -3,7 +3,9 @@
 // block at once, every thread would update the one output element together. As TVM's
 // LowerCrossThreadReduction, each thread first reduces its own part (the serial reduce loops)
 // into a local `in_thread` value, T.tvm_thread_allreduce combines the threads' values, and one
-// thread writes the result. The thread-bound reduce loops become thread launches around it.
+// thread writes the result, or every thread when the destination is "local" (each thread's own:
+// a later block that every thread runs reads it). The thread-bound reduce loops become thread
+// launches around it. A reduction over a blockIdx-bound loop is an error (groups cannot combine).
 //
 // What it lowers: a reduction block at the bottom of a perfect nest of loops used only by its
 // reduce bindings and its predicate (or by nothing), one of them thread-bound; a body
@@ -96,6 +98,18 @@ protected:
   }
 
   Stmt visit(const BlockNode *op) override {
+    // A reduction across work-groups: nothing orders their updates (TVM rejects it too).
+    for (const ForNode *l : loops_) {
+      std::optional<ThreadTag> tag = parseThreadTag(l->threadTag.view());
+      if (l->forKind != ForKind::ThreadBinding || !tag || tag->kind != ThreadTag::Kind::Block)
+        continue;
+      for (const BlockIterVar &iv : op->iterVars)
+        if (iv.kind == IterKind::Reduce && uses(iv.value, {l->loopVar}))
+          throw CompileError(op->loc, "block \"" + op->name.str() + "\" reduces over loop '" +
+                                          l->loopVar->name.str() + "', which is bound to " + l->threadTag.str() +
+                                          ": work-groups cannot combine a reduction (nothing orders them); bind its "
+                                          "reduce loops to threadIdx or leave them serial");
+    }
     // A cross-thread reduction whose loops never formed a nest this pass lowers.
     if (crossThread(*op, {}))
       throw CompileError(op->loc, "block \"" + op->name.str() +
@@ -251,9 +265,11 @@ private:
     }
     Stmt call = EvaluateNode::make(CallNode::make(DataType::handle(), Symbol("tvm_thread_allreduce"), args, loc), loc);
     body.push_back(AttrStmtNode::make(nullptr, Symbol("reduce_scope"), intImm(0), call, loc, {}, reducer));
-    body.push_back(IfThenElseNode::make(
-        first, BufferStoreNode::make(r.update->buffer, BufferLoadNode::make(cross, {intImm(0)}, loc), r.index, loc),
-        nullptr, loc));
+    // Every thread has the result. A "local" destination is each thread's own, and a later block
+    // that every thread runs reads its copy: all store it (the broadcast). Shared or global
+    // storage is written once, by the first thread.
+    Stmt store = BufferStoreNode::make(r.update->buffer, BufferLoadNode::make(cross, {intImm(0)}, loc), r.index, loc);
+    body.push_back(r.update->buffer->scope.view() == "local" ? store : IfThenElseNode::make(first, store, nullptr, loc));
     Stmt result = AllocBufferNode::make(cross, SeqStmtNode::make(std::move(body), loc), loc);
     if (inThread)
       result = AllocBufferNode::make(inThread, result, loc);

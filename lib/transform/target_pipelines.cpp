@@ -22,7 +22,7 @@ const std::vector<TargetPipeline> &targetPipelines() {
       // shared-memory trees once buffers are flat, and thread-sync places the barriers last,
       // when no later pass moves a shared access.
       {"opencl", "opencl",
-       "lower-cross-thread-reduction," TL_LOWER_BLOCKS "lower-thread-binding,legalize-layouts,apply-layout-transforms,verify-layouts,flatten,vectorize,"
+       "lower-cross-thread-reduction," TL_LOWER_BLOCKS "compact-buffer-allocation,lower-thread-binding,legalize-layouts,apply-layout-transforms,verify-layouts,flatten,vectorize,"
                        "simplify,remove-no-op,lower-thread-allreduce,thread-sync"},
   };
   return all;

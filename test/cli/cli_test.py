@@ -8,6 +8,7 @@ import argparse
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -1674,6 +1675,168 @@ def shared_library():
                            (["--emit=so", "--target=llvm", "--openmp"], "--openmp with an LLVM .so")):
             r = expect(build(*args), 2, what)
             check(r.err.startswith("tirlower: error: "), r.err)
+
+
+@case
+def llvm_backend_loaded_on_demand():
+    """The tool does not link libLLVM: the LLVM emitter is the module tirlower-llvm.so, opened only
+    for an LLVM output, found beside the executable (or installed, relative to it; the install
+    test), or named by TIRLOWER_LLVM_BACKEND; a missing module is a clear error, exit 1, no
+    output, and the other targets do not need it."""
+    needed = subprocess.run(["readelf", "-d", TIRLOWER], capture_output=True, text=True, check=True).stdout
+    check("NEEDED" in needed and "libLLVM" not in needed, "the tool links libLLVM:\n" + needed)
+    with Workdir() as w:
+        src = w.write("copy.tir", VALID)
+        obj = w.join("copy.o")
+        expect(run([src, "--target=llvm", "--emit=obj", "-O2", "-o", obj]), 0, "--emit=obj")
+        with open(obj, "rb") as f:
+            check(f.read(4) == b"\x7fELF", "--emit=obj did not write an object file")
+        missing = w.join("nowhere/tirlower-llvm.so")
+        env = dict(os.environ, TIRLOWER_LLVM_BACKEND=missing)
+        for flags in (["--target=llvm", "-o", w.join("a.ll")], ["--emit=obj", "-o", w.join("a.o")],
+                      ["--emit=bc", "--mcpu=native", "-o", w.join("a.bc")]):
+            r = subprocess.run([TIRLOWER, src, *flags], capture_output=True, text=True, env=env, timeout=60)
+            check(r.returncode == 1, f"{flags} without the module exited {r.returncode}: {r.stderr}")
+            check("tirlower: error: the LLVM backend (tirlower-llvm.so) is not installed: looked for " + missing
+                  in r.stderr, f"{flags} without the module: {r.stderr!r}")
+            check(not os.path.exists(flags[-1]), f"{flags} without the module created its output")
+        r = subprocess.run([TIRLOWER, src, "--target=c", "-o", w.join("a.c")], capture_output=True, text=True,
+                           env=env, timeout=60)
+        check(r.returncode == 0 and os.path.exists(w.join("a.c")), f"--target=c needed the LLVM module: {r.stderr}")
+        # A module that is not one: dlopen's reason is reported.
+        env["TIRLOWER_LLVM_BACKEND"] = src
+        r = subprocess.run([TIRLOWER, src, "--emit=llvm", "-o", w.join("b.ll")], capture_output=True, text=True,
+                           env=env, timeout=60)
+        check(r.returncode == 1 and "cannot load the LLVM backend " + src + ": " in r.stderr,
+              f"a bad module: exit {r.returncode}, {r.stderr!r}")
+        # The executable alone, without the module beside it or at its installed place.
+        lonely = w.join("bin/tirlower")
+        os.makedirs(os.path.dirname(lonely))
+        shutil.copy(TIRLOWER, lonely)
+        r = subprocess.run([lonely, src, "--emit=obj", "-o", w.join("c.o")], capture_output=True, text=True,
+                           timeout=60, env={k: v for k, v in os.environ.items() if k != "TIRLOWER_LLVM_BACKEND"})
+        check(r.returncode == 1 and "looked for " + w.join("bin/tirlower-llvm.so") + ", " in r.stderr
+              and "reinstall tirlower" in r.stderr, f"the executable alone: exit {r.returncode}, {r.stderr!r}")
+
+
+PIECES = """from tvm.script import tir as T
+
+
+@T.prim_func
+def scale(A: T.Buffer((1000,), "float32"), B: T.Buffer((1000,), "float32")):
+    T.func_attr({"tir.noalias": True})
+    for i in range(1000):
+        B[i] = A[i] * T.float32(1.5) + T.float32(0.25)
+
+
+@T.prim_func
+def exp_add(A: T.Buffer((1000,), "float32"), B: T.Buffer((1000,), "float32")):
+    for i in range(1000):
+        B[i] = T.exp(A[i]) + A[i]
+
+
+@T.prim_func
+def heap(A: T.Buffer((1000,), "float32"), B: T.Buffer((1000,), "float32")):
+    tmp = T.alloc_buffer((70000,), "float32")
+    for i in range(70000):
+        tmp[i] = A[i % 1000] * T.float32(2)
+    for i in range(1000):
+        B[i] = tmp[i * 70] + tmp[i * 70 + 69]
+
+
+@T.prim_func
+def ints(A: T.Buffer((1000,), "int32"), B: T.Buffer((1000,), "int32")):
+    T.func_attr({"tir.noalias": True})
+    for i in range(1000):
+        B[i] = A[i] * 3 + i % 7
+
+
+@T.prim_func
+def total(A: T.Buffer((1000,), "float32"), B: T.Buffer((1000,), "float32")):
+    B[0] = T.float32(0)
+    for i in range(1000):
+        B[0] = B[0] + A[i]
+
+
+@T.prim_func
+def relu(A: T.Buffer((1000,), "float32"), B: T.Buffer((1000,), "float32")):
+    T.func_attr({"tir.noalias": True})
+    for i in range(1000):
+        B[i] = T.max(A[i], T.float32(0))
+
+
+@T.prim_func
+def pick(A: T.Buffer((1000,), "int32"), B: T.Buffer((1000,), "int32")):
+    for i in range(1000):
+        if A[i] % 8 == 0:
+            B[i] = 11
+        elif A[i] % 8 == 1:
+            B[i] = 27
+        elif A[i] % 8 == 2:
+            B[i] = 5
+        elif A[i] % 8 == 3:
+            B[i] = 91
+        elif A[i] % 8 == 4:
+            B[i] = 3
+        else:
+            B[i] = 7
+
+
+@T.prim_func
+def pick_again(A: T.Buffer((1000,), "int32"), B: T.Buffer((1000,), "int32")):
+    for i in range(1000):
+        if A[i] % 8 == 0:
+            B[i] = -4
+        elif A[i] % 8 == 1:
+            B[i] = 8
+        elif A[i] % 8 == 2:
+            B[i] = 15
+        elif A[i] % 8 == 3:
+            B[i] = 16
+        elif A[i] % 8 == 4:
+            B[i] = 23
+        else:
+            B[i] = 42
+"""
+
+
+@case
+def llvm_objects_on_threads():
+    """A module's functions are optimised and compiled in pieces on --threads threads and their
+    objects joined: the object is byte-identical for any thread count, links, and each function
+    computes what the same function compiled from tirlower's C computes (constant pools, lookup
+    tables in .rodata reached through its section symbol, libm calls, heap storage)."""
+    import ctypes
+    with Workdir() as w:
+        src = w.write("pieces.tir", PIECES)
+        objects = {}
+        for threads in (1, 2, 3, 8):
+            out = w.join(f"t{threads}.o")
+            expect(run([src, "--target=llvm", "--emit=obj", "-O3", "--fp-contract=off", f"--threads={threads}",
+                        "-o", out]), 0, f"--threads={threads}")
+            with open(out, "rb") as f:
+                objects[threads] = f.read()
+        check(all(o == objects[1] for o in objects.values()), "the object depends on the thread count")
+        symbols = subprocess.run(["nm", "--defined-only", "-g", w.join("t2.o")], capture_output=True, text=True,
+                                 check=True).stdout.split()
+        names = ["scale", "exp_add", "heap", "ints", "total", "relu", "pick", "pick_again"]
+        check(sorted(symbols[2::3]) == sorted(names), f"defined globals: {symbols}")
+        expect(run([src, "--target=c", "-o", w.join("pieces.c")]), 0, "--target=c")
+        for stem, inputs in (("llvm", [w.join("t2.o")]), ("c", [w.join("pieces.c")])):
+            subprocess.run(["cc", "-O1", "-ffp-contract=off", "-fPIC", "-shared", *inputs, "-o", w.join(stem + ".so"),
+                            "-lm"], check=True)
+        libs = [ctypes.CDLL(w.join("llvm.so")), ctypes.CDLL(w.join("c.so"))]
+        for name in names:
+            integer = name in ("ints", "pick", "pick_again")
+            element = ctypes.c_int32 if integer else ctypes.c_float
+            results = []
+            for lib in libs:
+                a = (element * 1000)(*[element((k * 37 % 101) - 50 if integer else (k % 53) / 17.0 - 1.5)
+                                       for k in range(1000)])
+                b = (element * 1000)()
+                code = getattr(lib, name)(a, b)
+                results.append((code, bytes(b)))
+            check(results[0] == results[1], f"{name}: the joined object and the C differ")
 
 
 def main():

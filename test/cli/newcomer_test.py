@@ -380,6 +380,11 @@ def flags_without_effect_are_refused():
         # Where they apply they are taken.
         expect(run([src, "--seed=3", "--pass=flatten", "--verify-semantics"]), 0, "--seed with --verify-semantics")
         expect(run(["run", src, "--seed=3", "--max-steps=100000"]), 0, "--seed in run")
+        # --outputs-format with only .npy outputs: there is no JSON to format.
+        r = expect(run(["run", src, "--outputs", "B=" + w.join("b.npy"), "--outputs-format=table"]), 2, "table, npy")
+        check("--outputs-format applies to the JSON output" in r.err, r.err)
+        expect(run(["run", src, "--outputs", "B=" + w.join("b.npy"), "--outputs", "-", "--outputs-format=table"]), 0,
+               "table and npy")
         expect(run([src, "--pass=flatten", "--print-ir-after=flatten"]), 0, "--print-ir-after of a pass that runs")
         expect(run([src, "--require-layout=B=NHWC", "--pass=verify-layouts", "--layout-verify=warn"]), 0,
                "--require-layout with verify-layouts")

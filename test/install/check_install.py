@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
-"""`meson install` into a temporary DESTDIR, then checks what a user gets: the binary, the
-library, headers, pkg-config file, man page, bash completion and docs; builds an out-of-tree
-program (scale_constants.cpp) against the installed copy with pkg-config, and checks that its
-own pass runs beside the product's: its output on a file equals the installed tirlower's on the
+"""`meson install` into a temporary DESTDIR, then checks what a user gets: the binary, its LLVM
+backend module (and that the installed binary finds it), the library, headers, pkg-config
+file, man page, bash completion and docs; builds an out-of-tree program (scale_constants.cpp)
+against the installed copy with pkg-config, and checks that its own pass runs beside the product's: its output on a file equals the installed tirlower's on the
 same file with the constants already scaled.
     check_install.py --build BUILD_DIR --source SOURCE_DIR"""
 import argparse
@@ -55,6 +55,7 @@ def main():
 
         tirlower = installed(options["bindir"], "tirlower")
         installed(options["libdir"], "libtirlower.a")
+        installed(options["libdir"], "tirlower", "tirlower-llvm.so")  # the LLVM backend module
         pc_dir = os.path.dirname(installed(options["libdir"], "pkgconfig", "tirlower.pc"))
         for header in ("ir/expr.h", "transform/pass.h", "parse/parser.h", "codegen/c_emitter.h",
                        "codegen/llvm/llvm_emitter.h", "codegen/opencl/opencl_emitter.h", "interp/interpreter.h"):
@@ -89,6 +90,12 @@ def main():
             fail(f"the out-of-tree pass gave\n{ours}\nbut tirlower on the scaled input gives\n{theirs}")
         if "T.float32(3.0)" not in ours or "B_flat[" not in ours:
             fail("unexpected output:\n" + ours)
+        # The installed tool finds its LLVM backend module relative to itself (DESTDIR included).
+        obj = os.path.join(dest, "scaled.o")
+        run([tirlower, scaled, "--target=llvm", "--emit=obj", "-O2", "-o", obj])
+        with open(obj, "rb") as f:
+            if f.read(4) != b"\x7fELF":
+                fail("the installed tirlower's --emit=obj did not write an object file")
         bad = subprocess.run([exe, original, "flatten,scale-float-constants{factr=2}"], capture_output=True,
                              text=True)
         if bad.returncode != 2 or "factr" not in bad.stderr:

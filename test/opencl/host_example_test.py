@@ -4,7 +4,8 @@ c++ block after the marker comment, exactly as documented) and runs TVM GPU corp
 through it on PoCL: tirlower writes the kernels (--target=opencl -o k.cl) and their launch
 geometry (-o k.launch.json), the host launches them with it, and every buffer must match the
 outputs TVM computed (the corpus's out.json, within its tolerance). The geometry in the JSON
-must also be the one the comment above each kernel states.
+must also be the one the comment above each kernel states. One case runs over a symbolic n:
+its sizes are --emit=launch's expressions, which the host evaluates with in.json's scalars.
     host_example_test.py --tirlower BIN --root SOURCE-ROOT --workdir DIR
 Exit status 77 (meson: skipped) when there is no OpenCL device."""
 import argparse
@@ -16,7 +17,9 @@ import subprocess
 import sys
 
 MARKER = "<!-- host example: test/opencl/host_example_test.py compiles and runs this program -->"
-CASES = ["gpu_matmul_shared.block.tir", "gpu_rowsum_crossthread.block.tir", "gpu_softmax_dlight.low.tir"]
+# (file, data set): NAME.in.json / NAME.out.json, or NAME.KEY.in.json / NAME.KEY.out.json
+CASES = [("gpu_matmul_shared.block.tir", ""), ("gpu_rowsum_crossthread.block.tir", ""),
+         ("gpu_softmax_dlight.low.tir", ""), ("gpu_llama_fused_matmul_add.low.tir", ".n7")]
 
 
 def documented_program(doc):
@@ -53,7 +56,7 @@ def main():
         return 1
     corpus = os.path.join(args.root, "test", "tvm", "corpus-gpu")
     failures = 0
-    for case in CASES:
+    for case, data in CASES:
         stem = case.split(".")[0]
         tir = os.path.join(corpus, case)
         cl, geometry = os.path.join(args.workdir, stem + ".cl"), os.path.join(args.workdir, stem + ".launch.json")
@@ -68,13 +71,15 @@ def main():
         with open(cl) as f:
             kernels = f.read()
         for k in launch["kernels"]:
+            if not all(isinstance(v, int) for v in k["global"] + k["groups"]):
+                continue  # sizes over scalars: the comment writes them as text
             stated = "// launch %s: global {%s}, local {%s} (groups {%s})" % (
                 k["kernel"], ", ".join(map(str, k["global"])), ", ".join(map(str, k["local"])),
                 ", ".join(map(str, k["groups"])))
             if stated not in kernels:
                 print(f"{case}: the launch JSON's geometry is not the kernel comment's: {stated}")
                 failures += 1
-        run = subprocess.run([host, cl, geometry, os.path.join(corpus, stem + ".in.json"), out],
+        run = subprocess.run([host, cl, geometry, os.path.join(corpus, stem + data + ".in.json"), out],
                              capture_output=True, text=True)
         if run.returncode == 77:
             print("no OpenCL device: skipped")
@@ -85,7 +90,7 @@ def main():
             continue
         with open(out) as f:
             got = json.load(f)[launch["kernels"][0]["kernel"]]["buffers"]
-        with open(os.path.join(corpus, stem + ".out.json")) as f:
+        with open(os.path.join(corpus, stem + data + ".out.json")) as f:
             want = json.load(f)
         tolerance = want.get("tolerance", {"kind": "exact"})
         for name, buffer in want["buffers"].items():

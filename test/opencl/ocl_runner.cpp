@@ -3,7 +3,10 @@
 // ARGS.json: {"kernel": "name", "global": [x, y, z], "local": [x, y, z], "args": [
 //   {"buffer": "float32", "data": [...]}          a buffer filled from data (or "size": n, zeroed)
 //   {"image": [width, height], "data": [...]}     a 2-d RGBA float32 image (data: width*height*4)
-//   {"scalar": "int32", "value": 5}]}
+//   {"scalar": "int32", "value": 5, "name": "n"}]}       (the name is optional)
+// A size of global or local may be an expression of the named scalars in --emit=launch's form
+// (docs/opencl-emitter.md, "Symbolic launch sizes"): an integer, a scalar's name, or
+// [OP, a, b] / ["cast", DTYPE, a]; a global size below 1 launches nothing.
 // OUT.json: {"args": [{"data": [...]} for buffers and images, null for scalars]}.
 // Exit status: 0 ran, 77 no OpenCL platform or CPU device (meson: skipped), 1 any other error.
 // This program must not link LLVM: PoCL loads its own (see docs/opencl-emitter.md).
@@ -15,6 +18,7 @@
 #include <cstring>
 #include <fstream>
 #include <iostream>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <stdexcept>
@@ -170,6 +174,8 @@ public:
       if (a.contains("scalar")) {
         arg.type = a["scalar"].get<std::string>();
         arg.isScalar = true;
+        if (a.contains("name") && a["value"].is_number_integer())
+          scalars_[a["name"].get<std::string>()] = a["value"].get<int64_t>();
         arg.bytes.resize(elementSize(arg.type));
         store(arg.bytes, arg.type, 0, a["value"]);
       } else if (a.contains("image")) {
@@ -208,8 +214,13 @@ public:
   void run(const json &global, const json &local) {
     size_t globalSize[3], localSize[3];
     for (int d = 0; d < 3; ++d) {
-      globalSize[d] = global.at(d).get<size_t>();
-      localSize[d] = local.at(d).get<size_t>();
+      int64_t g = evaluate(global.at(d)), l = evaluate(local.at(d));
+      if (l < 1)
+        throw Failure("local size " + std::to_string(d) + " is " + std::to_string(l));
+      if (g < 1)
+        return; // nothing to launch (n = 0)
+      globalSize[d] = static_cast<size_t>(g);
+      localSize[d] = static_cast<size_t>(l);
     }
     check(clEnqueueNDRangeKernel(queue_, kernel_, 3, nullptr, globalSize, localSize, 0, nullptr, nullptr),
           "clEnqueueNDRangeKernel");
@@ -242,6 +253,52 @@ public:
   }
 
 private:
+  // A launch size: --emit=launch's expression form over the named scalars, in int64.
+  int64_t evaluate(const json &e) const {
+    if (e.is_number_integer())
+      return e.get<int64_t>();
+    if (e.is_string()) {
+      auto it = scalars_.find(e.get<std::string>());
+      if (it == scalars_.end())
+        throw Failure("a launch size names scalar '" + e.get<std::string>() + "', which no argument gives");
+      return it->second;
+    }
+    if (!e.is_array() || e.size() != 3 || !e[0].is_string())
+      throw Failure("not a launch size expression: " + e.dump());
+    std::string op = e[0].get<std::string>();
+    if (op == "cast") {
+      std::string t = e[1].get<std::string>();
+      int64_t v = evaluate(e[2]);
+      if (t == "int32")
+        return static_cast<int32_t>(v);
+      if (t == "int64")
+        return v;
+      throw Failure("launch size cast to " + t);
+    }
+    int64_t a = evaluate(e[1]), b = evaluate(e[2]);
+    if ((op == "floordiv" || op == "floormod" || op == "truncdiv" || op == "truncmod") && b == 0)
+      throw Failure("launch size divides by zero");
+    if (op == "+")
+      return a + b;
+    if (op == "-")
+      return a - b;
+    if (op == "*")
+      return a * b;
+    if (op == "floordiv")
+      return a / b - ((a % b != 0 && (a < 0) != (b < 0)) ? 1 : 0);
+    if (op == "floormod")
+      return a % b + ((a % b != 0 && (a % b < 0) != (b < 0)) ? b : 0);
+    if (op == "truncdiv")
+      return a / b;
+    if (op == "truncmod")
+      return a % b;
+    if (op == "min")
+      return std::min(a, b);
+    if (op == "max")
+      return std::max(a, b);
+    throw Failure("unknown launch size operator '" + op + "'");
+  }
+
   static void fill(Argument &arg, const json &a, size_t count) {
     arg.bytes.assign(count * elementSize(arg.type), 0);
     if (!a.contains("data"))
@@ -259,6 +316,7 @@ private:
   cl_program program_ = nullptr;
   cl_kernel kernel_ = nullptr;
   std::vector<Argument> args_;
+  std::map<std::string, int64_t> scalars_;
 };
 
 std::string readFile(const char *path) {

@@ -165,8 +165,9 @@ private:
     std::string command = cdiff::quote(tirlower_) + " " + cdiff::quote(input.string()) +
                           " --pass-pipeline=" + cdiff::quote(pipeline) + " -o " + cdiff::quote(out.string());
     for (const nlohmann::json &t : layouts)
-      command +=
-          " --transform-layout=" + cdiff::quote(t["buffer"].get<std::string>() + "=" + t["map"].get<std::string>());
+      command += " --transform-layout=" +
+                 cdiff::quote(t["buffer"].get<std::string>() + "=" + t["map"].get<std::string>() +
+                              (t.contains("pad_value") ? ", pad_value=" + t["pad_value"].get<std::string>() : ""));
     std::string output;
     std::filesystem::remove(out);
     if (cdiff::shell(command, output) != 0) {

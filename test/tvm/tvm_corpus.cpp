@@ -13,11 +13,15 @@
 //   tvm_corpus [--workdir=DIR] [--ways=interp,c,llvm] [--ocl-runner=RUNNER] FILE.tir...
 // FILE is NAME.STAGE.tir; its data are NAME.in.json (the inputs) and NAME.out.json (every
 // buffer after TVM's run, and "tolerance": {"kind": "exact"} or {"kind": "float", "rtol": R,
-// "atol": A}), both in the format of docs/run-json.md. Integers and bools always compare
+// "atol": A}), both in the format of docs/run-json.md; a function over symbolic extents has
+// one pair per run instead, NAME.KEY.in.json and NAME.KEY.out.json (KEY such as n7: the
+// extents are the files' "scalars"), and each way runs it once per pair. Integers and bools always compare
 // exactly; floats bit for bit under "exact" (any NaN matches any NaN), else within
 // |got - want| <= atol + rtol * |want|. One PASS/FAIL line per file and way (SKIP for opencl
 // without an OpenCL CPU device); exit 0 when none fails.
 #include <dlfcn.h>
+
+#include <algorithm>
 
 #include <cmath>
 #include <cstring>
@@ -32,6 +36,7 @@
 #include "c_harness.h"
 #include "codegen/c_emitter.h"
 #include "codegen/llvm/llvm_emitter.h"
+#include "codegen/opencl/launch_json.h"
 #include "codegen/opencl/opencl_emitter.h"
 #include "interp/run_json.h"
 #include "interp/semantic_check.h"
@@ -134,23 +139,27 @@ public:
   int run(const std::vector<std::string> &files) {
     int failed = 0, total = 0, skipped = 0;
     for (const std::string &file : files) {
-      for (const std::string &way : ways_) {
-        std::string report;
-        bool ok = false, skip = false;
-        try {
-          ok = testFile(file, way, report);
-        } catch (const NoOpenCLDevice &) {
-          skip = true;
-        } catch (const std::exception &error) {
-          report += "    " + std::string(error.what()) + "\n";
+      for (const std::string &way : ways_)
+        for (const std::string &data : dataSets(file, way == "semantics")) { // semantics: random inputs
+          std::string report;
+          bool ok = false, skip = false;
+          try {
+            ok = testFile(file, data, way, report);
+          } catch (const NoOpenCLDevice &) {
+            skip = true;
+          } catch (const std::exception &error) {
+            report += "    " + std::string(error.what()) + "\n";
+          }
+          std::cout << (skip ? "SKIP "
+                        : ok ? "PASS "
+                             : "FAIL ")
+                    << way << " " << std::filesystem::path(file).filename().string()
+                    << (data.empty() ? "" : " " + data.substr(1)) << "\n"
+                    << report << std::flush;
+          skipped += skip;
+          failed += !ok && !skip;
+          ++total;
         }
-        std::cout << (skip ? "SKIP " : ok ? "PASS " : "FAIL ") << way << " "
-                  << std::filesystem::path(file).filename().string() << "\n"
-                  << report << std::flush;
-        skipped += skip;
-        failed += !ok && !skip;
-        ++total;
-      }
     }
     std::cout << total - failed - skipped << " of " << total << " runs match TVM"
               << (skipped ? " (" + std::to_string(skipped) + " skipped: no OpenCL CPU device)" : "") << "\n";
@@ -160,12 +169,39 @@ public:
   }
 
 private:
-  bool testFile(const std::string &file, const std::string &way, std::string &report) {
+  // "" for NAME.in.json, else ".KEY" for each NAME.KEY.in.json, sorted.
+  static std::vector<std::string> dataSets(const std::string &file, bool firstOnly) {
+    std::filesystem::path path(file);
+    std::string stem = path.filename().string();
+    stem = stem.substr(0, stem.find('.'));
+    std::filesystem::path dir = path.parent_path().empty() ? "." : path.parent_path();
+    if (std::filesystem::exists(dir / (stem + ".in.json")))
+      return {""};
+    std::vector<std::string> keys;
+    for (const auto &entry : std::filesystem::directory_iterator(dir)) {
+      std::string name = entry.path().filename().string(), tail = ".in.json";
+      if (name.size() > stem.size() + tail.size() + 1 && name.rfind(stem + ".", 0) == 0 &&
+          name.compare(name.size() - tail.size(), tail.size(), tail) == 0) {
+        std::string key = name.substr(stem.size(), name.size() - stem.size() - tail.size());
+        if (key.find('.', 1) == std::string::npos)
+          keys.push_back(key);
+      }
+    }
+    std::sort(keys.begin(), keys.end());
+    if (firstOnly && keys.size() > 1)
+      keys.resize(1);
+    if (keys.empty())
+      throw std::runtime_error("no " + stem + ".in.json or " + stem + ".KEY.in.json beside " + file);
+    return keys;
+  }
+
+  bool testFile(const std::string &file, const std::string &data, const std::string &way, std::string &report) {
     std::filesystem::path path(file);
     std::string stem = path.filename().string();
     stem = stem.substr(0, stem.find('.')); // NAME.STAGE.tir -> NAME
     std::filesystem::path dir = path.parent_path();
-    std::string inputs = readFile(dir / (stem + ".in.json")), outputs = readFile(dir / (stem + ".out.json"));
+    std::string inputs = readFile(dir / (stem + data + ".in.json")),
+                outputs = readFile(dir / (stem + data + ".out.json"));
     Tolerance tolerance;
     nlohmann::json out = nlohmann::json::parse(outputs);
     if (out.contains("tolerance") && out["tolerance"].value("kind", "exact") == "float") {
@@ -212,10 +248,10 @@ private:
         return false;
       }
     } else if (way == "c") {
-      if (!runC(*module, index, args, stem + "." + path.filename().string(), sink, report))
+      if (!runC(*module, index, args, stem + data + "." + path.filename().string(), sink, report))
         return false;
     } else if (way == "opencl") {
-      if (!runOpenCL(*module, index, args, path.filename().string(), sink, report))
+      if (!runOpenCL(*module, index, args, path.filename().string() + data, sink, report))
         return false;
     } else {
       LLVMEmitOptions options;
@@ -242,8 +278,8 @@ private:
     }
     std::string c = workdir_ + "/" + stem + ".c", so = workdir_ + "/" + stem + ".so", output;
     std::ofstream(c) << source << "\n" << cdiff::callShim(*module.functions[index], index, symbols[index]);
-    std::string command = "cc -std=c11 -O2 -Wall -Wextra -Werror -shared -fPIC -o " + cdiff::quote(so) + " " +
-                          cdiff::quote(c) + " -lm";
+    std::string command =
+        "cc -std=c11 -O2 -Wall -Wextra -Werror -shared -fPIC -o " + cdiff::quote(so) + " " + cdiff::quote(c) + " -lm";
     if (cdiff::shell(command, output) != 0) {
       report += "    the emitted C does not compile (" + c + "):\n" + output;
       return false;
@@ -318,23 +354,31 @@ private:
     }
     const KernelLaunch &launch = launches.at(index);
     nlohmann::json described = nlohmann::json::array();
-    for (const ArgValue &arg : args) {
+    for (size_t a = 0; a < args.size(); ++a) {
+      const ArgValue &arg = args[a];
       if (!arg.isBuffer()) {
         described.push_back(
-            {{"scalar", arg.type.str()}, {"value", arg.type.isFloat() ? nlohmann::json(arg.floatValue) : nlohmann::json(arg.intValue)}});
+            {{"scalar", arg.type.str()},
+             {"value", arg.type.isFloat() ? nlohmann::json(arg.floatValue) : nlohmann::json(arg.intValue)},
+             {"name", launch.args.at(a)}});
         continue;
       }
       const BufferData &data = *arg.buffer;
       nlohmann::json values = nlohmann::json::array();
       for (size_t k = 0; k < data.size(); ++k)
         values.push_back(element(data, k));
-      described.push_back({{"buffer", data.elementType().isBool() ? "uint8" : data.elementType().str()},
-                           {"data", std::move(values)}});
+      described.push_back(
+          {{"buffer", data.elementType().isBool() ? "uint8" : data.elementType().str()}, {"data", std::move(values)}});
     }
     if (!launch.assertMessages.empty())
       described.push_back({{"buffer", "int32"}, {"data", {0}}});
-    nlohmann::json description = {
-        {"kernel", launch.kernel}, {"global", launch.globalSize}, {"local", launch.localSize}, {"args", described}};
+    // The sizes as --emit=launch writes them (expressions of the scalars where they depend on
+    // them): ocl_runner evaluates them.
+    nlohmann::json geometry = nlohmann::json::parse(emitLaunchJson(module, sink)).at("kernels").at(index);
+    nlohmann::json description = {{"kernel", launch.kernel},
+                                  {"global", geometry.at("global")},
+                                  {"local", geometry.at("local")},
+                                  {"args", described}};
     std::string cl = workdir_ + "/" + stem + ".cl", argsPath = workdir_ + "/" + stem + ".args.json",
                 out = workdir_ + "/" + stem + ".out.json", output;
     std::ofstream(cl) << source;

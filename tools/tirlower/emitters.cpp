@@ -5,11 +5,11 @@
 #include "codegen/c_emitter.h"
 #include "codegen/c_header.h"
 #include "codegen/json_emitter.h"
-#include "codegen/llvm/llvm_emitter.h"
 #include "codegen/opencl/launch_json.h"
 #include "codegen/opencl/opencl_emitter.h"
 #include "codegen/tir_printer.h"
 #include "shared_library.h"
+#include "llvm_backend_loader.h"
 
 namespace tirlower {
 
@@ -21,6 +21,7 @@ LLVMEmitOptions llvmOptions(const EmitSettings &settings) {
   options.cpu = settings.cpu;
   options.features = settings.features;
   options.fpContract = settings.fpContract;
+  options.threads = settings.threads;
   options.tvmFfi = settings.tvmFfi;
   return options;
 }
@@ -33,7 +34,7 @@ CEmitOptions cOptions(const EmitSettings &settings) {
 }
 } // namespace
 
-// long-function: the table of emitters, one entry each; splitting it would only scatter it.
+// long-function: one table of every emitter, one entry each
 const std::vector<Emitter> &emitters() {
   static const std::vector<Emitter> all = {
       {"tir",
@@ -77,28 +78,28 @@ const std::vector<Emitter> &emitters() {
        "llvm",
        false,
        [](const Module &m, const SourceInfo *, const EmitSettings &s, DiagnosticSink &) {
-         return emitLLVMText(m, llvmOptions(s));
+         return llvmBackend().emitText(m, llvmOptions(s));
        }},
       {"bc",
        {".bc"},
        "llvm",
        true,
        [](const Module &m, const SourceInfo *, const EmitSettings &s, DiagnosticSink &) {
-         return emitLLVMBitcode(m, llvmOptions(s));
+         return llvmBackend().emitBitcode(m, llvmOptions(s));
        }},
       {"obj",
        {".o"},
        "llvm",
        true,
        [](const Module &m, const SourceInfo *, const EmitSettings &s, DiagnosticSink &) {
-         return emitObject(m, llvmOptions(s));
+         return llvmBackend().emitObject(m, llvmOptions(s));
        }},
       {"so",
        {".so"},
        "c",
        true,
        [](const Module &m, const SourceInfo *, const EmitSettings &s, DiagnosticSink &d) {
-         return s.target == "llvm" ? buildSharedLibrary(emitObject(m, llvmOptions(s)), ".o", m, s)
+         return s.target == "llvm" ? buildSharedLibrary(llvmBackend().emitObject(m, llvmOptions(s)), ".o", m, s)
                                    : buildSharedLibrary(emitC(m, cOptions(s), d), ".c", m, s);
        },
        {},
@@ -115,6 +116,13 @@ const std::vector<Emitter> &emitters() {
        false,
        [](const Module &m, const SourceInfo *, const EmitSettings &, DiagnosticSink &d) {
          return emitLaunchJson(m, d);
+       }},
+      {"launch-h",
+       {".launch.h"},
+       "opencl",
+       false,
+       [](const Module &m, const SourceInfo *, const EmitSettings &, DiagnosticSink &d) {
+         return emitLaunchHeader(m, d);
        }},
   };
   return all;

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstdlib>
+#include <optional>
 
 #include "arith/index_map_ops.h"
 #include "ir/layout.h"
@@ -65,12 +67,52 @@ bool parseLayoutsFlag(const std::string &text, SourceManager &sources, Diagnosti
     return false;
   try {
     IndexMap map = indexMapFromLayouts(*sides[0], *sides[1], where);
-    flags.push_back({"--layout", buffer, map, std::nullopt, where});
+    flags.push_back({"--layout", buffer, map, std::nullopt, where, ""});
   } catch (const CompileError &e) {
     diagnostics.report(e.diagnostic());
     return false;
   }
   return true;
+}
+
+// The number of a pad_value: "42", "-1.5", "T.int8(0)" (the dtype is the buffer's, checked when
+// the transform is added).
+std::optional<double> padValueNumber(std::string text) {
+  if (text.rfind("T.", 0) == 0 && text.size() > 2 && text.back() == ')') {
+    size_t open = text.find('(');
+    if (open == std::string::npos)
+      return std::nullopt;
+    text = trim(text.substr(open + 1, text.size() - open - 2));
+  }
+  if (text.empty())
+    return std::nullopt;
+  char *end = nullptr;
+  double value = std::strtod(text.c_str(), &end);
+  if (end != text.c_str() + text.size())
+    return std::nullopt;
+  return value;
+}
+
+// pad_value as a constant of `type`; empty with `error` set when it does not fit.
+Expr padValueOf(const std::string &text, DataType type, std::string &error) {
+  double value = *padValueNumber(text);
+  if (type.isFloat())
+    return FloatImmNode::make(type, value);
+  if (type.isInt() || type.isUInt() || type.isBool()) {
+    int64_t integer = static_cast<int64_t>(value);
+    if (static_cast<double>(integer) != value) {
+      error = "pad_value " + text + " is not an integer, but the buffer holds " + type.str();
+      return Expr();
+    }
+    try {
+      return IntImmNode::make(type, integer);
+    } catch (const IRTypeError &e) {
+      error = "pad_value " + text + ": " + e.what();
+      return Expr();
+    }
+  }
+  error = "pad_value cannot be given for a buffer of " + type.str();
+  return Expr();
 }
 
 } // namespace
@@ -84,14 +126,28 @@ bool parseLayoutFlags(const ToolOptions &options, SourceManager &sources, Diagno
       ok = false;
       continue;
     }
+    std::string padValue;
+    if (size_t pad = lambda.rfind("pad_value="); pad != std::string::npos) {
+      size_t comma = lambda.find_last_not_of(" ", pad == 0 ? 0 : pad - 1);
+      if (comma != std::string::npos && lambda[comma] == ',') {
+        padValue = trim(lambda.substr(pad + 10));
+        lambda = trim(lambda.substr(0, comma));
+        if (!padValueNumber(padValue)) {
+          diagnostics.error({}, "--transform-layout: pad_value must be a number such as 0 or 1.5, or T.<dtype>(number), "
+                                "got '" + padValue + "'");
+          ok = false;
+          continue;
+        }
+      }
+    }
     uint32_t fileId = sources.addFile("<command line>", lambda);
     std::optional<IndexMap> map = parseIndexMap(sources, fileId, diagnostics);
     if (!map) {
       ok = false;
       continue;
     }
-    flags.push_back(
-        {"--transform-layout", buffer, *map, std::nullopt, {fileId, 0, static_cast<uint32_t>(lambda.size())}});
+    flags.push_back({"--transform-layout", buffer, *map, std::nullopt,
+                     {fileId, 0, static_cast<uint32_t>(lambda.size())}, padValue});
   }
   for (const std::string &text : options.layouts)
     ok = parseLayoutsFlag(text, sources, diagnostics, flags) && ok;
@@ -115,7 +171,7 @@ bool parseLayoutFlags(const ToolOptions &options, SourceManager &sources, Diagno
     requirement.buffer = buffer;
     requirement.origin = LayoutRequirement::Origin::CommandLine;
     requirement.loc = {fileId, static_cast<uint32_t>(specBegin), static_cast<uint32_t>(text.size())};
-    flags.push_back({"--require-layout", buffer, IndexMap(), requirement, requirement.loc});
+    flags.push_back({"--require-layout", buffer, IndexMap(), requirement, requirement.loc, ""});
   }
   return ok;
 }
@@ -130,8 +186,16 @@ std::string applyLayoutFlags(Module &module, const std::vector<LayoutFlag> &flag
       PrimFuncNode::Fields fields = function->fields();
       if (flag.requirement)
         fields.layoutRequirements.push_back(*flag.requirement);
-      else
-        fields.layoutTransforms.push_back({buffer, flag.map, Expr(), flag.loc});
+      else {
+        Expr padValue;
+        if (!flag.padValue.empty()) {
+          std::string error;
+          padValue = padValueOf(flag.padValue, buffer->dtype, error);
+          if (!padValue)
+            return flag.flag + ": " + error + " ('" + buffer->name.str() + "')";
+        }
+        fields.layoutTransforms.push_back({buffer, flag.map, padValue, flag.loc});
+      }
       function = PrimFuncNode::make(std::move(fields));
       found = true;
     }

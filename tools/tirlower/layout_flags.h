@@ -1,4 +1,5 @@
 // --transform-layout='B=lambda i, j: [j, i]' and --layout='B=NHWC->NCHW4c': layout transforms
+// (--transform-layout='B=lambda i: [i // 4, i % 4], pad_value=0' gives the padding's value)
 // given on the command line. Each appends a LayoutTransform for buffer B to every function
 // that has a buffer of that name (a parameter, by its buffer's or its handle's name,
 // alloc_buffer or decl_buffer: findBufferNamed), after those the input states;
@@ -23,6 +24,9 @@ struct LayoutFlag {
   IndexMap map;                                 // null for --require-layout
   std::optional<LayoutRequirement> requirement; // --require-layout
   SourceRange loc;                              // the flag's text, kept in the SourceManager as "<command line>"
+  // --transform-layout's `, pad_value=V`: a number, or T.<dtype>(number); converted to the
+  // buffer's element type when the transform is added. Empty when not given.
+  std::string padValue;
 };
 
 // Parses every layout flag. Reports errors to `diagnostics` or stderr; returns false on any.

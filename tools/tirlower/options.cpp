@@ -10,6 +10,7 @@
 #include <iostream>
 
 #include "codegen/llvm/llvm_emitter.h"
+#include "llvm_backend_loader.h"
 #include "emitters.h"
 #include "ir/edit_distance.h"
 #include "ir/parallel.h"
@@ -29,6 +30,7 @@ namespace tirlower {
 namespace {
 
 constexpr int kUsageError = 2;
+constexpr int kInputError = 1;
 
 // How command-line errors are printed: set from --diagnostics-format before anything is parsed,
 // so that even a typo in the first flag comes out as JSON when JSON was asked for.
@@ -581,6 +583,14 @@ std::optional<int> checkEmitterFlags(const CLI::App &app, ToolOptions &options, 
   if (emitter.name == "h" && options.emitSettings.headerGuard.empty() && options.output != "-")
     options.emitSettings.headerGuard = guardForFile(options.output);
   if (llvm) {
+    // The LLVM backend is loaded here, only when an LLVM output is asked for (llvm_backend_loader.h).
+    std::string missing;
+    const LLVMBackend *backend = loadLLVMBackend(missing);
+    if (!backend) {
+      printToolError(missing);
+      return kInputError;
+    }
+    auto checkLLVMTarget = backend->checkTarget;
     LLVMEmitOptions llvm;
     llvm.targetTriple = options.emitSettings.targetTriple;
     if (std::string message = checkLLVMTarget(llvm); !message.empty()) {
@@ -645,6 +655,14 @@ std::optional<int> resolveRunMode(const CLI::App &app, ToolOptions &options, con
     printToolError(message);
     return kUsageError;
   }
+  bool jsonOutput = options.runOutputs.empty();
+  for (const std::string &output : options.runOutputs)
+    jsonOutput = jsonOutput || output.size() < 4 || output.compare(output.size() - 4, 4, ".npy") != 0;
+  if (!values.outputsFormat.empty() && !jsonOutput) {
+    printToolError("--outputs-format applies to the JSON output, and only .npy files are written (add -o FILE or "
+                   "--outputs - for it)");
+    return kUsageError;
+  }
   bool jsonToStdout = options.runOutputs.empty() ||
                       std::find(options.runOutputs.begin(), options.runOutputs.end(), "-") != options.runOutputs.end();
   options.runTable =
@@ -662,7 +680,7 @@ CLI::App *describeTool(CLI::App &app, ToolOptions &options, FlagValues &values) 
   addToolFlags(app, options, values);
   // Set after the other flags, so that their group comes last in --help.
   app.set_help_flag("-h,--help", "print this help and exit")->group("Other");
-  app.set_version_flag("--version", "tirlower " TIRLOWER_VERSION " (LLVM " + llvmVersion() + ")",
+  app.set_version_flag("--version", "tirlower " TIRLOWER_VERSION " (LLVM " TIRLOWER_LLVM_VERSION ")",
                        "print the version of tirlower and of the LLVM it uses")
       ->group("Other");
   CLI::App *runCommand = addRunCommand(app, options, values);

@@ -8,6 +8,7 @@
 
 #include <llvm/IR/Attributes.h>
 
+#include "codegen/launch_geometry.h"
 #include "codegen/llvm/ffi_entry_lowering.h"
 #include "ir/access_census.h"
 
@@ -155,6 +156,8 @@ void FunctionLowering::visitDeclBuffer(const DeclBufferNode *op) {
 }
 
 void FunctionLowering::visitAttrStmt(const AttrStmtNode *op) {
+  if (op->isThreadLaunch())
+    throw CompileError(op->loc, "LLVM emitter: " + cpuThreadLaunchMessage(*op, func_));
   const auto *data = op->node.as<VarNode>();
   bool streams = data && op->key.view() == "nontemporal_store";
   if (streams)
@@ -193,8 +196,8 @@ void FunctionLowering::visitFor(const ForNode *op) {
   } else {
     begin = lowerExpr(op->min);
     llvm::Value *extent = lowerExpr(op->extent);
-    end = constantMin && *constantMin == 0 ? extent
-                                           : builder_.CreateAdd(begin, extent, op->loopVar->name.str() + ".end");
+    end =
+        constantMin && *constantMin == 0 ? extent : builder_.CreateAdd(begin, extent, op->loopVar->name.str() + ".end");
   }
   // The loop is emitted rotated, as LLVM's loop passes want it: a guard in the preheader (left
   // out when the loop provably runs at least once), the variable's phi at the top of the body,

@@ -6,8 +6,14 @@
 #include <llvm/IR/LegacyPassManager.h>
 #include <llvm/Support/raw_ostream.h>
 
+#include <set>
+
+#include <llvm/ADT/Triple.h>
+
 #include "codegen/llvm/function_lowering.h"
 #include "codegen/llvm/llvm_target.h"
+#include "codegen/llvm/object_merge.h"
+#include "ir/parallel.h"
 
 namespace tirlower {
 
@@ -57,18 +63,55 @@ std::string emitLLVMBitcode(const Module &module, const LLVMEmitOptions &options
   return bytes;
 }
 
-std::string emitObject(const Module &module, const LLVMEmitOptions &options) {
-  llvm::LLVMContext context;
-  std::unique_ptr<llvm::TargetMachine> machine = createTargetMachine(options);
-  std::unique_ptr<llvm::Module> llvmModule = buildForMachine(module, context, options, *machine);
+namespace {
+
+std::string objectOf(llvm::Module &llvmModule, llvm::TargetMachine &machine) {
   llvm::SmallVector<char, 0> bytes;
   llvm::raw_svector_ostream stream(bytes);
   llvm::legacy::PassManager codegen;
-  if (machine->addPassesToEmitFile(codegen, stream, nullptr, llvm::CGFT_ObjectFile))
+  if (machine.addPassesToEmitFile(codegen, stream, nullptr, llvm::CGFT_ObjectFile))
     throw CompileError(SourceRange{},
-                       "LLVM emitter: target '" + machine->getTargetTriple().str() + "' cannot emit object files");
-  codegen.run(*llvmModule);
+                       "LLVM emitter: target '" + machine.getTargetTriple().str() + "' cannot emit object files");
+  codegen.run(llvmModule);
   return std::string(bytes.begin(), bytes.end());
+}
+
+std::string wholeObject(const Module &module, const LLVMEmitOptions &options) {
+  llvm::LLVMContext context;
+  std::unique_ptr<llvm::TargetMachine> machine = createTargetMachine(options);
+  std::unique_ptr<llvm::Module> llvmModule = buildForMachine(module, context, options, *machine);
+  return objectOf(*llvmModule, *machine);
+}
+
+// Two functions with one symbol are refused at the second, as building them in one module does.
+void checkDistinctSymbols(const Module &module) {
+  std::set<std::string> seen;
+  for (const PrimFunc &func : module.functions)
+    if (!seen.insert(llvmSymbolName(*func)).second)
+      throw CompileError(func->loc, "two functions have the C symbol '" + llvmSymbolName(*func) + "'");
+}
+
+} // namespace
+
+std::string emitObject(const Module &module, const LLVMEmitOptions &options) {
+  const size_t count = module.functions.size();
+  const llvm::Triple triple = createTargetMachine(options)->getTargetTriple();
+  if (count < 2 || !triple.isOSBinFormatELF() || !triple.isArch64Bit() || !triple.isLittleEndian())
+    return wholeObject(module, options);
+  checkDistinctSymbols(module);
+  // Pieces of consecutive functions, as even as can be; their number depends on the module only.
+  const size_t pieces = std::min(count, kObjectPieces);
+  std::vector<std::string> objects(pieces);
+  parallelFor(pieces, std::max(1u, options.threads), [&](size_t piece, unsigned) {
+    Module part;
+    part.name = module.name;
+    part.functions.assign(module.functions.begin() + static_cast<std::ptrdiff_t>(piece * count / pieces),
+                          module.functions.begin() + static_cast<std::ptrdiff_t>((piece + 1) * count / pieces));
+    objects[piece] = wholeObject(part, options);
+  });
+  if (std::optional<std::string> joined = mergeElfObjects(objects))
+    return *joined;
+  return wholeObject(module, options); // an object the merge does not handle: compiled whole
 }
 
 } // namespace tirlower

@@ -32,6 +32,9 @@ struct LLVMEmitOptions {
   // A float `a * b + c` becomes `llvm.fmuladd` (one rounding where the CPU fuses it), as TVM's
   // LLVM target lowers it; off: a multiply and an add, each rounded (the interpreter's order).
   bool fpContract = true;
+  // Threads for emitObject: a module of several functions is optimised and compiled in pieces on
+  // this many threads; the object is the same for any count (docs/llvm-emitter.md).
+  unsigned threads = 1;
   // --abi=tvm-ffi: every function also gets its TVM FFI entry (codegen/ffi_entry.h).
   bool tvmFfi = false;
 };
@@ -52,7 +55,12 @@ std::string llvmVersion();
 
 std::string emitLLVMText(const Module &module, const LLVMEmitOptions &options);    // .ll
 std::string emitLLVMBitcode(const Module &module, const LLVMEmitOptions &options); // .bc bytes
-std::string emitObject(const Module &module, const LLVMEmitOptions &options);      // .o bytes
+// .o bytes. A module of several functions (64-bit little-endian ELF targets) is compiled as up to
+// kObjectPieces pieces of consecutive functions, each in its own LLVM context, on
+// options.threads threads, and their objects joined (object_merge.h): the same bytes for any
+// thread count.
+std::string emitObject(const Module &module, const LLVMEmitOptions &options);
+inline constexpr size_t kObjectPieces = 16;
 
 // The C symbol of a function: its global_symbol (or name) made a C identifier; names that would
 // clash with the C library or a program's `main` get a "tir_" prefix, as in the C emitter.

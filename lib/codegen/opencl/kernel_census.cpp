@@ -17,7 +17,7 @@ bool isTextureScope(const BufferNode &buffer) {
 
 class CensusVisitor : public IRVisitor {
 public:
-  explicit CensusVisitor(KernelCensus &census) : census_(census) {}
+  CensusVisitor(KernelCensus &census, const PrimFuncNode &func) : census_(census), func_(func) {}
   using IRVisitor::visit;
 
 protected:
@@ -46,14 +46,17 @@ private:
     LaunchGeometry geometry;
     geometry.groups = census_.groups;
     geometry.local = census_.local;
-    addThreadBinding(geometry, tag, extent, where);
+    geometry.symbolicGroups = census_.symbolicGroups;
+    addThreadBinding(geometry, func_, tag, extent, where);
     if (!geometry.error.empty())
       throw CompileError(where, "OpenCL emitter: " + geometry.error);
     census_.groups = geometry.groups;
     census_.local = geometry.local;
+    census_.symbolicGroups = geometry.symbolicGroups;
   }
 
   KernelCensus &census_;
+  const PrimFuncNode &func_;
 };
 
 } // namespace
@@ -128,7 +131,8 @@ private:
       census_.barrierBefore.insert(current_);
       it->second.kernel = count_;
     } else if (it != writers_.end() && it->second.kernel != count_) {
-      Diagnostic d{Severity::Error, loc,
+      Diagnostic d{Severity::Error,
+                   loc,
                    "OpenCL emitter: buffer " + quotedBufferName(*buffer) +
                        " is written by one kernel of this function and " + (write ? "written" : "read") +
                        " by a later one; OpenCL runs a function's kernels as one, and no barrier orders "
@@ -155,9 +159,10 @@ private:
 
 KernelCensus takeCensus(const PrimFuncNode &func) {
   KernelCensus census;
-  CensusVisitor visitor(census);
+  CensusVisitor visitor(census, func);
   visitor.visit(func.body);
-  KernelRegions regions(census, census.groups == std::array<int64_t, 3>{1, 1, 1});
+  bool symbolic = census.symbolicGroups[0] || census.symbolicGroups[1] || census.symbolicGroups[2];
+  KernelRegions regions(census, !symbolic && census.groups == std::array<int64_t, 3>{1, 1, 1});
   regions.visit(func.body);
   for (const BufferBinding &binding : func.bufferMap)
     census.hasTexture |= isTextureParam(*binding.buffer);

@@ -26,6 +26,8 @@ bool isMultipleOf4(const Expr &e);
 
 struct KernelCensus {
   std::array<int64_t, 3> groups{1, 1, 1}, local{1, 1, 1};
+  // Where the number of groups depends on scalar parameters (launch_geometry.h); null elsewhere.
+  std::array<Expr, 3> symbolicGroups;
   bool hasTexture = false;
   std::vector<std::string> assertMessages; // in program order; non-empty adds the tl_error argument
   // Outermost thread launches (AttrStmt or thread-bound For) that touch what an earlier one
@@ -33,7 +35,8 @@ struct KernelCensus {
   std::unordered_set<const StmtNode *> barrierBefore;
 };
 
-// Throws CompileError for a thread binding it cannot launch (unknown tag, non-constant extent).
+// Throws CompileError for a thread binding it cannot launch (unknown tag, a work-group extent
+// that is not a constant, a block extent that is not an expression of scalar parameters).
 KernelCensus takeCensus(const PrimFuncNode &func);
 
 } // namespace tirlower

@@ -4,6 +4,9 @@
 
 #include <algorithm>
 
+#include "arith/analyzer.h"
+#include "codegen/launch_expr.h"
+#include "ir/equality.h"
 #include "ir/intrinsics.h"
 
 namespace tirlower {
@@ -21,16 +24,35 @@ std::string KernelEmitter::emit(const std::string &symbol, KernelLaunch &launch)
   launch.kernel = symbol;
   for (int d = 0; d < 3; ++d) {
     launch.localSize[d] = census_.local[d];
-    launch.globalSize[d] = census_.groups[d] * census_.local[d];
+    launch.groups[d] =
+        census_.symbolicGroups[d] ? census_.symbolicGroups[d] : IntImmNode::make(DataType::int64(), census_.groups[d]);
+    launch.globalSize[d] = census_.symbolicGroups[d] ? 0 : census_.groups[d] * census_.local[d];
   }
   std::string head = signature(symbol, launch);
   emitStmt(func_.body);
-  auto triple = [](const std::array<int64_t, 3> &v) {
-    return "{" + std::to_string(v[0]) + ", " + std::to_string(v[1]) + ", " + std::to_string(v[2]) + "}";
+  return launchComment(launch) + head + " {\n" + localDecls_ + prologue_ + body_ + "}\n";
+}
+
+// `// launch K: global {128, 8, 1}, local {8, 8, 1} (groups {16, 1, 1})`; a number of groups
+// over scalar parameters is written as launch_expr.h's text, `(n + 31) // 32`.
+std::string KernelEmitter::launchComment(const KernelLaunch &launch) const {
+  LaunchNamer name = [&](const VarNode *var) {
+    for (size_t k = 0; k < launch.params.size(); ++k)
+      if (launch.params[k] == var)
+        return launch.args[k];
+    return var->name.str();
   };
-  std::string comment = "// launch " + symbol + ": global " + triple(launch.globalSize) + ", local " +
-                        triple(launch.localSize) + " (groups " + triple(census_.groups) + ")\n";
-  return comment + head + " {\n" + localDecls_ + prologue_ + body_ + "}\n";
+  std::string global, local, groups;
+  for (int d = 0; d < 3; ++d) {
+    std::string g = launchExprText(launch.groups[d], name), l = std::to_string(launch.localSize[d]);
+    std::string sep = d ? ", " : "";
+    groups += sep + g;
+    local += sep + l;
+    global += sep + (launch.globalSize[d] || !launch.symbolic() ? std::to_string(launch.globalSize[d])
+                     : launch.localSize[d] == 1                 ? g
+                                                                : g + " * " + l);
+  }
+  return "// launch " + launch.kernel + ": global {" + global + "}, local {" + local + "} (groups {" + groups + "})\n";
 }
 
 // ---- temporaries and errors -----------------------------------------------------------------------
@@ -53,6 +75,7 @@ std::string KernelEmitter::signature(const std::string &symbol, KernelLaunch &la
   for (const Var &param : func_.params) {
     std::string name = bind(param.get(), param->name.view());
     launch.args.push_back(name);
+    launch.params.push_back(param.get());
     params += params.empty() ? "" : ", ";
     const VarNode *data = param.get();
     bool read = access_.read.count(data), written = access_.written.count(data);
@@ -174,6 +197,17 @@ void KernelEmitter::emitThreadIndex(const VarNode *var, std::string_view tag, co
     value = exprText(min) + " + " + value;
   std::string name = bind(var, var->name.view());
   line("const " + t + " " + name + " = " + value + ";");
+  if (axis->isBlock && census_.symbolicGroups[axis->dim]) {
+    // The number of groups depends on scalar parameters: unguarded when it is this extent.
+    Expr wide = extent->type == DataType::int64() ? extent : CastNode::make(DataType::int64(), extent);
+    ranges_.setLoop(var, min, extent);
+    if (structurallyEqual(wide, census_.symbolicGroups[axis->dim]))
+      return emitStmt(body);
+    line("if (" + std::string(zeroMin ? name : name + " - (" + exprText(min) + ")") + " < " + exprText(extent) + ") {");
+    block(body);
+    line("}");
+    return;
+  }
   int64_t launched = axis->isBlock ? census_.groups[axis->dim] : census_.local[axis->dim];
   const int64_t *own = asConstInt(extent);
   // The index is in [min, min + launched - 1]; inside the guard below, [min, min + extent - 1].
@@ -186,15 +220,34 @@ void KernelEmitter::emitThreadIndex(const VarNode *var, std::string_view tag, co
   line("}");
 }
 
+namespace {
+// The first variable `e` uses, for messages.
+const VarNode *firstVar(const Expr &e) {
+  if (const auto *var = e.as<VarNode>())
+    return var;
+  if (const auto *cast = e.as<CastNode>())
+    return firstVar(cast->value);
+  if (const auto *b = e.as<BinaryNode>())
+    return firstVar(b->a) ? firstVar(b->a) : firstVar(b->b);
+  return nullptr;
+}
+} // namespace
+
 void KernelEmitter::declareStorage(const VarNode *data, DataType type, const std::vector<Expr> &extents, Symbol scope,
                                    SourceRange where) {
+  // A size over scalar parameters takes its constant upper bound (min(n, 64): 64).
   int64_t count = 1;
   for (const Expr &e : extents) {
     const int64_t *v = asConstInt(e);
-    if (!v || *v < 0)
-      fail(where,
-           "storage '" + data->name.str() + "' has a non-constant size; OpenCL kernels cannot allocate dynamically");
-    count *= *v;
+    std::optional<int64_t> bound = v ? std::optional<int64_t>(*v) : Analyzer().bounds(e).max;
+    if (!bound || *bound < 0) {
+      const VarNode *var = firstVar(e);
+      fail(where, "storage '" + data->name.str() + "' has a size that depends on " +
+                      (var ? "'" + var->name.str() + "'" : std::string("a value")) +
+                      " with no constant bound; OpenCL kernels cannot allocate dynamically: shared and local storage "
+                      "needs a constant size");
+    }
+    count *= *bound;
   }
   std::string_view space = scope.view();
   if (space.rfind("global.texture", 0) == 0)

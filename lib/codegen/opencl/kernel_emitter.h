@@ -48,6 +48,7 @@ private:
 
   // ---- statements (kernel_emitter.cpp)
   std::string signature(const std::string &symbol, KernelLaunch &launch);
+  std::string launchComment(const KernelLaunch &launch) const;
   void visitFor(const ForNode *op) override;
   void visitWhile(const WhileNode *op) override;
   void visitIfThenElse(const IfThenElseNode *op) override;

@@ -13,4 +13,10 @@ namespace tirlower {
 // Throws CompileError for a module --emit=opencl rejects (with the same error).
 std::string emitLaunchJson(const Module &module, DiagnosticSink &diagnostics);
 
+// --emit=launch-h (-o NAME.launch.h): a C header with one function per kernel,
+// `int tl_launch_KERNEL(SCALARS..., size_t global[3], size_t local[3])`, that fills the sizes
+// clEnqueueNDRangeKernel takes from the kernel's scalar arguments (in signature order) and
+// returns 0, or 1 when a size is below 1 (nothing to launch). Errors as emitLaunchJson.
+std::string emitLaunchHeader(const Module &module, DiagnosticSink &diagnostics);
+
 } // namespace tirlower

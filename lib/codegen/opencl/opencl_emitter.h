@@ -29,16 +29,23 @@ std::string emitOpenCL(const Module &module, DiagnosticSink &diagnostics);
 // K (1-based, in program order) fails stores K there unless another failure came first, and
 // ends; after the run, a non-zero value K means the function failed with assertMessages[K - 1]
 // (the C ABI's return value 1).
+// A number of groups may depend on the kernel's scalar parameters ((n + 31) // 32 over a
+// symbolic n): `groups` has every dimension's as an int64 expression (a constant where it is
+// one), and globalSize is 0 in such a dimension. Work-group sizes are constants.
 struct KernelLaunch {
   std::string kernel;
   std::array<int64_t, 3> globalSize{1, 1, 1};
   std::array<int64_t, 3> localSize{1, 1, 1};
+  std::array<Expr, 3> groups;
+  bool symbolic() const { return globalSize[0] == 0 || globalSize[1] == 0 || globalSize[2] == 0; }
+  // The names of the PrimFunc's parameters as arguments (args, by parameter).
+  std::vector<const VarNode *> params;
   std::vector<std::string> args;
   std::vector<std::string> assertMessages;
 };
 
 // One entry per PrimFunc, in module order. Throws CompileError as emitOpenCL does for thread
-// bindings it cannot launch (unknown tag, non-constant extent).
+// bindings it cannot launch (unknown tag, a work-group extent that is not a constant).
 std::vector<KernelLaunch> launchGeometry(const Module &module);
 
 } // namespace tirlower
