@@ -61,6 +61,11 @@ public:
   // vector repeat the last lane). Throws CompileError at `where` for sizes C cannot copy.
   const std::string &reinterpret(DataType from, DataType to, SourceRange where);
 
+  // void *tl_workspace(tl_workspace_t *w, size_t bytes): per-thread storage kept between calls
+  // (docs/abi.md, "Memory"): w's block when it holds `bytes`, else a bigger one (the old one
+  // freed); null when malloc fails.
+  const std::string &workspace();
+
   // An external function's prototype ("float f(float);"), declared `extern` after the helpers.
   void declareExtern(const std::string &prototype) { externs_.insert(prototype); }
 
