@@ -105,7 +105,7 @@ void CFunctionEmitter::visitWhile(const WhileNode *op) {
 }
 
 void CFunctionEmitter::visitAssertStmt(const AssertStmtNode *op) {
-  // The function returns 1, freeing the heap storage live here.
+  // The function returns 1 (per-thread storage stays for the next call).
   beginLine();
   out() += "if (!(";
   expr(op->condition);
@@ -118,7 +118,6 @@ void CFunctionEmitter::visitAssertStmt(const AssertStmtNode *op) {
     appendCFfiRaise(out(), "RuntimeError", op->message);
     endLine();
   }
-  freeHeap();
   line("return 1;");
   --indent_;
   line("}");

@@ -215,10 +215,8 @@ void CFamilyEmitter::visitLetStmt(const LetStmtNode *op) {
 
 void CFamilyEmitter::allocation(const VarNode *data, DataType type, const std::vector<Expr> &extents, Symbol scope,
                                 SourceRange where, const Stmt &body) {
-  const size_t mark = storageMark();
   declareStorage(data, type, extents, scope, where);
   emitStmt(body);
-  releaseStorage(mark);
 }
 
 void CFamilyEmitter::visitAllocate(const AllocateNode *op) {

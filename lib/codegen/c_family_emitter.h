@@ -61,12 +61,10 @@ protected:
                             SourceRange where) = 0;
   // An expression in a position that needs no parentheses around it (a condition, a statement).
   virtual void statementExpr(const Expr &e) { expr(e); }
-  // Declares the storage of an allocation; releaseStorage(mark) frees what was declared since
-  // storageMark() when the allocation's body ends (C's heap storage; OpenCL's is static).
+  // Declares the storage of an allocation (nothing is released when its body ends: C's large
+  // storage is kept per thread, OpenCL's is static).
   virtual void declareStorage(const VarNode *data, DataType type, const std::vector<Expr> &extents, Symbol scope,
                               SourceRange where) = 0;
-  virtual size_t storageMark() const { return 0; }
-  virtual void releaseStorage(size_t /*mark*/) {}
   // Checks that the language can hold a buffer an AllocBuffer or DeclBuffer declares.
   virtual void checkDeclaredBuffer(const Buffer &buffer, SourceRange where) = 0;
 

@@ -65,9 +65,6 @@ private:
   void checkDeclaredBuffer(const Buffer &buffer, SourceRange where) override;
   void declareStorage(const VarNode *data, DataType type, const std::vector<Expr> &extents, Symbol scope,
                       SourceRange where) override;
-  size_t storageMark() const override { return heap_.size(); }
-  void releaseStorage(size_t mark) override;
-  void freeHeap();
   void offsetText(const BufferNode &buffer, std::string_view index);
   void visitBufferStore(const BufferStoreNode *op) override;
   void visitBufferLoad(const BufferLoadNode *op, int, bool) override;
@@ -76,7 +73,6 @@ private:
   const CEmitOptions &options_;
   std::unordered_map<const BufferNode *, std::string> pointer_;
   std::unordered_map<const VarNode *, DataType> dataType_;
-  std::vector<std::string> heap_; // the heap storage whose scope encloses the statement emitted
   bool inParallel_ = false;
 };
 

@@ -84,10 +84,15 @@ void CFunctionEmitter::declareStorage(const VarNode *data, DataType type, const 
     line(t + " " + name + "[" + std::to_string(std::max<int64_t>(count, 1)) + "] __attribute__((aligned(64)));");
     return;
   }
-  line(t + " *" + name + " = (" + t + " *)malloc(sizeof(" + t + ") * " + countText + ");");
+  // Larger or variable-size storage is the calling thread's, kept for its next call: a block
+  // malloc'ed and freed on every call faulted its pages in again each time.
+  const std::string workspace = "tl_ws_" + name;
+  reserveName(workspace);
+  line("static _Thread_local tl_workspace_t " + workspace + ";");
+  line(t + " *" + name + " = (" + t + " *)" + support_.workspace() + "(&" + workspace + ", sizeof(" + t + ") * " +
+       countText + ");");
   line("if (!" + name + ") {");
   ++indent_;
-  freeHeap();
   if (options_.tvmFfi) {
     beginLine();
     appendCFfiRaise(out(), "MemoryError", ffiHeapMessage(func_.globalSymbol(), data->name.str()));
@@ -96,25 +101,8 @@ void CFunctionEmitter::declareStorage(const VarNode *data, DataType type, const 
   line("return 2;");
   --indent_;
   line("}");
-  heap_.push_back(name);
 }
 
-void CFunctionEmitter::freeHeap() {
-  for (auto it = heap_.rbegin(); it != heap_.rend(); ++it)
-    line("free(" + *it + ");");
-}
-
-// The body of an allocation ends: the heap storage declared since `mark` (the allocation's
-// own, when it is on the heap) is freed in the C block that declared it, so once per execution
-// of the allocation (every iteration of an enclosing loop). Early returns (asserts, a failed
-// malloc) free what is live at that point: heap_ holds exactly the storage whose scope encloses
-// the statement being emitted.
-void CFunctionEmitter::releaseStorage(size_t mark) {
-  while (heap_.size() > mark) {
-    line("free(" + heap_.back() + ");");
-    heap_.pop_back();
-  }
-}
 
 void CFunctionEmitter::visitBufferStore(const BufferStoreNode *op) {
   const std::string &pointer = pointerOf(op->buffer, op->loc);

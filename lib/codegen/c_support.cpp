@@ -92,6 +92,16 @@ std::string wrappingNegation(const std::string &t, DataType type) {
 }
 } // namespace
 
+const std::string &CSupport::workspace() {
+  return define("tl_workspace", [] {
+    return std::string("typedef struct {\n  void *data;\n  size_t bytes;\n} tl_workspace_t;\n"
+                       "static inline void *tl_workspace(tl_workspace_t *w, size_t bytes) {\n"
+                       "  if (bytes == 0)\n    bytes = 1;\n"
+                       "  if (w->bytes < bytes) {\n    free(w->data);\n    w->data = malloc(bytes);\n"
+                       "    w->bytes = w->data ? bytes : 0;\n  }\n  return w->data;\n}\n");
+  });
+}
+
 const std::string &CSupport::floorDiv(DataType type) {
   std::string t = scalarTypeName(type), name = "tl_floordiv_" + suffix(type);
   return define(name, [&] {

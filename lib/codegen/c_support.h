@@ -65,6 +65,11 @@ public:
   // is not there yet (the TVM FFI entry's ABI structs and helpers).
   void addHelper(const std::string &name, const std::string &text) { helpers_.emplace(name, text); }
 
+  // void *tl_workspace(tl_workspace_t *w, size_t bytes): per-thread storage kept between calls
+  // (docs/abi.md, "Memory"): w's block when it holds `bytes`, else a bigger one (the old one
+  // freed); null when malloc fails.
+  const std::string &workspace();
+
   // An external function's prototype ("float f(float);"), declared `extern` after the helpers.
   void declareExtern(const std::string &prototype) { externs_.insert(prototype); }
 

@@ -34,6 +34,26 @@
 #include "transform/target_pipelines.h"
 
 namespace tirlower {
+
+namespace {
+// Appended to the emitted C, which is linked with --wrap=malloc,--wrap=free: its calls of malloc
+// and free are counted.
+const char *const kHeapCounters = R"(
+void *__real_malloc(size_t bytes);
+void __real_free(void *block);
+void *__wrap_malloc(size_t bytes);
+void __wrap_free(void *block);
+unsigned long tl_test_mallocs, tl_test_frees;
+void *__wrap_malloc(size_t bytes) {
+  ++tl_test_mallocs;
+  return __real_malloc(bytes);
+}
+void __wrap_free(void *block) {
+  ++tl_test_frees;
+  __real_free(block);
+}
+)";
+} // namespace
 namespace {
 
 using namespace cdiff;
@@ -135,6 +155,7 @@ private:
     std::string shims;
     for (size_t k = 0; k < symbols.size(); ++k)
       shims += "\n" + callShim(*lowered->functions[k], k, symbols[k]);
+    shims += kHeapCounters;
 
     std::string c = options_.workdir + "/" + stem + ".c", so = options_.workdir + "/" + stem + ".so";
     std::ofstream(c) << source << shims;
@@ -164,7 +185,7 @@ private:
       command += "-Wno-uninitialized -Wno-maybe-uninitialized ";
     if (options_.sanitize)
       command += "-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer ";
-    command += "-o " + quote(so) + " " + quote(c) + " -lm";
+    command += "-Wl,--wrap=malloc,--wrap=free -o " + quote(so) + " " + quote(c) + " -lm";
     if (shell(command, compilerOutput_) != 0) {
       std::cerr << "FAIL: the emitted C does not compile (" << c << "):\n" << compilerOutput_;
       return 1;
@@ -220,7 +241,7 @@ private:
     std::vector<void *> pointers = shimArguments(actual, scalars);
     int32_t returned = trackLeaks([&] { return shim(pointers.data()); });
     int32_t want = reference.status == RunStatus::AssertFailed ? 1 : 0;
-    int failures = 0;
+    int failures = reusesStorage(symbol, library, shim, args, returned);
     if (returned != want) {
       std::cerr << symbol << ": FAIL: the C function returned " << returned << ", expected " << want
                 << " (interpreter: " << describe(reference) << ")\n";
@@ -233,6 +254,29 @@ private:
       std::cerr << symbol << ": the compiled C matches the interpreter (" << describe(reference) << ", "
                 << reference.steps << " steps)\n";
     return failures + compareWithOriginal(original, k, symbol, args, expected, reference);
+  }
+
+  // Called again on the same inputs, the function allocates and frees nothing: its large storage
+  // is its thread's, kept from the first call (docs/abi.md). 1 when it is not.
+  static int reusesStorage(const std::string &symbol, void *library, int32_t (*shim)(void **),
+                           const std::vector<ArgValue> &args, int32_t returned) {
+    auto *mallocs = static_cast<const unsigned long *>(dlsym(library, "tl_test_mallocs"));
+    auto *frees = static_cast<const unsigned long *>(dlsym(library, "tl_test_frees"));
+    if (!mallocs || !frees) {
+      std::cerr << symbol << ": FAIL: no malloc/free counters in the library\n";
+      return 1;
+    }
+    std::vector<ArgValue> again = deepCopyArgs(args);
+    std::vector<std::vector<uint8_t>> scalars;
+    std::vector<void *> pointers = shimArguments(again, scalars);
+    const unsigned long mallocsBefore = *mallocs, freesBefore = *frees;
+    int32_t returnedAgain = trackLeaks([&] { return shim(pointers.data()); });
+    if (*mallocs == mallocsBefore && *frees == freesBefore && returnedAgain == returned)
+      return 0;
+    std::cerr << symbol << ": FAIL: returned " << returned << " then " << returnedAgain << "; the second call made "
+              << *mallocs - mallocsBefore << " malloc(s) and " << *frees - freesBefore
+              << " free(s) (its storage must be reused)\n";
+    return 1;
   }
 
   // The interpreter on the unlowered function, on the same data, when the layouts agree.

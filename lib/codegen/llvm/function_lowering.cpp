@@ -98,8 +98,6 @@ llvm::BasicBlock *FunctionLowering::newBlock(const char *name) {
 }
 
 void FunctionLowering::returnWith(int32_t code) {
-  for (auto it = heap_.rbegin(); it != heap_.rend(); ++it)
-    builder_.CreateCall(module_.getOrInsertFunction("free", builder_.getVoidTy(), builder_.getPtrTy()), {*it});
   builder_.CreateRet(builder_.getInt32(code));
 }
 
@@ -134,25 +132,22 @@ void FunctionLowering::visitLetStmt(const LetStmtNode *op) {
 }
 
 void FunctionLowering::visitAllocate(const AllocateNode *op) {
-  const size_t heapBefore = heap_.size();
   allocate(op->bufferVar.get(), op->dtype, op->extents, op->loc);
-  scoped(heapBefore, op->body);
+  lowerStmt(op->body);
 }
 
 void FunctionLowering::visitAllocBuffer(const AllocBufferNode *op) {
   checkRank(*op->buffer, op->loc);
-  const size_t heapBefore = heap_.size();
   allocate(op->buffer->data.get(), op->buffer->dtype, op->buffer->shape, op->loc);
-  scoped(heapBefore, op->body);
+  lowerStmt(op->body);
 }
 
 void FunctionLowering::visitDeclBuffer(const DeclBufferNode *op) {
   checkRank(*op->buffer, op->loc);
   if (!op->allocates)
     return lowerStmt(op->body);
-  const size_t heapBefore = heap_.size();
   allocate(op->buffer->data.get(), op->buffer->dtype, op->buffer->shape, op->loc);
-  scoped(heapBefore, op->body);
+  lowerStmt(op->body);
 }
 
 void FunctionLowering::visitAttrStmt(const AttrStmtNode *op) {
@@ -286,8 +281,9 @@ void FunctionLowering::visitAssertStmt(const AssertStmtNode *op) {
 }
 
 // Constant allocations of at most 256 KiB (the C emitter's rule) live on the stack, in the
-// entry block so that they are allocated once per call; others are malloc'ed here and freed when
-// their scope ends or the function returns early.
+// entry block so that they are allocated once per call. Larger or variable-size storage is the
+// calling thread's, kept for its next call (docs/abi.md, "Memory"): a block malloc'ed and freed
+// on every call faulted its pages in again each time. Nothing is freed when a scope ends.
 void FunctionLowering::allocate(const VarNode *data, DataType dtype, const std::vector<Expr> &extents,
                                 SourceRange where) {
   DataType element = dtype.element();
@@ -316,10 +312,13 @@ void FunctionLowering::allocate(const VarNode *data, DataType dtype, const std::
   for (const Expr &extent : extents) {
     bytes = builder_.CreateMul(bytes, lowerOffset(extent));
   }
-  // malloc(0) may return null, which would read as a failed allocation.
-  bytes = builder_.CreateBinaryIntrinsic(llvm::Intrinsic::umax, bytes, builder_.getInt64(1));
-  auto malloc = module_.getOrInsertFunction("malloc", builder_.getPtrTy(), builder_.getInt64Ty());
-  llvm::Value *storage = builder_.CreateCall(malloc, {bytes}, data->name.str());
+  // The thread's block for this allocation: {data, bytes}, zero until the first call.
+  auto *slotType = llvm::StructType::get(context_, {builder_.getPtrTy(), builder_.getInt64Ty()});
+  auto *slot = new llvm::GlobalVariable(module_, slotType, false, llvm::GlobalValue::InternalLinkage,
+                                        llvm::Constant::getNullValue(slotType), function_->getName() + ".workspace",
+                                        nullptr, llvm::GlobalValue::GeneralDynamicTLSModel);
+  slot->setAlignment(llvm::Align(8));
+  llvm::Value *storage = builder_.CreateCall(workspaceFunction(), {slot, bytes}, data->name.str());
   llvm::BasicBlock *fail = newBlock("alloc.fail");
   llvm::BasicBlock *ok = newBlock("alloc.ok");
   builder_.CreateCondBr(builder_.CreateIsNull(storage), fail, ok);
@@ -329,19 +328,37 @@ void FunctionLowering::allocate(const VarNode *data, DataType dtype, const std::
   builder_.SetInsertPoint(ok);
   bind(data, storage);
   dataAlignment_[data] = 16; // malloc's guarantee (alignof(max_align_t)) on the 64-bit targets we serve
-  heap_.push_back(storage);
 }
 
-// The heap storage allocated since `heapBefore` is freed where the allocation's body ends, in the
-// block that continues it, so once per execution (every iteration of an enclosing loop) and only
-// where the malloc dominates; returnWith frees exactly what is live at the return.
-void FunctionLowering::scoped(size_t heapBefore, const Stmt &body) {
-  lowerStmt(body);
-  auto free = module_.getOrInsertFunction("free", builder_.getVoidTy(), builder_.getPtrTy());
-  while (heap_.size() > heapBefore) {
-    builder_.CreateCall(free, {heap_.back()});
-    heap_.pop_back();
-  }
+// `ptr tirlower.workspace(ptr slot, i64 bytes)`, defined once per module (internal; the name
+// cannot be a C identifier, so no emitted function takes it): the slot's block when it holds
+// `bytes` (at least 1), else a new one of that size, the old one freed; null when malloc fails
+// (the slot is then empty).
+llvm::Function *FunctionLowering::workspaceFunction() {
+  if (llvm::Function *existing = module_.getFunction("tirlower.workspace"))
+    return existing;
+  llvm::Type *ptr = builder_.getPtrTy(), *i64 = builder_.getInt64Ty();
+  auto *slotType = llvm::StructType::get(context_, {ptr, i64});
+  auto *fn = llvm::Function::Create(llvm::FunctionType::get(ptr, {ptr, i64}, false),
+                                    llvm::GlobalValue::InternalLinkage, "tirlower.workspace", module_);
+  fn->addFnAttr(llvm::Attribute::NoUnwind);
+  llvm::Argument *slot = fn->getArg(0), *bytes = fn->getArg(1);
+  llvm::IRBuilder<> b(llvm::BasicBlock::Create(context_, "entry", fn));
+  llvm::BasicBlock *have = llvm::BasicBlock::Create(context_, "have", fn);
+  llvm::BasicBlock *grow = llvm::BasicBlock::Create(context_, "grow", fn);
+  llvm::Value *want = b.CreateBinaryIntrinsic(llvm::Intrinsic::umax, bytes, b.getInt64(1));
+  llvm::Value *sizeField = b.CreateStructGEP(slotType, slot, 1);
+  llvm::Value *held = b.CreateLoad(i64, sizeField);
+  b.CreateCondBr(b.CreateICmpUGE(held, want), have, grow);
+  b.SetInsertPoint(have);
+  b.CreateRet(b.CreateLoad(ptr, slot));
+  b.SetInsertPoint(grow);
+  b.CreateCall(module_.getOrInsertFunction("free", b.getVoidTy(), ptr), {b.CreateLoad(ptr, slot)});
+  llvm::Value *block = b.CreateCall(module_.getOrInsertFunction("malloc", ptr, i64), {want});
+  b.CreateStore(block, slot);
+  b.CreateStore(b.CreateSelect(b.CreateIsNull(block), b.getInt64(0), want), sizeField);
+  b.CreateRet(block);
+  return fn;
 }
 
 } // namespace tirlower

@@ -69,8 +69,8 @@ private:
   void visitAttrStmt(const AttrStmtNode *op) override;
   void visitEvaluate(const EvaluateNode *op) override;
   void allocate(const VarNode *data, DataType dtype, const std::vector<Expr> &extents, SourceRange where);
-  void scoped(size_t heapBefore, const Stmt &body);
-  void returnWith(int32_t code); // frees the live heap storage, then returns
+  llvm::Function *workspaceFunction();
+  void returnWith(int32_t code);
   // Under --abi=tvm-ffi: raises a tvm-ffi error of `kind` (before a nonzero return).
   void raise(const char *kind, const std::string &message);
   llvm::BasicBlock *newBlock(const char *name);
@@ -168,7 +168,6 @@ private:
   std::unordered_map<const VarNode *, int> definedAt_;
   int loopDepth_ = 0;
   std::unordered_map<const VarNode *, uint64_t> dataAlignment_; // bytes; absent: element alignment
-  std::vector<llvm::Value *> heap_;                             // live malloc'ed pointers, in order
   // Data variables whose vector stores are non-temporal here (`T.attr(B.data,
   // "nontemporal_store", 1)` around the statement, from tile-copies).
   std::vector<const VarNode *> streaming_;

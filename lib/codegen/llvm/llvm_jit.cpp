@@ -97,7 +97,7 @@ JitModule::JitModule(const Module &module, const LLVMEmitOptions &options, bool 
   if (packedEntryPoints) {
     std::vector<llvm::Function *> defined;
     for (llvm::Function &f : *llvmModule)
-      if (!f.isDeclaration())
+      if (!f.isDeclaration() && !f.hasLocalLinkage()) // the emitted functions, not their helpers
         defined.push_back(&f);
     for (llvm::Function *f : defined)
       addPackedEntryPoint(*llvmModule, *f);
