@@ -9,6 +9,7 @@
 #include <optional>
 #include <unordered_set>
 
+#include "codegen/c_ffi_entry.h"
 #include "codegen/c_function_emitter.h"
 #include "codegen/c_header.h"
 #include "ir/parallel.h"
@@ -36,26 +37,34 @@ void CFunctionEmitter::emit(const std::string &symbol) {
   appendCParameterComment(o, func_, symbol, names, access_);
   appendAll(o, "int32_t ", symbol, '(');
   const bool restrictPointers = noalias();
+  std::vector<std::string> types; // the parameters' C types, for the TVM FFI entry's call
   for (size_t k = 0; k < func_.params.size(); ++k) {
     const Var &param = func_.params[k];
     const std::string &name = names[k];
     if (k)
       o += ", ";
+    std::string type;
     if (Buffer buffer = func_.bufferFor(param)) {
       bool readOnly = !access_.written.count(param.get());
       dataType_[param.get()] = buffer->dtype.element();
-      if (readOnly)
-        o += "const ";
-      appendAll(o, cScalarTypeName(buffer->dtype.element()), " *", restrictPointers ? "restrict " : "", name);
+      type = std::string(readOnly ? "const " : "") + std::string(cScalarTypeName(buffer->dtype.element())) + " *";
+      appendAll(o, type, restrictPointers ? "restrict " : "", name);
       pointer_[buffer.get()] = name;
     } else if (param->type.isHandle()) {
       DataType pointee = param->pointeeType.isVoid() ? DataType::voidType() : param->pointeeType.element();
       dataType_[param.get()] = pointee;
-      appendAll(o, cScalarTypeName(pointee), " *", name);
+      type = std::string(cScalarTypeName(pointee)) + " *";
+      appendAll(o, type, name);
     } else {
-      appendAll(o, cScalarTypeName(param->type), ' ', name);
+      type = std::string(cScalarTypeName(param->type));
+      appendAll(o, type, ' ', name);
     }
+    types.push_back(std::move(type));
   }
+  // The entry's description first: a signature it cannot take is an error before any text.
+  std::optional<FfiEntry> entry;
+  if (options_.tvmFfi)
+    entry = describeFfiEntry(func_, symbol);
   if (func_.params.empty())
     o += "void";
   o += ") {\n";
@@ -68,6 +77,8 @@ void CFunctionEmitter::emit(const std::string &symbol) {
   emitStmt(func_.body);
   line("return 0;");
   o += "}\n";
+  if (entry)
+    appendCFfiEntry(o, *entry, types, support_);
 }
 
 // ---- statements ---------------------------------------------------------------------------------
@@ -102,6 +113,11 @@ void CFunctionEmitter::visitAssertStmt(const AssertStmtNode *op) {
   endLine();
   ++indent_;
   line("/* assert: " + commentText(op->message) + " */");
+  if (options_.tvmFfi) {
+    beginLine();
+    appendCFfiRaise(out(), "RuntimeError", op->message);
+    endLine();
+  }
   line("return 1;");
   --indent_;
   line("}");

@@ -17,6 +17,9 @@ namespace tirlower {
 struct CEmitOptions {
   bool openmp = false; // T.parallel loops become `#pragma omp parallel for`
   unsigned threads = 1; // functions written on this many threads (--threads); the same bytes
+  // --abi=tvm-ffi: every function also gets its TVM FFI entry (codegen/ffi_entry.h), and raises
+  // a tvm-ffi error itself when an assert or a heap allocation fails.
+  bool tvmFfi = false;
 };
 
 // Throws CompileError for IR that C cannot express (a buffer access of physical rank > 1, an

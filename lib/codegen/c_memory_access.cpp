@@ -2,6 +2,7 @@
 // data variable, cast where a view reinterprets the element type. Small constant allocations
 // are arrays on the stack; others are malloc'd and freed where their scope ends and on every
 // early return.
+#include "codegen/c_ffi_entry.h"
 #include "codegen/c_function_emitter.h"
 
 #include <algorithm>
@@ -93,6 +94,11 @@ void CFunctionEmitter::declareStorage(const VarNode *data, DataType type, const 
        countText + ");");
   line("if (!" + name + ") {");
   ++indent_;
+  if (options_.tvmFfi) {
+    beginLine();
+    appendCFfiRaise(out(), "MemoryError", ffiHeapMessage(func_.globalSymbol(), data->name.str()));
+    endLine();
+  }
   line("return 2;");
   --indent_;
   line("}");

@@ -61,6 +61,10 @@ public:
   // vector repeat the last lane). Throws CompileError at `where` for sizes C cannot copy.
   const std::string &reinterpret(DataType from, DataType to, SourceRange where);
 
+  // A block of definitions the functions use, named `name` (sorted with the helpers), when it
+  // is not there yet (the TVM FFI entry's ABI structs and helpers).
+  void addHelper(const std::string &name, const std::string &text) { helpers_.emplace(name, text); }
+
   // void *tl_workspace(tl_workspace_t *w, size_t bytes): per-thread storage kept between calls
   // (docs/abi.md, "Memory"): w's block when it holds `bytes`, else a bigger one (the old one
   // freed); null when malloc fails.

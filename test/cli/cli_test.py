@@ -1616,6 +1616,67 @@ def c_output_streamed():
         check(not leftovers, f"temporary files left behind: {leftovers}")
 
 
+def dynamic_symbols(path):
+    r = subprocess.run(["nm", "-D", "--defined-only", path], capture_output=True, text=True)
+    check(r.returncode == 0, "nm failed: " + r.stderr)
+    return sorted(line.split()[-1] for line in r.stdout.splitlines() if " T " in line)
+
+
+@case
+def shared_library():
+    """-o k.so: the C compiled into a shared library (--abi=tvm-ffi by default there); a
+    toolchain that fails or cannot be run is a located error carrying its output, leaving no
+    output file and no temporary directory; flags that do not apply are misuse."""
+    with Workdir() as w:
+        src = w.write("k.tir", VALID)
+        so = w.join("k.so")
+        env = dict(os.environ, TMPDIR=w.path)
+        env.pop("CC", None)
+
+        def build(*args, cc_env=None):
+            e = dict(env, CC=cc_env) if cc_env else env
+            r = subprocess.run([TIRLOWER, src] + list(args), capture_output=True, text=True, env=e, timeout=60)
+            r.out, r.err = r.stdout, r.stderr
+            return r
+
+        expect(build("-o", so), 0, "-o k.so")
+        with open(so, "rb") as f:
+            check(f.read(4) == b"\x7fELF", "k.so is not an ELF file")
+        check(dynamic_symbols(so) == ["__tvm_ffi_copy", "copy"], f"symbols {dynamic_symbols(so)}")
+        plain = w.join("plain.so")
+        expect(build("--emit=so", "--abi=c", "-o", plain), 0, "--emit=so --abi=c")
+        check(dynamic_symbols(plain) == ["copy"], f"--abi=c symbols {dynamic_symbols(plain)}")
+        c = expect(build("--target=c", "--abi=tvm-ffi"), 0, "--abi=tvm-ffi C").out
+        check("int __tvm_ffi_copy(void *self, const tl_ffi_any *args, int32_t num_args, tl_ffi_any *result)" in c, c)
+        check("__tvm_ffi_" not in expect(build("--target=c"), 0, "plain C").out, "--abi=c wrote an entry")
+
+        with open(so, "wb") as f:
+            f.write(b"previous")
+        failing = w.write("failing-cc", "#!/bin/sh\necho 'cc: fatal error: no space on the moon' >&2\nexit 3\n")
+        os.chmod(failing, 0o755)
+        for how, args, cc_env in (("--cc", ["--cc=" + failing], None), ("CC", [], failing)):
+            r = expect(build("-o", so, *args, cc_env=cc_env), 1, f"a failing compiler from {how}")
+            check("k.tir:4:1: error: --emit=so: '" + failing + "' failed (exit status 3)" in r.err, r.err)
+            check("no space on the moon" in r.err and "^" in r.err, r.err)
+            with open(so, "rb") as f:
+                check(f.read() == b"previous", "a failed build changed the existing output")
+        fresh = w.join("fresh.so")
+        r = expect(build("-o", fresh, "--cc=" + w.join("no-such-cc")), 1, "a compiler that does not exist")
+        check("cannot run '" + w.join("no-such-cc") + "': No such file or directory" in r.err, r.err)
+        check(not os.path.exists(fresh), "a failed build created the output")
+        leftovers = [n for n in os.listdir(w.path) if n.startswith("tirlower-so-") or n.startswith(".tirlower")]
+        check(not leftovers, f"temporary files left behind: {leftovers}")
+
+        for args, what in ((["--abi=tvm-ffi"], "--abi with TIR output"),
+                           (["--emit=h", "--target=c", "--abi=tvm-ffi"], "--abi with a header"), (["--emit=c", "--cc=gcc"], "--cc with C"),
+                           (["--target=opencl", "-o", so], "--target=opencl with .so"),
+                           (["--abi=fortran", "--target=c"], "an unknown ABI"),
+                           (["--emit=so", "-O3", "--target=c"], "-O with C"),
+                           (["--emit=so", "--target=llvm", "--openmp"], "--openmp with an LLVM .so")):
+            r = expect(build(*args), 2, what)
+            check(r.err.startswith("tirlower: error: "), r.err)
+
+
 @case
 def llvm_backend_loaded_on_demand():
     """The tool does not link libLLVM: the LLVM emitter is the module tirlower-llvm.so, opened only

@@ -8,6 +8,7 @@
 #include "codegen/opencl/launch_json.h"
 #include "codegen/opencl/opencl_emitter.h"
 #include "codegen/tir_printer.h"
+#include "shared_library.h"
 #include "llvm_backend_loader.h"
 
 namespace tirlower {
@@ -21,12 +22,14 @@ LLVMEmitOptions llvmOptions(const EmitSettings &settings) {
   options.features = settings.features;
   options.fpContract = settings.fpContract;
   options.threads = settings.threads;
+  options.tvmFfi = settings.tvmFfi;
   return options;
 }
 CEmitOptions cOptions(const EmitSettings &settings) {
   CEmitOptions options;
   options.openmp = settings.openmp;
   options.threads = settings.threads;
+  options.tvmFfi = settings.tvmFfi;
   return options;
 }
 } // namespace
@@ -91,6 +94,17 @@ const std::vector<Emitter> &emitters() {
        [](const Module &m, const SourceInfo *, const EmitSettings &s, DiagnosticSink &) {
          return llvmBackend().emitObject(m, llvmOptions(s));
        }},
+      {"so",
+       {".so"},
+       "c",
+       true,
+       [](const Module &m, const SourceInfo *, const EmitSettings &s, DiagnosticSink &d) {
+         return s.target == "llvm" ? buildSharedLibrary(llvmBackend().emitObject(m, llvmOptions(s)), ".o", m, s)
+                                   : buildSharedLibrary(emitC(m, cOptions(s), d), ".c", m, s);
+       },
+       {},
+       {},
+       {"llvm"}},
       {"opencl",
        {".cl"},
        "opencl",

@@ -24,6 +24,9 @@ struct EmitSettings {
   std::string cpu;          // --mcpu for LLVM; empty = generic, "native" = the host's
   std::string features;     // --mattr for LLVM: "+avx2,-fma"
   bool fpContract = true;   // --fp-contract=on|off for LLVM: a*b+c as llvm.fmuladd
+  bool tvmFfi = false;      // --abi=tvm-ffi: every function also gets its TVM FFI entry
+  std::string target;       // --target (for --emit=so: whether it compiles C or an LLVM object)
+  std::string cc;           // --cc for --emit=so; empty: $CC, else cc
   // --tir-spelling for TVMScript output; unset = the input's own spelling.
   std::optional<ScriptSpelling> spelling;
   // --emit=h: the include guard's macro (--header-guard, else from the -o file's name); empty:

@@ -158,7 +158,7 @@ public:
 
 struct FlagValues {
   std::string input, runFile, emit, timing, diagnosticsFormat = "text", pipeline, layoutVerify = "error";
-  std::string optLevel, seed, maxSteps, maxBufferBytes, outputsFormat, threads;
+  std::string optLevel, seed, maxSteps, maxBufferBytes, outputsFormat, threads, abi;
 };
 
 const char *const kInputOutput = "Input and output";
@@ -292,6 +292,16 @@ void addTargetFlags(CLI::App &app, ToolOptions &options, FlagValues &values) {
       ->group(kTarget);
   app.add_flag("--openmp", options.emitSettings.openmp, "C: emit T.parallel loops as OpenMP parallel loops")
       ->group(kTarget);
+  app.add_option("--abi", values.abi,
+                 "C and LLVM: c (plain C functions) or tvm-ffi (also a TVM FFI entry __tvm_ffi_NAME per function, "
+                 "docs/abi.md); default c, tvm-ffi for --emit=so")
+      ->option_text("=c|tvm-ffi")
+      ->check(oneOf({"c", "tvm-ffi"}, "ABI"))
+      ->group(kTarget);
+  app.add_option("--cc", options.emitSettings.cc,
+                 "--emit=so: the C compiler and linker command (default: $CC, else cc)")
+      ->option_text("=COMMAND")
+      ->group(kTarget);
   app.add_option("--header-guard", options.emitSettings.headerGuard,
                  "--emit=h: the include guard's macro (default: TIRLOWER_<NAME>_H from the -o file's name, or from "
                  "the functions when written to stdout)")
@@ -384,6 +394,8 @@ const char *const kNotForRun[] = {"--emit",
                                   "--verify-semantics",
                                   "--openmp",
                                   "--header-guard",
+                                  "--abi",
+                                  "--cc",
                                   "-O",
                                   "--target-triple",
                                   "--mcpu",
@@ -514,6 +526,13 @@ std::optional<int> resolveEmitter(ToolOptions &options, const std::string &emitF
   if (!emitter && preset)
     emitter = findEmitter(preset->emitter);
   options.emit = emitter ? emitter->name : "tir"; // `-o out`, `-o /dev/null`: the default format
+  if (emitter && emitter->name == "so" && !preset) {
+    // A shared library is compiled code: without --target, the C target's pipeline and emitter.
+    options.target = "c";
+    if (!options.pipeline && options.passFlags.empty())
+      options.pipeline = findTargetPipeline("c")->pipeline;
+  }
+  options.emitSettings.target = options.target;
   return std::nullopt;
 }
 
@@ -530,16 +549,31 @@ std::string guardForFile(const std::string &path) {
 }
 
 // Flags of one emitter family given for another emitter are refused, not ignored.
-std::optional<int> checkEmitterFlags(const CLI::App &app, ToolOptions &options) {
+std::optional<int> checkEmitterFlags(const CLI::App &app, ToolOptions &options, const FlagValues &values) {
   const Emitter &emitter = *findEmitter(options.emit);
+  // --emit=so compiles the code of its --target: C, or an LLVM object.
+  const bool so = emitter.name == "so";
+  const bool llvm = emitter.target == "llvm" || (so && options.target == "llvm");
   for (const char *flag : {"-O", "--target-triple", "--mcpu", "--mattr", "--fp-contract"})
-    if (app.get_option(flag)->count() > 0 && emitter.target != "llvm") {
+    if (app.get_option(flag)->count() > 0 && !llvm) {
       printToolError(std::string(flag) + " applies to the LLVM emitters (" + emittersOfTarget("llvm", true) +
-                     "), not to --emit=" + emitter.name);
+                     (so ? ") and to --emit=so with --target=llvm" : ")") + ", not to --emit=" + emitter.name +
+                     (so ? " with --target=" + options.target : ""));
       return kUsageError;
     }
-  if (options.emitSettings.openmp && emitter.name != "c") {
+  if (options.emitSettings.openmp && emitter.name != "c" && !(so && options.target == "c")) {
     printToolError("--openmp applies to the C emitter, not to --emit=" + emitter.name);
+    return kUsageError;
+  }
+  // The header declares the plain functions only: it takes no --abi.
+  bool abiApplies = emitter.name == "c" || so || emitter.target == "llvm";
+  if (!values.abi.empty() && !abiApplies) {
+    printToolError("--abi applies to the C and LLVM emitters and to --emit=so, not to --emit=" + emitter.name);
+    return kUsageError;
+  }
+  options.emitSettings.tvmFfi = values.abi.empty() ? so : values.abi == "tvm-ffi";
+  if (!options.emitSettings.cc.empty() && !so) {
+    printToolError("--cc applies to --emit=so, not to --emit=" + emitter.name);
     return kUsageError;
   }
   if (app.get_option("--header-guard")->count() > 0 && emitter.name != "h") {
@@ -548,7 +582,7 @@ std::optional<int> checkEmitterFlags(const CLI::App &app, ToolOptions &options) 
   }
   if (emitter.name == "h" && options.emitSettings.headerGuard.empty() && options.output != "-")
     options.emitSettings.headerGuard = guardForFile(options.output);
-  if (emitter.target == "llvm") {
+  if (llvm) {
     // The LLVM backend is loaded here, only when an LLVM output is asked for (llvm_backend_loader.h).
     std::string missing;
     const LLVMBackend *backend = loadLLVMBackend(missing);
@@ -760,7 +794,7 @@ std::optional<int> parseCommandLine(int argc, char **argv, ToolOptions &options)
   if (!options.runMode) {
     if (auto code = resolveEmitter(options, values.emit))
       return code;
-    if (auto code = checkEmitterFlags(app, options))
+    if (auto code = checkEmitterFlags(app, options, values))
       return code;
   }
   return resolvePrintAfter(options);

@@ -9,6 +9,7 @@
 #include <llvm/IR/Attributes.h>
 
 #include "codegen/launch_geometry.h"
+#include "codegen/llvm/ffi_entry_lowering.h"
 #include "ir/access_census.h"
 #include "ir/attrs.h"
 #include "ir/storage_scope.h"
@@ -22,6 +23,14 @@ void FunctionLowering::lower(const std::string &symbol) {
   declareSignature(symbol);
   lowerStmt(func_.body);
   returnWith(0);
+  if (options_.tvmFfi)
+    lowerFfiEntry(describeFfiEntry(func_, symbol), function_, module_);
+}
+
+void FunctionLowering::raise(const char *kind, const std::string &message) {
+  if (options_.tvmFfi)
+    builder_.CreateCall(raiseFunction(module_), {builder_.CreateGlobalStringPtr(kind, "", 0, &module_),
+                                                 builder_.CreateGlobalStringPtr(message, "", 0, &module_)});
 }
 
 void FunctionLowering::declareSignature(const std::string &symbol) {
@@ -257,6 +266,7 @@ void FunctionLowering::visitAssertStmt(const AssertStmtNode *op) {
   llvm::BasicBlock *pass = newBlock("assert.ok");
   builder_.CreateCondBr(condition, pass, fail);
   builder_.SetInsertPoint(fail);
+  raise("RuntimeError", op->message);
   returnWith(1);
   builder_.SetInsertPoint(pass);
 }
@@ -304,6 +314,7 @@ void FunctionLowering::allocate(const VarNode *data, DataType dtype, const std::
   llvm::BasicBlock *ok = newBlock("alloc.ok");
   builder_.CreateCondBr(builder_.CreateIsNull(storage), fail, ok);
   builder_.SetInsertPoint(fail);
+  raise("MemoryError", ffiHeapMessage(func_.globalSymbol(), data->name.str()));
   returnWith(2);
   builder_.SetInsertPoint(ok);
   bind(data, storage);

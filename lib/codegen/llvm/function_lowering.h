@@ -71,6 +71,8 @@ private:
   void allocate(const VarNode *data, DataType dtype, const std::vector<Expr> &extents, SourceRange where);
   llvm::Function *workspaceFunction();
   void returnWith(int32_t code);
+  // Under --abi=tvm-ffi: raises a tvm-ffi error of `kind` (before a nonzero return).
+  void raise(const char *kind, const std::string &message);
   llvm::BasicBlock *newBlock(const char *name);
 
   // ---- lower_expr.cpp --------------------------------------------------------------------

@@ -35,6 +35,8 @@ struct LLVMEmitOptions {
   // Threads for emitObject: a module of several functions is optimised and compiled in pieces on
   // this many threads; the object is the same for any count (docs/llvm-emitter.md).
   unsigned threads = 1;
+  // --abi=tvm-ffi: every function also gets its TVM FFI entry (codegen/ffi_entry.h).
+  bool tvmFfi = false;
 };
 
 // Builds, verifies and (per optLevel) optimises the module. Throws CompileError for IR it cannot
