@@ -129,6 +129,18 @@ bool usesAnyVar(const Expr &e, const std::vector<Var> &vars) {
   return finder.found;
 }
 
+bool usesVar(const Expr &e, const VarNode *var) {
+  struct Finder : IRVisitor {
+    const VarNode *var = nullptr;
+    bool found = false;
+    using IRVisitor::visit;
+    void visit(const VarNode *op) override { found |= op == var; }
+  } finder;
+  finder.var = var;
+  finder.visit(e);
+  return finder.found;
+}
+
 namespace {
 
 // Hashes each node kind's fields into `h`, the hash of its kind and type; variables by name (equal

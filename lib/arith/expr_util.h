@@ -30,6 +30,8 @@ int structuralCompare(const Expr &a, const Expr &b);
 
 // True if `e` mentions any of `vars`.
 bool usesAnyVar(const Expr &e, const std::vector<Var> &vars);
+// True if `e` mentions `var`.
+bool usesVar(const Expr &e, const VarNode *var);
 
 // `i // 4 + j * 2`, `min(a, b)`, `i == 3 and j < 2`.
 std::string formatExpr(const Expr &e);

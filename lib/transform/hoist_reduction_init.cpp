@@ -32,6 +32,7 @@
 #include "transform/body_pass.h"
 #include "transform/passes.h"
 #include "ir/attrs.h"
+#include "arith/expr_util.h"
 
 #include <unordered_set>
 
@@ -71,25 +72,13 @@ bool testsFirst(const Expr &e, const VarNode *var, const Expr &min) {
   return b->b.get() == var && sameValue(b->a, min);
 }
 
-bool mentions(const Expr &e, const VarNode *var) {
-  struct Finder : IRVisitor {
-    const VarNode *var;
-    bool found = false;
-    using IRVisitor::visit;
-    void visit(const VarNode *op) override { found |= op == var; }
-  } finder;
-  finder.var = var;
-  finder.visit(e);
-  return finder.found;
-}
-
 // The first-iteration-only statement of loop `loop`: `if loop.var == loop.min and c: I`, or a
 // serial loop not depending on `loop.var` around one. Returns it with the test of loop.var
 // removed and loop.var replaced by loop.min; null when `s` is not such a statement.
 Stmt firstOnly(const Stmt &s, const ForNode *loop) {
   if (const auto *f = s.as<ForNode>()) {
-    if (f->forKind != ForKind::Serial || mentions(f->min, loop->loopVar.get()) ||
-        mentions(f->extent, loop->loopVar.get()))
+    if (f->forKind != ForKind::Serial || usesVar(f->min, loop->loopVar.get()) ||
+        usesVar(f->extent, loop->loopVar.get()))
       return nullptr;
     Stmt inner = firstOnly(f->body, loop);
     if (!inner)
@@ -171,7 +160,7 @@ bool distributable(const ForNode *loop, const IfThenElseNode *guarded, const Stm
   bool testsOuter = false;
   for (const Expr &t : terms) {
     const auto *b = t.as<BinaryNode>();
-    if (mentions(t, loop->loopVar.get()))
+    if (usesVar(t, loop->loopVar.get()))
       return false;
     if (b && b->op == BinaryOp::EQ) {
       const auto *v = b->a.as<VarNode>();

@@ -17,6 +17,7 @@
 #include "ir/functor.h"
 #include "ir/intrinsics.h"
 #include "ir/visitor.h"
+#include "arith/expr_util.h"
 
 #include <optional>
 #include <string>
@@ -24,18 +25,6 @@
 namespace tirlower {
 
 namespace {
-
-bool dependsOn(const Expr &e, const VarNode *var) {
-  struct Finder : IRVisitor {
-    const VarNode *var;
-    bool found = false;
-    using IRVisitor::visit;
-    void visit(const VarNode *op) override { found |= op == var; }
-  } finder;
-  finder.var = var;
-  finder.visit(e);
-  return finder.found;
-}
 
 // The body of a vectorized loop, one method per node kind. What it cannot widen is a refusal,
 // not an exception: the method returns null and refuse() keeps the first reason, which every
@@ -244,7 +233,7 @@ private:
   Expr visitBroadcast(const BroadcastNode *op) override { return laneInvariant(op); }
   Expr laneInvariant(const ExprNode *op) {
     Expr e(op);
-    if (dependsOn(e, var_.get()))
+    if (usesVar(e, var_.get()))
       return refuse("it already contains vector expressions that depend on the lane");
     return e;
   }
