@@ -247,24 +247,26 @@ Expr AnalyzerImpl::rewriteMinMax(const BinaryNode *op, const Expr &a, const Expr
 Expr AnalyzerImpl::rewriteVector(const BinaryNode *op, const Expr &a, const Expr &b) {
   auto *ba = a.as<BroadcastNode>(), *bb = b.as<BroadcastNode>();
   if (ba && bb)
-    return BroadcastNode::make(simplify(BinaryNode::make(op->op, ba->value, bb->value, op->loc)), ba->lanes, op->loc);
+    return BroadcastNode::make(simplify(BinaryNode::make(op->op, ba->value, bb->value, op->loc)), ba->lanes, op->loc,
+                               ba->type.isScalable());
   auto *ra = a.as<RampNode>(), *rb = b.as<RampNode>();
   auto add = [&](BinaryOp o, const Expr &x, const Expr &y) { return simplify(BinaryNode::make(o, x, y, op->loc)); };
   if (op->op == BinaryOp::Add || op->op == BinaryOp::Sub) {
     if (ra && rb)
-      return RampNode::make(add(op->op, ra->base, rb->base), add(op->op, ra->stride, rb->stride), ra->lanes, op->loc);
+      return RampNode::make(add(op->op, ra->base, rb->base), add(op->op, ra->stride, rb->stride), ra->lanes, op->loc,
+                            ra->type.isScalable());
     if (ra && bb)
-      return RampNode::make(add(op->op, ra->base, bb->value), ra->stride, ra->lanes, op->loc);
+      return RampNode::make(add(op->op, ra->base, bb->value), ra->stride, ra->lanes, op->loc, ra->type.isScalable());
     if (ba && rb && op->op == BinaryOp::Add)
-      return RampNode::make(add(BinaryOp::Add, ba->value, rb->base), rb->stride, rb->lanes, op->loc);
+      return RampNode::make(add(BinaryOp::Add, ba->value, rb->base), rb->stride, rb->lanes, op->loc, rb->type.isScalable());
   }
   if (op->op == BinaryOp::Mul) {
     if (ra && bb)
       return RampNode::make(add(BinaryOp::Mul, ra->base, bb->value), add(BinaryOp::Mul, ra->stride, bb->value),
-                            ra->lanes, op->loc);
+                            ra->lanes, op->loc, ra->type.isScalable());
     if (ba && rb)
       return RampNode::make(add(BinaryOp::Mul, ba->value, rb->base), add(BinaryOp::Mul, ba->value, rb->stride),
-                            rb->lanes, op->loc);
+                            rb->lanes, op->loc, rb->type.isScalable());
   }
   return Expr();
 }

@@ -291,15 +291,15 @@ protected:
   Expr visitRamp(const RampNode *op, const Expr &e) override {
     Expr base = impl_.simplify(op->base), stride = impl_.simplify(op->stride);
     if (const int64_t *s = asConstInt(stride); s && *s == 0)
-      return BroadcastNode::make(base, op->lanes, e->loc);
+      return BroadcastNode::make(base, op->lanes, e->loc, op->type.isScalable());
     if (base.same(op->base) && stride.same(op->stride))
       return e;
-    return RampNode::make(base, stride, op->lanes, e->loc);
+    return RampNode::make(base, stride, op->lanes, e->loc, op->type.isScalable());
   }
 
   Expr visitBroadcast(const BroadcastNode *op, const Expr &e) override {
     Expr v = impl_.simplify(op->value);
-    return v.same(op->value) ? e : BroadcastNode::make(v, op->lanes, e->loc);
+    return v.same(op->value) ? e : BroadcastNode::make(v, op->lanes, e->loc, op->type.isScalable());
   }
 
   Expr visitLet(const LetNode *op, const Expr &e) override {

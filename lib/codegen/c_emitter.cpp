@@ -12,6 +12,7 @@
 #include "codegen/c_ffi_entry.h"
 #include "codegen/c_function_emitter.h"
 #include "codegen/c_header.h"
+#include "ir/vscale.h"
 #include "ir/parallel.h"
 
 namespace tirlower {
@@ -27,6 +28,7 @@ void CFunctionEmitter::fail(SourceRange where, const std::string &message) const
 }
 
 void CFunctionEmitter::emit(const std::string &symbol) {
+  rejectScalableVectors(func_.body, "C");
   // The parameters' names first: the comment above the definition names them too.
   std::vector<std::string> names;
   names.reserve(func_.params.size());

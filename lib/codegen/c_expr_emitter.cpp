@@ -396,6 +396,7 @@ void CFunctionEmitter::visitCall(const CallNode *op, int parent, bool right) {
   case IntrinsicId::BitwiseOr:
   case IntrinsicId::BitwiseXor: return bitwise(op, info->operatorText);
   case IntrinsicId::BitwiseNot: return bitwiseNot(op);
+  case IntrinsicId::VScale: fail(op->loc, "scalable vectors (T.vscale()) are not supported by the C target");
   case IntrinsicId::Abs:
     if (t.isUInt())
       return call1("", op->args[0]);

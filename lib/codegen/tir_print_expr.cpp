@@ -289,15 +289,22 @@ void ScriptPrinter::visitRamp(const RampNode *node) {
   out_ += ", ";
   printExpr(node->stride);
   out_ += ", ";
-  appendInt(out_, node->lanes);
+  printLanes(node->type, node->lanes);
   out_ += ')';
+}
+
+// A lane count: the number, or `T.vscale() * k` for a scalable vector.
+void ScriptPrinter::printLanes(DataType type, int lanes) {
+  if (type.isScalable())
+    out_ += "T.vscale() * ";
+  appendInt(out_, lanes);
 }
 
 void ScriptPrinter::visitBroadcast(const BroadcastNode *node) {
   out_ += "T.Broadcast(";
   printExpr(node->value);
   out_ += ", ";
-  appendInt(out_, node->lanes);
+  printLanes(node->type, node->lanes);
   out_ += ')';
 }
 

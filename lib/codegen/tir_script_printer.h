@@ -114,6 +114,7 @@ private:
   void visitSelect(const SelectNode *node) override;
   void visitCast(const CastNode *node) override;
   void visitRamp(const RampNode *node) override;
+  void printLanes(DataType type, int lanes);
   void visitBroadcast(const BroadcastNode *node) override;
   void visitLet(const LetNode *node) override;
   void visitCall(const CallNode *node) override;

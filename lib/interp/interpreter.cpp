@@ -4,6 +4,7 @@
 
 #include "interp/buffer_layout.h"
 #include "ir/attrs.h"
+#include "ir/vscale.h"
 
 namespace tirlower {
 
@@ -45,7 +46,7 @@ void checkStorage(Frame &frame, const BoundBuffer &b, const BufferData &storage)
                                           " but the buffer needs " + std::to_string(needed));
 }
 
-void execute(const PrimFunc &func, std::vector<ArgValue> &args, Frame &frame) {
+void execute(const PrimFunc &func, std::vector<ArgValue> &args, Frame &frame, const RunOptions &options) {
   if (args.size() != func->params.size())
     throw CompileError(func->loc, "function '" + func->name.str() + "' takes " + std::to_string(func->params.size()) +
                                       " arguments but was given " + std::to_string(args.size()));
@@ -59,7 +60,7 @@ void execute(const PrimFunc &func, std::vector<ArgValue> &args, Frame &frame) {
   for (size_t i = 0; i < func->params.size(); ++i)
     if (Buffer buffer = func->bufferFor(func->params[i]))
       buffers.push_back({i, buffer, std::make_unique<BufferLayout>(compiler, *buffer, buffer->loc)});
-  const StmtCodePtr body = compiler.stmt(func->body);
+  const StmtCodePtr body = compiler.stmt(usesVscale(func->body) ? fixVscale(func->body, options.vscale) : func->body);
 
   frame.env.assign(static_cast<size_t>(compiler.slotCount()), Cell{});
   for (size_t i = 0; i < func->params.size(); ++i) {
@@ -88,7 +89,7 @@ RunResult run(const PrimFunc &func, std::vector<ArgValue> &args, const RunOption
     result.error = std::move(diagnostic);
   };
   try {
-    execute(func, args, frame);
+    execute(func, args, frame, options);
   } catch (const CompileError &e) {
     fail(RunStatus::Error, e.diagnostic());
   } catch (const AssertFailure &a) {

@@ -89,6 +89,9 @@ struct RunOptions {
   bool checkLogicalBounds = true;
   bool checkUninitialized = true;
   uint64_t maxAllocationBytes = uint64_t(1) << 32;
+  // The value of T.vscale(): scalable vectors ("float32xvscalex4") run with vscale times their
+  // lanes, as on a target whose vectors hold vscale 128-bit granules (2: 256-bit Arm SVE).
+  int vscale = 2;
 };
 
 enum class RunStatus { Ok, AssertFailed, Error };

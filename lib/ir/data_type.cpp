@@ -17,12 +17,19 @@ bool parseNumber(std::string_view text, int &out) {
 
 std::optional<DataType> DataType::parse(std::string_view text) {
   int lanes = 1;
-  // The lane suffix is the last 'x' followed only by digits ("float32x4").
+  bool scalable = false;
+  // The lane suffix is the last 'x' followed only by digits ("float32x4"), after "xvscale" for
+  // a scalable vector ("float32xvscalex4").
   if (auto x = text.rfind('x'); x != std::string_view::npos && x + 1 < text.size()) {
     if (parseNumber(text.substr(x + 1), lanes)) {
       if (lanes < 1 || lanes > 65535)
         return std::nullopt;
       text = text.substr(0, x);
+      constexpr std::string_view kVscale = "xvscale";
+      if (text.size() > kVscale.size() && text.substr(text.size() - kVscale.size()) == kVscale) {
+        scalable = true;
+        text = text.substr(0, text.size() - kVscale.size());
+      }
     } else {
       lanes = 1;
     }
@@ -50,15 +57,15 @@ std::optional<DataType> DataType::parse(std::string_view text) {
     if (!valid)
       return std::nullopt;
     if (code == Code::UInt && bits == 1)
-      return DataType(Code::Bool, 1, lanes);
-    return DataType(code, bits, lanes);
+      return DataType(Code::Bool, 1, lanes, scalable);
+    return DataType(code, bits, lanes, scalable);
   };
   if (text == "bool")
-    return DataType(Code::Bool, 1, lanes);
+    return DataType(Code::Bool, 1, lanes, scalable);
   if (text == "handle")
-    return lanes == 1 ? std::optional<DataType>(handle()) : std::nullopt;
+    return lanes == 1 && !scalable ? std::optional<DataType>(handle()) : std::nullopt;
   if (text == "void")
-    return lanes == 1 ? std::optional<DataType>(voidType()) : std::nullopt;
+    return lanes == 1 && !scalable ? std::optional<DataType>(voidType()) : std::nullopt;
   if (text.substr(0, 4) == "uint")
     return withBits("uint", Code::UInt, 32);
   if (text.substr(0, 3) == "int")
@@ -93,7 +100,9 @@ std::string DataType::str() const {
   case Code::Void:
     return "void";
   }
-  if (lanes_ > 1)
+  if (scalable_)
+    out += "xvscalex" + std::to_string(lanes_);
+  else if (lanes_ > 1)
     out += "x" + std::to_string(lanes_);
   return out;
 }

@@ -163,7 +163,7 @@ Expr BinaryNode::make(BinaryOp op, Expr a, Expr b, SourceRange loc) {
     if (!ta.isBool())
       fail(std::string("operands of '") + (op == BinaryOp::And ? "and" : "or") + "' must be bool, not " + ta.str());
   } else if (isComparison(op)) {
-    result = DataType::boolean(ta.lanes());
+    result = DataType::boolean().withLanesOf(ta);
   } else if (ta.isBool()) {
     fail(std::string("arithmetic ") + binaryOpName(op) + " on bool operands");
   }
@@ -182,7 +182,7 @@ Expr SelectNode::make(Expr condition, Expr trueValue, Expr falseValue, SourceRan
     fail("select condition must be bool, not " + condition->type.str());
   if (trueValue->type != falseValue->type)
     fail("select branches have different types: " + trueValue->type.str() + " and " + falseValue->type.str());
-  if (condition->type.lanes() != 1 && condition->type.lanes() != trueValue->type.lanes())
+  if (condition->type.isVector() && !condition->type.sameLanes(trueValue->type))
     fail("select condition has " + std::to_string(condition->type.lanes()) + " lanes but the values have " +
          std::to_string(trueValue->type.lanes()));
   DataType t = trueValue->type;
@@ -190,30 +190,30 @@ Expr SelectNode::make(Expr condition, Expr trueValue, Expr falseValue, SourceRan
 }
 
 Expr CastNode::make(DataType type, Expr value, SourceRange loc) {
-  if (type.lanes() != value->type.lanes())
+  if (!type.sameLanes(value->type))
     fail("cast from " + value->type.str() + " to " + type.str() + " changes the number of lanes");
   if (type.isVoid() || value->type.isVoid())
     fail("cast involving void");
   return located(new CastNode(type, std::move(value)), loc);
 }
 
-Expr RampNode::make(Expr base, Expr stride, int lanes, SourceRange loc) {
-  if (lanes < 2)
+Expr RampNode::make(Expr base, Expr stride, int lanes, SourceRange loc, bool scalable) {
+  if (lanes < (scalable ? 1 : 2))
     fail("ramp must have at least 2 lanes, not " + std::to_string(lanes));
   if (!base->type.isIndex() || !stride->type.isIndex())
     fail("ramp base and stride must be scalar integers, not " + base->type.str() + " and " + stride->type.str());
   if (base->type != stride->type)
     fail("ramp base and stride have different types: " + base->type.str() + " and " + stride->type.str());
-  DataType t = base->type.withLanes(lanes);
+  DataType t = DataType(base->type.code(), base->type.bits(), lanes, scalable);
   return located(new RampNode(t, std::move(base), std::move(stride), lanes), loc);
 }
 
-Expr BroadcastNode::make(Expr value, int lanes, SourceRange loc) {
-  if (lanes < 2)
+Expr BroadcastNode::make(Expr value, int lanes, SourceRange loc, bool scalable) {
+  if (lanes < (scalable ? 1 : 2))
     fail("broadcast must have at least 2 lanes, not " + std::to_string(lanes));
   if (value->type.isVector())
     fail("broadcast of a vector value (" + value->type.str() + ")");
-  DataType t = value->type.withLanes(lanes);
+  DataType t = DataType(value->type.code(), value->type.bits(), lanes, scalable);
   return located(new BroadcastNode(t, std::move(value), lanes), loc);
 }
 
@@ -255,6 +255,7 @@ DataType accessType(const BufferNode &buffer, const std::vector<Expr> &indices) 
          (buffer.shape.size() == 1 ? "" : "s") + " but is accessed with " + std::to_string(indices.size()) +
          " ind" + (indices.size() == 1 ? "ex" : "ices"));
   int indexLanes = 1;
+  bool scalable = false;
   for (size_t k = 0; k < indices.size(); ++k) {
     DataType t = indices[k]->type;
     if (!t.isIntOrUInt())
@@ -264,12 +265,15 @@ DataType accessType(const BufferNode &buffer, const std::vector<Expr> &indices) 
         fail("vector index in dimension " + std::to_string(k) + " of buffer '" + buffer.name.str() +
              "': only the last index may be a vector");
       indexLanes = t.lanes();
+      scalable = t.isScalable();
     }
   }
+  if (scalable && buffer.dtype.isVector())
+    fail("scalable vector index of buffer '" + buffer.name.str() + "' of vector type " + buffer.dtype.str());
   int lanes = indexLanes * buffer.dtype.lanes();
   if (lanes > 65535)
     fail("access of buffer '" + buffer.name.str() + "' has too many lanes");
-  return buffer.dtype.withLanes(lanes);
+  return DataType(buffer.dtype.code(), buffer.dtype.bits(), lanes, scalable);
 }
 
 BufferLoadNode::BufferLoadNode(DataType type, Buffer buffer, std::vector<Expr> indices)

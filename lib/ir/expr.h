@@ -184,9 +184,10 @@ class RampNode : public ExprNode {
 public:
   static constexpr ExprKind kNodeKind = ExprKind::Ramp;
   Expr base, stride;
+  // The lane count; for a scalable ramp (type.isScalable()) the multiplier of vscale.
   int lanes;
-  // base and stride: scalar integers of one type; lanes >= 2.
-  static Expr make(Expr base, Expr stride, int lanes, SourceRange loc = {});
+  // base and stride: scalar integers of one type; lanes >= 2 (>= 1 when scalable).
+  static Expr make(Expr base, Expr stride, int lanes, SourceRange loc = {}, bool scalable = false);
 
 private:
   RampNode(DataType type, Expr base, Expr stride, int lanes)
@@ -197,9 +198,10 @@ class BroadcastNode : public ExprNode {
 public:
   static constexpr ExprKind kNodeKind = ExprKind::Broadcast;
   Expr value;
+  // The lane count; for a scalable broadcast (type.isScalable()) the multiplier of vscale.
   int lanes;
-  // value: scalar; lanes >= 2.
-  static Expr make(Expr value, int lanes, SourceRange loc = {});
+  // value: scalar; lanes >= 2 (>= 1 when scalable).
+  static Expr make(Expr value, int lanes, SourceRange loc = {}, bool scalable = false);
 
 private:
   BroadcastNode(DataType type, Expr value, int lanes) : ExprNode(kNodeKind, type), value(std::move(value)), lanes(lanes) {}

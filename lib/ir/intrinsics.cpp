@@ -115,6 +115,9 @@ constexpr IntrinsicInfo kTable[] = {
     bitOperator(Id::BitwiseOr, "bitwise_or", Rule::BitwiseBinary, Level::BitOr, " | "),
     bitOperator(Id::BitwiseXor, "bitwise_xor", Rule::BitwiseBinary, Level::BitXor, " ^ "),
     bitOperator(Id::BitwiseNot, "bitwise_not", Rule::BitwiseUnary, Level::Unary, "~"),
+    // The lane multiplier of scalable vectors (Arm SVE's vscale): fixed by the target at run
+    // time; the interpreter takes it as an option, the emitters reject it.
+    special(Id::VScale, "vscale", Rule::VScale, Effect::Pure, false),
 };
 
 #undef TL_UNARY
@@ -125,7 +128,7 @@ constexpr bool inIdOrder() {
   for (size_t k = 0; k < std::size(kTable); ++k)
     if (static_cast<size_t>(kTable[k].id) != k)
       return false;
-  return static_cast<size_t>(Id::BitwiseNot) + 1 == std::size(kTable);
+  return static_cast<size_t>(Id::VScale) + 1 == std::size(kTable);
 }
 static_assert(inIdOrder(), "the intrinsic table lists every IntrinsicId once, in order");
 
@@ -250,6 +253,7 @@ std::pair<size_t, size_t> intrinsicArity(const IntrinsicInfo &info) {
   case Rule::QMultiplyShift: return {4, 4};
   case Rule::QMultiplyShiftPerAxis: return {7, 7};
   case Rule::Extern: return {1, SIZE_MAX};
+  case Rule::VScale: return {0, 0};
   }
   return {0, 0};
 }
@@ -271,7 +275,7 @@ IntrinsicTyping typeIntrinsicCall(const IntrinsicInfo &info, std::span<const Dat
   case Rule::FloatUnary: return oneArgument(who, args[0], isFloatType, "a floating-point", args[0]);
   case Rule::FloatPredicate:
     return oneArgument(who, args[0], isFloatType, "a floating-point",
-                       DataType::boolean(args[0].lanes()));
+                       DataType::boolean().withLanesOf(args[0]));
   case Rule::Numeric: return oneArgument(who, args[0], isNumeric, "a numeric", args[0]);
   case Rule::BitwiseUnary: return oneArgument(who, args[0], isBitwise, "an integer or bool", args[0]);
   case Rule::BoolUnary: return oneArgument(who, args[0], isBoolType, "a bool", args[0]);
@@ -283,7 +287,7 @@ IntrinsicTyping typeIntrinsicCall(const IntrinsicInfo &info, std::span<const Dat
       return failure("condition of T.if_then_else must be bool, not " + args[0].str(), 0);
     if (args[1] != args[2])
       return failure("T.if_then_else branches have different types: " + args[1].str() + " and " + args[2].str());
-    if (args[0].isVector() && args[0].lanes() != args[1].lanes())
+    if (args[0].isVector() && !args[0].sameLanes(args[1]))
       return failure("condition of T.if_then_else has " + std::to_string(args[0].lanes()) +
                      " lanes but the values have " + std::to_string(args[1].lanes()));
     return success(args[1]);
@@ -293,6 +297,8 @@ IntrinsicTyping typeIntrinsicCall(const IntrinsicInfo &info, std::span<const Dat
     return success(*declared);
   case Rule::Reinterpret: {
     int64_t from = int64_t(args[0].bits()) * args[0].lanes(), to = int64_t(declared->bits()) * declared->lanes();
+    if (args[0].isScalable() != declared->isScalable())
+      from = -1; // a scalable vector has as many bits as a fixed one only for one vscale
     if (args[0].isHandle() || declared->isHandle() || args[0].isBool() || declared->isBool() || from != to)
       return failure(who.name() + " cannot reinterpret " + args[0].str() + " (" + std::to_string(from) +
                          " bits) as " + declared->str() + " (" + std::to_string(to) + " bits)",
@@ -303,7 +309,7 @@ IntrinsicTyping typeIntrinsicCall(const IntrinsicInfo &info, std::span<const Dat
     for (size_t k = 0; k < args.size(); ++k) {
       if (args[k].element() != DataType::int32())
         return failure(who.name() + " expects int32 arguments, not " + args[k].str(), static_cast<int>(k));
-      if (args[k].lanes() != args[0].lanes())
+      if (!args[k].sameLanes(args[0]))
         return failure("arguments of " + who.name() + " have different types: " + args[0].str() + " and " +
                        args[k].str());
     }
@@ -315,11 +321,12 @@ IntrinsicTyping typeIntrinsicCall(const IntrinsicInfo &info, std::span<const Dat
         return failure(who.name() + " expects " + (k < 5 ? "int32" : "bool") + " argument " + std::to_string(k + 1) +
                            ", not " + args[k].str(),
                        static_cast<int>(k));
-      if (args[k].lanes() != args[0].lanes())
+      if (!args[k].sameLanes(args[0]))
         return failure("arguments of " + who.name() + " have different lane counts: " + args[0].str() + " and " +
                        args[k].str());
     }
     return success(args[0]);
+  case Rule::VScale: return success(DataType::int32());
   }
   return failure("unknown intrinsic rule");
 }

@@ -70,6 +70,7 @@ enum class IntrinsicId : uint8_t {
   BitwiseOr,
   BitwiseXor,
   BitwiseNot,
+  VScale,
 };
 
 // Argument and result types. Operands of the binary rules have one type; "T" keeps the
@@ -89,6 +90,7 @@ enum class TypeRule : uint8_t {
   QMultiplyShift, // (int32 x, y, q, s) -> int32 with the arguments' lanes
   // (int32 x, y, left shift, right shift, q, bool left required, bool right required) -> int32
   QMultiplyShiftPerAxis,
+  VScale, // () -> int32                                vscale: the multiplier of scalable vectors
 };
 
 // What a call does besides computing its value (TVM's CallEffectKind, in order).

@@ -32,6 +32,8 @@ std::optional<std::pair<int64_t, int64_t>> constantLanes(const Expr &index) {
   if (const auto *b = index.as<BroadcastNode>())
     return constantLanes(b->value);
   if (const auto *r = index.as<RampNode>()) {
+    if (r->type.isScalable()) // its last lane depends on vscale
+      return std::nullopt;
     std::optional<int64_t> base = constantOf(r->base), stride = constantOf(r->stride);
     if (!base || !stride)
       return std::nullopt;

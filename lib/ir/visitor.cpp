@@ -275,11 +275,11 @@ Expr IRMutator::visit(const RampNode *op) {
   Expr base = mutate(op->base), stride = mutate(op->stride);
   if (base == op->base && stride == op->stride)
     return Expr(op);
-  return RampNode::make(base, stride, op->lanes, op->loc);
+  return RampNode::make(base, stride, op->lanes, op->loc, op->type.isScalable());
 }
 Expr IRMutator::visit(const BroadcastNode *op) {
   Expr v = mutate(op->value);
-  return v == op->value ? Expr(op) : BroadcastNode::make(v, op->lanes, op->loc);
+  return v == op->value ? Expr(op) : BroadcastNode::make(v, op->lanes, op->loc, op->type.isScalable());
 }
 Expr IRMutator::visit(const LetNode *op) {
   Expr value = mutate(op->value), body = mutate(op->body);

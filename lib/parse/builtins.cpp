@@ -198,18 +198,20 @@ Typed Parser::lowerBuiltin(uint32_t id, std::string_view name) {
     CallArgs args = callArgs(id, name, 3, 3, {});
     std::pair<Expr, Expr> baseStride = unify(lower(args.positional[0]), lower(args.positional[1]), where, "T.Ramp");
     Expr base = baseStride.first, stride = baseStride.second;
-    int64_t lanes = constantInt(args.positional[2], "the lane count of T.Ramp");
-    if (lanes < 2 || lanes > 65535)
+    auto [lanes, scalable] = laneCount(args.positional[2], "the lane count of T.Ramp");
+    if (!scalable && (lanes < 2 || lanes > 65535))
       fail(nodeRange(args.positional[2]), "T.Ramp needs between 2 and 65535 lanes, not " + std::to_string(lanes));
-    return {checked(where, [&] { return RampNode::make(base, stride, static_cast<int>(lanes), where); }), false};
+    return {checked(where, [&] { return RampNode::make(base, stride, static_cast<int>(lanes), where, scalable); }),
+            false};
   }
   case Builtin::Broadcast: {
     CallArgs args = callArgs(id, name, 2, 2, {});
     Expr value = lowerValue(args.positional[0]);
-    int64_t lanes = constantInt(args.positional[1], "the lane count of T.Broadcast");
-    if (lanes < 2 || lanes > 65535)
+    auto [lanes, scalable] = laneCount(args.positional[1], "the lane count of T.Broadcast");
+    if (!scalable && (lanes < 2 || lanes > 65535))
       fail(nodeRange(args.positional[1]), "T.Broadcast needs between 2 and 65535 lanes, not " + std::to_string(lanes));
-    return {checked(where, [&] { return BroadcastNode::make(value, static_cast<int>(lanes), where); }), false};
+    return {checked(where, [&] { return BroadcastNode::make(value, static_cast<int>(lanes), where, scalable); }),
+            false};
   }
   case Builtin::Let: return lowerLet(id, name);
   case Builtin::Min:
@@ -224,8 +226,8 @@ Typed Parser::lowerBuiltin(uint32_t id, std::string_view name) {
                       : entry->kind == Builtin::FloorMod ? BinaryOp::FloorMod
                       : entry->kind == Builtin::TruncDiv ? BinaryOp::Div
                                                          : BinaryOp::Mod;
-    bool integersOnly = entry->kind == Builtin::TruncMod || entry->kind == Builtin::FloorMod ||
-                        (entry->kind == Builtin::TruncDiv && name != "Div");
+    // T.truncmod on floats is C's fmod (TVM's Mod node on floats), as T.Mod.
+    bool integersOnly = entry->kind == Builtin::FloorMod || (entry->kind == Builtin::TruncDiv && name != "Div");
     return lowerBinaryBuiltin(id, name, binary, integersOnly);
   }
   case Builtin::TypeLimit: return typeLimit(id, name);

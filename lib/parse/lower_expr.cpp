@@ -8,6 +8,7 @@
 #include <limits>
 
 #include "ir/edit_distance.h"
+#include "ir/vscale.h"
 #include "parse/parser_impl.h"
 
 namespace tirlower {
@@ -123,6 +124,19 @@ int64_t Parser::constantInt(uint32_t id, const char *what) {
   return *constant;
 }
 
+std::pair<int64_t, bool> Parser::laneCount(uint32_t id, const char *what) {
+  Typed value = lower(id);
+  if (std::optional<int64_t> k = scalableMultiplier(value.expr)) {
+    if (*k < 1 || *k > 65535)
+      fail(nodeRange(id), std::string(what) + " must be T.vscale() times a constant between 1 and 65535");
+    return {*k, true};
+  }
+  const int64_t *constant = asConstInt(value.expr);
+  if (!constant || value.expr->type.isBool())
+    fail(nodeRange(id), std::string(what) + " must be a constant integer or T.vscale() * a constant");
+  return {*constant, false};
+}
+
 void Parser::undefinedName(uint32_t id) {
   std::string_view name = nodeText(id);
   ClosestName closest(name, 2);
@@ -167,7 +181,7 @@ Buffer Parser::bufferNamed(uint32_t id) {
 Expr Parser::typedLiteral(const Typed &literal, DataType type, SourceRange where) {
   if (type.isVector()) {
     Expr scalar = typedLiteral(literal, type.element(), where);
-    return checked(where, [&] { return BroadcastNode::make(scalar, type.lanes(), where); });
+    return checked(where, [&] { return BroadcastNode::make(scalar, type.lanes(), where, type.isScalable()); });
   }
   const Expr &e = literal.expr;
   auto checkRange = [&](double value) {
@@ -532,6 +546,7 @@ Expr Parser::lowerSlice(uint32_t id) {
   Typed base =
       node(start).kind == Ast::Empty ? Typed{IntImmNode::make(DataType::int32(), 0, where), true} : lower(start);
   std::optional<int64_t> count;
+  bool scalable = false;
   // Structural equality of two ASTs, so `b:b+4` is seen as four lanes.
   std::function<bool(uint32_t, uint32_t)> same = [&](uint32_t a, uint32_t b) {
     const AstNode &x = node(a), &y = node(b);
@@ -552,17 +567,27 @@ Expr Parser::lowerSlice(uint32_t id) {
   } else if (stopNode.kind == Ast::Binary && stopNode.op == Tok::Plus && node(start).kind != Ast::Empty &&
              node(child(stop, 1)).kind == Ast::Int && same(child(stop, 0), start)) {
     count = intLiteral(child(stop, 1));
+  } else if (stride == 1 && base.literal && base.expr.as<IntImmNode>() && base.expr.as<IntImmNode>()->value == 0) {
+    // A scalable vector's slice: `0:T.vscale() * 4`.
+    if (std::optional<int64_t> k = scalableMultiplier(lower(stop).expr))
+      count = *k, scalable = true;
+  } else if (stride == 1 && stopNode.kind == Ast::Binary && stopNode.op == Tok::Plus && node(start).kind != Ast::Empty &&
+             same(child(stop, 0), start)) {
+    // `b:b + T.vscale() * 4`
+    if (std::optional<int64_t> k = scalableMultiplier(lower(child(stop, 1)).expr))
+      count = *k, scalable = true;
   }
   if (!count)
     fail(where, "the lane count of a slice must be a constant ('b:b+4'); use T.Ramp(base, stride, lanes)");
   int64_t lanes = (*count + stride - 1) / stride;
-  if (lanes < 2 || lanes > 65535)
+  if (lanes < (scalable ? 1 : 2) || lanes > 65535)
     fail(where, "a slice index must select between 2 and 65535 elements, not " + std::to_string(lanes));
   Expr baseExpr = base.expr;
   if (!baseExpr->type.isIndex())
     fail(nodeRange(start), "slice start must be a scalar integer, not " + baseExpr->type.str());
   Expr strideExpr = checked(where, [&] { return IntImmNode::make(baseExpr->type, stride, where); });
-  return checked(where, [&] { return RampNode::make(baseExpr, strideExpr, static_cast<int>(lanes), where); });
+  return checked(where,
+                 [&] { return RampNode::make(baseExpr, strideExpr, static_cast<int>(lanes), where, scalable); });
 }
 
 Typed Parser::lowerSubscript(uint32_t id) {

@@ -330,6 +330,8 @@ private:
   std::string stringLiteral(uint32_t id);
   DataType dtypeArgument(uint32_t id);
   int64_t constantInt(uint32_t id, const char *what);
+  // A lane count: a constant, or T.vscale() * k for a scalable vector ({k, true}).
+  std::pair<int64_t, bool> laneCount(uint32_t id, const char *what);
   Buffer bufferNamed(uint32_t id);
   AttrValue attrValue(uint32_t id);
   IndexMap lowerIndexMap(uint32_t lambdaId, DataType indexType, size_t expectedInputs, const std::string &bufferName);

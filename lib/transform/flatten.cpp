@@ -451,7 +451,8 @@ private:
 
   Expr simplifyIndex(const Expr &e) {
     if (const auto *ramp = e.as<RampNode>())
-      return RampNode::make(analyzer_.simplify(ramp->base), analyzer_.simplify(ramp->stride), ramp->lanes, e->loc);
+      return RampNode::make(analyzer_.simplify(ramp->base), analyzer_.simplify(ramp->stride), ramp->lanes, e->loc,
+                           ramp->type.isScalable());
     return analyzer_.simplify(e);
   }
 

@@ -1,12 +1,13 @@
-// vectorize: turns each T.vectorized loop with a constant extent into vector code: the loop
-// variable becomes Ramp(min, 1, lanes), and loads, stores, arithmetic, casts, selects and math
-// calls become vector operations (Ramp where the lanes stay affine, Broadcast for lane-invariant
+// vectorize: turns each T.vectorized loop with a constant extent into vector code (one of
+// T.vscale() * k iterations into scalable vector code, as for Arm SVE): the loop variable
+// becomes Ramp(min, 1, lanes), and loads, stores, arithmetic, casts, selects and math calls
+// become vector operations (Ramp where the lanes stay affine, Broadcast for lane-invariant
 // operands). A loop that cannot be vectorized as a whole (a nested loop, a lane-dependent
 // condition or if_then_else, a vector index outside the last dimension, a write of one element
 // from every lane) is kept as a serial loop, and --remarks says why.
 //
 // Preconditions: none; after flatten every index is in the last dimension, so more loops
-// vectorize. A vectorized loop with a non-constant extent is an error.
+// vectorize. A vectorized loop with another non-constant extent is an error.
 //
 //   for i in T.vectorized(4):            B[T.Ramp(0, 1, 4)] = A[T.Ramp(0, 1, 4)] +
 //       B[i] = A[i] + T.float32(1)  ->                         T.Broadcast(T.float32(1), 4)
@@ -17,6 +18,7 @@
 #include "ir/functor.h"
 #include "ir/intrinsics.h"
 #include "ir/visitor.h"
+#include "ir/vscale.h"
 #include "arith/expr_util.h"
 
 #include <optional>
@@ -31,7 +33,8 @@ namespace {
 // enclosing method passes on by returning null for a null child.
 class Vectorizer : private StmtFunctor<Stmt(const Stmt &)>, private ExprFunctor<Expr(const Expr &)> {
 public:
-  Vectorizer(const Var &var, Expr min, int lanes) : var_(var), min_(std::move(min)), lanes_(lanes) {}
+  // `shape`: the lanes of the vectors the loop becomes (fixed, or scalable).
+  Vectorizer(const Var &var, Expr min, DataType shape) : var_(var), min_(std::move(min)), shape_(shape) {}
 
   // The widened body, or null with refusal() saying why it cannot be widened.
   Stmt stmt(const Stmt &s) { return refusal_.empty() ? visitStmt(s) : Stmt(); }
@@ -43,16 +46,21 @@ private:
       refusal_ = std::move(reason);
     return nullptr;
   }
-  // Whether every operand is a scalar or a vector of `lanes` lanes (one of them is); a refusal
-  // naming two types that differ (as the node's typing rules would) when one is not.
-  bool lanesAgree(const std::string &what, const std::vector<Expr> &operands, int lanes) {
-    for (const Expr &wide : operands)
-      if (wide->type.lanes() == lanes)
-        for (const Expr &e : operands)
-          if (e->type.isVector() && e->type.lanes() != lanes) {
-            refuse("operands of " + what + " have different types: " + wide->type.str() + " and " + e->type.str());
-            return false;
-          }
+  // The lanes of the first vector among `operands` (a scalar type when there is none).
+  static DataType widest(const std::vector<Expr> &operands) {
+    for (const Expr &e : operands)
+      if (e->type.isVector())
+        return e->type;
+    return DataType::int32();
+  }
+  // Whether every operand is a scalar or a vector of the lanes of `shape`; a refusal naming two
+  // types that differ (as the node's typing rules would) when one is not.
+  bool lanesAgree(const std::string &what, const std::vector<Expr> &operands, DataType shape) {
+    for (const Expr &e : operands)
+      if (e->type.isVector() && !e->type.sameLanes(shape)) {
+        refuse("operands of " + what + " have different types: " + shape.str() + " and " + e->type.str());
+        return false;
+      }
     return true;
   }
 
@@ -112,18 +120,20 @@ private:
     Expr value = indices ? expr(op->value) : Expr();
     if (!value)
       return nullptr;
-    int indexLanes = indices->back()->type.lanes();
+    DataType index = indices->back()->type;
     const std::string name = op->buffer->name.str();
-    if (indexLanes == 1 && value->type.lanes() != op->buffer->dtype.lanes())
+    if (index.isScalar() && !value->type.sameLanes(op->buffer->dtype))
       return refuse("every lane writes the same element of '" + name + "'");
-    if (indexLanes > 1 && value->type.lanes() == op->buffer->dtype.lanes()) {
+    if (index.isVector() && value->type.sameLanes(op->buffer->dtype)) {
       if (op->buffer->dtype.isVector())
         return refuse("a lane-invariant value is stored to vector elements of '" + name + "'");
-      value = BroadcastNode::make(value, indexLanes, op->value->loc);
+      value = broadcast(value, index);
     }
-    if (value->type.lanes() != indexLanes * op->buffer->dtype.lanes())
+    DataType access = index.isScalable() ? op->buffer->dtype.withLanesOf(index)
+                                         : op->buffer->dtype.withLanes(index.lanes() * op->buffer->dtype.lanes());
+    if (!value->type.sameLanes(access))
       return refuse("cannot store a value of type " + value->type.str() + " into buffer '" + name + "': expected " +
-                    op->buffer->dtype.withLanes(indexLanes * op->buffer->dtype.lanes()).str());
+                    access.str());
     return BufferStoreNode::make(op->buffer, value, std::move(*indices), op->loc);
   }
 
@@ -143,7 +153,10 @@ private:
     return out;
   }
 
-  Expr broadcast(const Expr &e, int lanes) { return e->type.isVector() ? e : BroadcastNode::make(e, lanes, e->loc); }
+  // `e`, a scalar, broadcast to the lanes of `shape`; a vector as it is.
+  static Expr broadcast(const Expr &e, DataType shape) {
+    return e->type.isVector() ? e : BroadcastNode::make(e, shape.lanes(), e->loc, shape.isScalable());
+  }
 
   // Ramp view of an integer expression: (base, stride) with Broadcast = stride 0.
   static bool rampParts(const Expr &e, Expr &base, Expr &stride) {
@@ -169,8 +182,8 @@ private:
     base = analyzer_.simplify(base);
     stride = analyzer_.simplify(stride);
     if (const int64_t *s = asConstInt(stride); s && *s == 0)
-      return BroadcastNode::make(base, lanes_, loc);
-    return RampNode::make(base, stride, lanes_, loc);
+      return BroadcastNode::make(base, shape_.lanes(), loc, shape_.isScalable());
+    return RampNode::make(base, stride, shape_.lanes(), loc, shape_.isScalable());
   }
 
   Expr visitBinary(const BinaryNode *op) override {
@@ -179,11 +192,11 @@ private:
       return nullptr;
     if (a->type.isScalar() && b->type.isScalar())
       return a == op->a && b == op->b ? Expr(op) : BinaryNode::make(op->op, a, b, op->loc);
-    int lanes = std::max(a->type.lanes(), b->type.lanes());
+    DataType lanes = widest({a, b});
     if (!lanesAgree(binaryOpName(op->op), {a, b}, lanes))
       return nullptr;
     Expr ab, as, bb, bs;
-    if (a->type.element().isIndex() && rampParts(a, ab, as) && rampParts(b, bb, bs) && lanes == lanes_) {
+    if (a->type.element().isIndex() && rampParts(a, ab, as) && rampParts(b, bb, bs) && lanes.sameLanes(shape_)) {
       if (op->op == BinaryOp::Add)
         return makeRamp(BinaryNode::make(BinaryOp::Add, ab, bb), BinaryNode::make(BinaryOp::Add, as, bs), op->loc);
       if (op->op == BinaryOp::Sub)
@@ -200,7 +213,7 @@ private:
 
   Expr visitVar(const VarNode *op) override {
     if (op == var_.get())
-      return RampNode::make(min_, IntImmNode::make(var_->type, 1), lanes_, op->loc);
+      return RampNode::make(min_, IntImmNode::make(var_->type, 1), shape_.lanes(), op->loc, shape_.isScalable());
     for (auto it = lets_.rbegin(); it != lets_.rend(); ++it)
       if (it->first == op)
         return it->second;
@@ -217,8 +230,8 @@ private:
     Expr c = expr(op->condition), t = c ? expr(op->trueValue) : Expr(), f = t ? expr(op->falseValue) : Expr();
     if (!f)
       return nullptr;
-    int lanes = std::max({c->type.lanes(), t->type.lanes(), f->type.lanes()});
-    if (lanes == 1)
+    DataType lanes = widest({c, t, f});
+    if (lanes.isScalar())
       return SelectNode::make(c, t, f, op->loc);
     if (!lanesAgree("select", {c, t, f}, lanes))
       return nullptr;
@@ -227,7 +240,7 @@ private:
   }
   Expr visitCast(const CastNode *op) override {
     Expr v = expr(op->value);
-    return v ? CastNode::make(op->type.withLanes(v->type.lanes()), v, op->loc) : nullptr;
+    return v ? CastNode::make(op->type.withLanesOf(v->type), v, op->loc) : nullptr;
   }
   Expr visitRamp(const RampNode *op) override { return laneInvariant(op); }
   Expr visitBroadcast(const BroadcastNode *op) override { return laneInvariant(op); }
@@ -247,14 +260,13 @@ private:
   // it applies lane by lane (its scalar arguments broadcast).
   Expr visitCall(const CallNode *op) override {
     std::vector<Expr> args;
-    int lanes = 1;
     for (const Expr &a : op->args) {
       args.push_back(expr(a));
       if (!args.back())
         return nullptr;
-      lanes = std::max(lanes, args.back()->type.lanes());
     }
-    if (lanes == 1)
+    DataType lanes = widest(args);
+    if (lanes.isScalar())
       return CallNode::make(op->type, op->op, std::move(args), op->loc);
     const IntrinsicInfo *info = op->intrinsic;
     if (info && info->rule == TypeRule::Extern)
@@ -268,12 +280,12 @@ private:
       return nullptr;
     for (size_t k = first; k < args.size(); ++k)
       args[k] = broadcast(args[k], lanes);
-    return CallNode::make(op->type.withLanes(lanes), op->op, std::move(args), op->loc);
+    return CallNode::make(op->type.withLanesOf(lanes), op->op, std::move(args), op->loc);
   }
 
   Var var_;
   Expr min_;
-  int lanes_;
+  DataType shape_;
   std::vector<std::pair<const VarNode *, Var>> lets_;
   Analyzer analyzer_;
   std::string refusal_; // the first reason the body cannot be widened; empty while it can
@@ -292,18 +304,28 @@ protected:
       return s;
     const auto *loop = s.as<ForNode>();
     const int64_t *extent = asConstInt(loop->extent);
-    if (!extent)
-      throw CompileError(op->loc, "vectorized loop '" + op->loopVar->name.str() + "' needs a constant extent");
+    if (!extent) {
+      if (std::optional<int64_t> k = scalableMultiplier(loop->extent); k && *k >= 1 && *k <= 65535)
+        return vectorize(op, loop, DataType(DataType::Code::Int, 32, static_cast<int>(*k), true));
+      throw CompileError(op->loc, "vectorized loop '" + op->loopVar->name.str() +
+                                      "' needs a constant extent or T.vscale() times a constant");
+    }
     if (*extent < 1 || *extent > 65535)
       throw CompileError(op->loc, "vectorized loop '" + op->loopVar->name.str() + "' has extent " +
                                       std::to_string(*extent) + "; vector lanes must be within [1, 65535]");
     if (*extent == 1)
       return substitute(loop->body, {{loop->loopVar, loop->min}});
-    Vectorizer vectorizer(loop->loopVar, loop->min, static_cast<int>(*extent));
+    return vectorize(op, loop, DataType::int32(static_cast<int>(*extent)));
+  }
+
+private:
+  Stmt vectorize(const ForNode *op, const ForNode *loop, DataType shape) {
+    Vectorizer vectorizer(loop->loopVar, loop->min, shape);
     if (Stmt body = vectorizer.stmt(loop->body)) {
       if (ctx_.remarks)
         ctx_.diagnostics.remark(op->loc, "vectorized loop '" + op->loopVar->name.str() + "' with " +
-                                             std::to_string(*extent) + " lanes");
+                                             (shape.isScalable() ? "T.vscale() * " : "") +
+                                             std::to_string(shape.lanes()) + " lanes");
       return body;
     }
     if (ctx_.remarks)
@@ -313,7 +335,6 @@ protected:
                          loop->annotations, op->loc);
   }
 
-private:
   PassContext &ctx_;
 };
 

@@ -560,6 +560,7 @@ private:
     run.stepLimit = options_.maxSteps;
     run.stepLimitHint = "--max-steps=N";
     run.maxAllocationBytes = options_.maxBufferBytes;
+    run.vscale = options_.vscale;
     return run;
   }
 

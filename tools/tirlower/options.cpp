@@ -158,7 +158,7 @@ public:
 
 struct FlagValues {
   std::string input, runFile, emit, timing, diagnosticsFormat = "text", pipeline, layoutVerify = "error";
-  std::string optLevel, seed, maxSteps, maxBufferBytes, outputsFormat, threads, abi;
+  std::string optLevel, seed, maxSteps, maxBufferBytes, vscale, outputsFormat, threads, abi;
 };
 
 const char *const kInputOutput = "Input and output";
@@ -335,6 +335,14 @@ void addInterpreterFlags(CLI::App &app, ToolOptions &, FlagValues &values) {
                  "loop iterations one interpreter run may take (default 100000000, a few seconds)")
       ->option_text("=N")
       ->check(countCheck(false, true))
+      ->group(kInterpreter);
+  app.add_option("--vscale", values.vscale,
+                 "the value of T.vscale() (1 to 16): scalable vectors run with vscale times their lanes (default 2)")
+      ->option_text("=N")
+      ->check([](const std::string &value) -> std::string {
+        std::optional<uint64_t> count = parseCount(value, false);
+        return count && *count >= 1 && *count <= 16 ? "" : "expected a vscale from 1 to 16, got '" + value + "'";
+      })
       ->group(kInterpreter);
   app.add_option("--max-buffer-bytes", values.maxBufferBytes,
                  "bytes of storage one buffer may take in the interpreter (default 1G)")
@@ -706,6 +714,8 @@ void applyFlagValues(const FlagValues &values, ToolOptions &options) {
     options.maxSteps = *parseCount(values.maxSteps, false);
   if (!values.maxBufferBytes.empty())
     options.maxBufferBytes = *parseCount(values.maxBufferBytes, true);
+  if (!values.vscale.empty())
+    options.vscale = static_cast<int>(*parseCount(values.vscale, false));
 }
 
 // The pipeline: --pass-pipeline, or the --pass flags, or the target's default pipeline when
@@ -781,7 +791,7 @@ std::optional<int> parseCommandLine(int argc, char **argv, ToolOptions &options)
   // The interpreter's flags seed and limit run and --verify-semantics only: elsewhere they
   // would be accepted and do nothing.
   if (!options.runMode && !options.verifySemantics)
-    for (const char *flag : {"--seed", "--max-steps", "--max-buffer-bytes"})
+    for (const char *flag : {"--seed", "--max-steps", "--max-buffer-bytes", "--vscale"})
       if (app.get_option(flag)->count() > 0) {
         printToolError(std::string(flag) + " applies to 'run' and --verify-semantics (the interpreter), which this "
                                            "command does not use");

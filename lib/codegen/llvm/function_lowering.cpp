@@ -13,6 +13,7 @@
 #include "ir/access_census.h"
 #include "ir/attrs.h"
 #include "ir/storage_scope.h"
+#include "ir/vscale.h"
 
 namespace tirlower {
 
@@ -20,6 +21,7 @@ FunctionLowering::FunctionLowering(const PrimFuncNode &func, llvm::Module &modul
     : func_(func), module_(module), context_(module.getContext()), options_(options), builder_(module.getContext()) {}
 
 void FunctionLowering::lower(const std::string &symbol) {
+  rejectScalableVectors(func_.body, "LLVM");
   declareSignature(symbol);
   lowerStmt(func_.body);
   returnWith(0);

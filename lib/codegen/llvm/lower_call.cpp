@@ -24,6 +24,8 @@ llvm::Value *FunctionLowering::visitCall(const CallNode *op) {
   case IntrinsicId::CallExtern:
   case IntrinsicId::CallPureExtern: return lowerExtern(op);
   case IntrinsicId::Reinterpret: return builder_.CreateBitCast(lowerExpr(op->args[0]), typeOf(op->type));
+  case IntrinsicId::VScale:
+    throw CompileError(op->loc, "LLVM emitter: scalable vectors (T.vscale()) are not supported for this target");
   default: break;
   }
   std::vector<llvm::Value *> args;

@@ -220,6 +220,8 @@ void KernelEmitter::visitCall(const CallNode *op, int, bool) {
   const std::string &name = op->op.str();
   if (!info)
     fail(op->loc, "intrinsic T." + name + " has no OpenCL C equivalent");
+  if (info->id == IntrinsicId::VScale)
+    fail(op->loc, "scalable vectors (T.vscale()) are not supported by the OpenCL target");
   const DataType t = op->type, argType = op->args[0]->type;
   switch (info->id) {
   case IntrinsicId::IfThenElse: return conditional(op->args[0], op->args[1], op->args[2], op->loc);

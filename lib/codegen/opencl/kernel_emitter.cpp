@@ -11,6 +11,7 @@
 #include "ir/attrs.h"
 #include "ir/gpu_builtins.h"
 #include "ir/storage_scope.h"
+#include "ir/vscale.h"
 
 namespace tirlower {
 
@@ -24,6 +25,7 @@ KernelEmitter::KernelEmitter(const PrimFuncNode &func, OpenCLSupport &support)
 }
 
 std::string KernelEmitter::emit(const std::string &symbol, KernelLaunch &launch) {
+  rejectScalableVectors(func_.body, "OpenCL");
   launch.kernel = symbol;
   for (int d = 0; d < 3; ++d) {
     launch.localSize[d] = census_.local[d];
