@@ -230,18 +230,6 @@ bool PassManager::allFunctionLocal() const {
   return std::all_of(passes_.begin(), passes_.end(), [](const PassInstance &p) { return p.info->functionLocal; });
 }
 
-std::optional<PrimFunc> PassManager::runQuietly(PrimFunc func, const PassContext &ctx,
-                                                std::vector<int64_t> &nanoseconds) const {
-  if (!allFunctionLocal())
-    throw std::logic_error("PassManager::runQuietly: a pass is not function-local");
-  if (verifyEach && !passes_.empty() && !verifyFunctionOnce(func).empty())
-    return std::nullopt;
-  std::vector<StepRecord> records;
-  if (!passThrough(0, passes_.size(), func, ctx, records, nanoseconds) || !records.empty())
-    return std::nullopt;
-  return func;
-}
-
 std::optional<PrimFunc> PassManager::runTraced(PrimFunc func, const PassContext &ctx, FunctionTrace &trace,
                                                std::vector<int64_t> &nanoseconds) const {
   if (!allFunctionLocal())

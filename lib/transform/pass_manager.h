@@ -90,17 +90,14 @@ public:
   const std::vector<PassTiming> &timings() const { return timings_; }
 
   // True when every pass is function-local (PassInfo::functionLocal), so that run() takes each
-  // function through all of them on its own and runQuietly may stand in for it.
+  // function through all of them on its own and runTraced may stand in for it.
   bool allFunctionLocal() const;
   // For a caller that lowers a module function by function as its functions arrive (tirlower's
   // streamed compile): `func` through every pass, on this thread, as run() takes it (verifying
-  // it and each pass's output with verifyEach). Returns nullopt when anything was reported (any
-  // diagnostic: the context's sink receives nothing) or anything failed; the caller then runs
-  // run() on the whole module, which reports it as run() does. Requires allFunctionLocal().
-  // `nanoseconds[k]` accumulates the time spent in pass k. Safe on several threads at once.
-  std::optional<PrimFunc> runQuietly(PrimFunc func, const PassContext &ctx, std::vector<int64_t> &nanoseconds) const;
-  // As runQuietly, but keeping in `trace` what run() would report of `func`, for reportTraces.
-  // Returns nullopt when `func` failed (its trace says how).
+  // it and each pass's output with verifyEach), keeping in `trace` what run() would report of it
+  // (the context's sink receives nothing), for reportTraces. Returns nullopt when `func` failed
+  // (its trace says how). Requires allFunctionLocal(). `nanoseconds[k]` accumulates the time
+  // spent in pass k. Safe on several threads at once.
   std::optional<PrimFunc> runTraced(PrimFunc func, const PassContext &ctx, FunctionTrace &trace,
                                     std::vector<int64_t> &nanoseconds) const;
   // Reports what run() reports of a module whose functions' traces (those not empty, in function
