@@ -14,8 +14,8 @@ const std::vector<TargetPipeline> &targetPipelines() {
       // arithmetic.
       // A reduction's init leaves its loops once blocks are gone (hoist-reduction-init), so that
       // the C compiler and LLVM see a loop of updates they can keep in registers and vectorise.
-      {"c", "c", TL_LOWER_BLOCKS "hoist-reduction-init,apply-layout-transforms,compact-buffer-allocation,flatten,tile-copies,vectorize,simplify,remove-no-op"},
-      {"llvm", "llvm", TL_LOWER_BLOCKS "hoist-reduction-init,apply-layout-transforms,compact-buffer-allocation,flatten,tile-copies,vectorize,simplify,remove-no-op"},
+      {"c", "c", TL_LOWER_BLOCKS "hoist-reduction-init,apply-layout-transforms,compact-buffer-allocation,flatten,tile-copies,outer-loop-vectorize,vectorize,simplify,remove-no-op"},
+      {"llvm", "llvm", TL_LOWER_BLOCKS "hoist-reduction-init,apply-layout-transforms,compact-buffer-allocation,flatten,tile-copies,outer-loop-vectorize,vectorize,simplify,remove-no-op"},
       // The layout passes meet the texture role of the target (and any --require-layout).
       // Reductions across threads are rewritten while they are blocks (TVM's
       // LowerCrossThreadReduction); thread-bound loops become launches once blocks are gone; cross-thread reductions become
