@@ -1,7 +1,10 @@
 // simplify: simplifies every expression with the bounds of the enclosing loops and lets, and
 // removes the branches and loops that simplification proves dead. Inside `if c:` the condition
 // c is known true (false in the else branch; both sides of a true `and` and of a false `or`), so
-// an `if`, T.if_then_else or T.Select on c, its negation or its inverted comparison is decided.
+// an `if`, T.if_then_else or T.Select on c, its negation, its inverted comparison or a
+// comparison of the same integer expression with another constant (`n < 5` decides `n < 10`) is
+// decided, and so is any comparison of the same form in the branch; one side of an `and` or `or`
+// decides the other likewise (`n < 5 and n < 10` -> `n < 5`).
 // Only conditions over variables and constants are remembered (a load could change in the
 // branch); an inverted order comparison (`i < n` against `i >= n`) only for integers (NaN).
 //
@@ -33,7 +36,14 @@ protected:
   using BoundMutator::visit;
 
   Expr visit(const BinaryNode *op) override {
-    return root(op, [&] { return IRMutator::visit(op); });
+    if ((op->op == BinaryOp::And || op->op == BinaryOp::Or) && op->type.isScalar())
+      return root(op, [&] { return logical(op); });
+    Expr e = root(op, [&] { return IRMutator::visit(op); });
+    // A comparison the enclosing branches decide.
+    if (isComparison(op->op) && !facts_.empty())
+      if (std::optional<bool> known = decide(e))
+        return IntImmNode::make(DataType::boolean(), *known ? 1 : 0, op->loc);
+    return e;
   }
   Expr visit(const NotNode *op) override {
     return root(op, [&] { return IRMutator::visit(op); });
@@ -155,22 +165,87 @@ private:
 
   // The value of `condition` the enclosing branches establish, if they do.
   std::optional<bool> decide(const Expr &condition) const {
+    if (const int64_t *known = asConstInt(condition); known && condition->type.isBool())
+      return *known != 0;
     if (facts_.empty() || !condition->type.isScalar())
       return std::nullopt;
     if (const NotNode *n = condition.as<NotNode>()) {
       std::optional<bool> inner = decide(n->a);
       return inner ? std::optional<bool>(!*inner) : std::nullopt;
     }
-    const BinaryNode *b = condition.as<BinaryNode>();
-    for (const Fact &fact : facts_) {
-      if (structurallyEqual(fact.condition, condition))
-        return fact.value;
-      const BinaryNode *f = fact.condition.as<BinaryNode>();
-      if (b && f && isComparison(b->op) && isComparison(f->op) && structurallyEqual(b->a, f->a) &&
-          structurallyEqual(b->b, f->b) && inverse(f->op, f->a->type) == b->op)
-        return !fact.value;
-    }
+    for (const Fact &fact : facts_)
+      if (std::optional<bool> known = implied(fact, condition))
+        return known;
     return std::nullopt;
+  }
+
+  // The value of `condition` when `fact` holds, if it follows: the same condition, its inverted
+  // comparison, or a comparison of the same integer expression with another constant (`n < 5`
+  // gives `n < 10` and not `n >= 7`; nothing is computed, so nothing can wrap).
+  static std::optional<bool> implied(const Fact &fact, const Expr &condition) {
+    if (structurallyEqual(fact.condition, condition))
+      return fact.value;
+    const BinaryNode *b = condition.as<BinaryNode>(), *f = fact.condition.as<BinaryNode>();
+    if (!b || !f || !isComparison(b->op) || !isComparison(f->op) || !structurallyEqual(b->a, f->a))
+      return std::nullopt;
+    if (structurallyEqual(b->b, f->b) && inverse(f->op, f->a->type) == b->op)
+      return !fact.value;
+    const int64_t *c1 = asConstInt(f->b), *c2 = asConstInt(b->b);
+    DataType type = f->a->type;
+    // (A uint64 constant may not fit int64.)
+    if (!c1 || !c2 || !type.isIndex() || (type.isUInt() && type.bits() == 64))
+      return std::nullopt;
+    // The interval of the shared left side the fact leaves.
+    std::optional<BinaryOp> op = fact.value ? std::optional<BinaryOp>(f->op) : inverse(f->op, f->a->type);
+    if (!op || *op == BinaryOp::NE)
+      return std::nullopt;
+    __int128 lo = INT64_MIN, hi = INT64_MAX, c = *c1;
+    switch (*op) {
+    case BinaryOp::LT: hi = c - 1; break;
+    case BinaryOp::LE: hi = c; break;
+    case BinaryOp::GT: lo = c + 1; break;
+    case BinaryOp::GE: lo = c; break;
+    default: lo = hi = c; break; // EQ
+    }
+    const __int128 q = *c2;
+    auto verdict = [](bool alwaysTrue, bool alwaysFalse) -> std::optional<bool> {
+      if (alwaysTrue)
+        return true;
+      if (alwaysFalse)
+        return false;
+      return std::nullopt;
+    };
+    switch (b->op) {
+    case BinaryOp::LT: return verdict(hi < q, lo >= q);
+    case BinaryOp::LE: return verdict(hi <= q, lo > q);
+    case BinaryOp::GT: return verdict(lo > q, hi <= q);
+    case BinaryOp::GE: return verdict(lo >= q, hi < q);
+    case BinaryOp::EQ: return verdict(lo == q && hi == q, q < lo || q > hi);
+    default: return verdict(q < lo || q > hi, lo == q && hi == q); // NE
+    }
+  }
+
+  // `a and b` / `a or b` where one side decides the other: b is simplified knowing a (true for
+  // `and`, false for `or`), and a knowing b. `n < 5 and n < 10` -> `n < 5`; `n < 5 or n < 10` ->
+  // `n < 10`. Otherwise the operation of the simplified sides.
+  Expr logical(const BinaryNode *op) {
+    bool isAnd = op->op == BinaryOp::And;
+    Expr a = mutate(op->a), b = mutate(op->b);
+    Expr same = a == op->a && b == op->b ? Expr(op) : BinaryNode::make(op->op, a, b, op->loc);
+    if (!pure(a) || !pure(b))
+      return same;
+    // Under `and`, a side known true is dropped, one known false decides the whole; under `or`
+    // the reverse.
+    for (int side = 0; side < 2; ++side) {
+      const Expr &known = side == 0 ? a : b, &other = side == 0 ? b : a;
+      std::optional<bool> v = implied({known, isAnd}, other);
+      if (!v)
+        continue;
+      if (*v == isAnd) // the other side adds nothing
+        return known;
+      return IntImmNode::make(DataType::boolean(), isAnd ? 0 : 1, op->loc);
+    }
+    return same;
   }
 
   template <typename Recurse> Expr root(const ExprNode *op, Recurse recurse) {
