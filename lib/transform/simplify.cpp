@@ -4,7 +4,9 @@
 // an `if`, T.if_then_else or T.Select on c, its negation, its inverted comparison or a
 // comparison of the same integer expression with another constant (`n < 5` decides `n < 10`) is
 // decided, and so is any comparison of the same form in the branch; one side of an `and` or `or`
-// decides the other likewise (`n < 5 and n < 10` -> `n < 5`).
+// decides the other likewise (`n < 5 and n < 10` -> `n < 5`). A comparison of the same two
+// integer expressions is narrowed to the outcomes both admit (`if i <= j:` makes `j <= i` into
+// `j == i`).
 // Only conditions over variables and constants are remembered (a load could change in the
 // branch); an inverted order comparison (`i < n` against `i >= n`) only for integers (NaN).
 //
@@ -39,10 +41,13 @@ protected:
     if ((op->op == BinaryOp::And || op->op == BinaryOp::Or) && op->type.isScalar())
       return root(op, [&] { return logical(op); });
     Expr e = root(op, [&] { return IRMutator::visit(op); });
-    // A comparison the enclosing branches decide.
-    if (isComparison(op->op) && !facts_.empty())
+    // A comparison the enclosing branches decide, or narrow.
+    if (isComparison(op->op) && !facts_.empty()) {
       if (std::optional<bool> known = decide(e))
         return IntImmNode::make(DataType::boolean(), *known ? 1 : 0, op->loc);
+      for (const Fact &fact : facts_)
+        e = narrowed(fact, e);
+    }
     return e;
   }
   Expr visit(const NotNode *op) override {
@@ -186,6 +191,12 @@ private:
     if (structurallyEqual(fact.condition, condition))
       return fact.value;
     const BinaryNode *b = condition.as<BinaryNode>(), *f = fact.condition.as<BinaryNode>();
+    if (std::optional<int> known = knownOutcomes(fact, condition)) {
+      int admitted = outcomes(b->op) & *known;
+      if (admitted == 0 || admitted == *known)
+        return admitted != 0;
+      return std::nullopt;
+    }
     if (!b || !f || !isComparison(b->op) || !isComparison(f->op) || !structurallyEqual(b->a, f->a))
       return std::nullopt;
     if (structurallyEqual(b->b, f->b) && inverse(f->op, f->a->type) == b->op)
@@ -223,6 +234,59 @@ private:
     case BinaryOp::EQ: return verdict(lo == q && hi == q, q < lo || q > hi);
     default: return verdict(q < lo || q > hi, lo == q && hi == q); // NE
     }
+  }
+
+  // Which of a < b, a == b, a > b a comparison admits (bits 1, 2, 4).
+  static int outcomes(BinaryOp op) {
+    switch (op) {
+    case BinaryOp::LT: return 1;
+    case BinaryOp::EQ: return 2;
+    case BinaryOp::GT: return 4;
+    case BinaryOp::LE: return 3;
+    case BinaryOp::GE: return 6;
+    default: return 5; // NE
+    }
+  }
+  static BinaryOp comparisonOf(int outcomes) {
+    static const BinaryOp ops[] = {BinaryOp::NE, BinaryOp::LT, BinaryOp::EQ, BinaryOp::LE,
+                                   BinaryOp::GT, BinaryOp::NE, BinaryOp::GE, BinaryOp::NE};
+    return ops[outcomes];
+  }
+
+  // The outcomes of comparing `condition`'s two operands (as outcomes() numbers them) that
+  // `fact` leaves, when both compare the same two integer expressions (in either order).
+  static std::optional<int> knownOutcomes(const Fact &fact, const Expr &condition) {
+    const BinaryNode *q = condition.as<BinaryNode>(), *f = fact.condition.as<BinaryNode>();
+    if (!q || !f || !isComparison(q->op) || !isComparison(f->op) || !q->a->type.isIndex() ||
+        !f->a->type.isIndex())
+      return std::nullopt;
+    int known = outcomes(f->op);
+    if (structurallyEqual(q->a, f->b) && structurallyEqual(q->b, f->a))
+      known = (known & 2) | (known & 1 ? 4 : 0) | (known & 4 ? 1 : 0); // the fact seen from q's side
+    else if (!structurallyEqual(q->a, f->a) || !structurallyEqual(q->b, f->b))
+      return std::nullopt;
+    return fact.value ? known : 7 & ~known;
+  }
+
+  // `condition` knowing `fact`, when both compare the same two integer expressions: the
+  // comparison of the outcomes both admit (inside `if i <= j:`, `j <= i` is `j == i` and `i != j`
+  // is `i < j`); `condition` itself otherwise. No arithmetic, so nothing can wrap; integers only
+  // (floats have NaN, which is none of <, ==, >).
+  static Expr narrowed(const Fact &fact, const Expr &condition) {
+    std::optional<int> known = knownOutcomes(fact, condition);
+    if (!known)
+      return condition;
+    const BinaryNode *q = condition.as<BinaryNode>();
+    int admitted = outcomes(q->op) & *known;
+    if (admitted == 0 || admitted == *known)
+      return IntImmNode::make(DataType::boolean(), admitted ? 1 : 0, q->loc);
+    if (admitted == outcomes(q->op))
+      return condition;
+    BinaryOp op = comparisonOf(admitted);
+    // TVM's form of an equality with a constant: the constant on the right.
+    if ((op == BinaryOp::EQ || op == BinaryOp::NE) && q->a.as<IntImmNode>() && !q->b.as<IntImmNode>())
+      return BinaryNode::make(op, q->b, q->a, q->loc);
+    return BinaryNode::make(op, q->a, q->b, q->loc);
   }
 
   // `a and b` / `a or b` where one side decides the other: b is simplified knowing a (true for

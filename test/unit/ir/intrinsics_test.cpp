@@ -29,7 +29,7 @@ const std::vector<std::string> kShifts = {"shift_left", "shift_right"};
 const std::vector<std::string> kBitwise = {"bitwise_and", "bitwise_or", "bitwise_xor"};
 const std::vector<std::string> kOthers = {"abs",         "bitwise_not",      "likely",      "assume",
                                           "if_then_else", "call_extern",     "call_pure_extern", "reinterpret",
-                                          "q_multiply_shift", "q_multiply_shift_per_axis"};
+                                          "q_multiply_shift", "q_multiply_shift_per_axis", "vscale"};
 
 const IntrinsicInfo &row(const std::string &name) {
   const IntrinsicInfo *info = findIntrinsic(name);
@@ -176,6 +176,16 @@ TEST_CASE("if_then_else, extern calls, reinterpret and q_multiply_shift", "[ir][
   CHECK(accepts("reinterpret", {i64}, f32.withLanes(2), f32.withLanes(2)));
   CHECK(type("reinterpret", {i32}, f64).error == "T.reinterpret cannot reinterpret int32 (32 bits) as float64 (64 bits)");
   CHECK(rejects("reinterpret", {b1}, b1));
+  // A scalable vector has as many bits as a fixed one only for one vscale.
+  const DataType sve = DataType(DataType::Code::Float, 32, 4, true);
+  CHECK(sve.str() == "float32xvscalex4");
+  CHECK(DataType::parse("int32xvscalex4") == DataType(DataType::Code::Int, 32, 4, true));
+  CHECK(rejects("reinterpret", {sve}, f32.withLanes(4)));
+  CHECK(accepts("reinterpret", {sve}, DataType(DataType::Code::Int, 32, 4, true), DataType(DataType::Code::Int, 32, 4, true)));
+
+  CHECK(accepts("vscale", {}, i32));
+  CHECK(rejects("vscale", {i32}));
+  CHECK(intrinsicArity(row("vscale")) == std::pair<size_t, size_t>(0, 0));
 
   CHECK(accepts("q_multiply_shift", {i32, i32, i32, i32}, i32));
   CHECK(accepts("q_multiply_shift", {i32.withLanes(4), i32.withLanes(4), i32.withLanes(4), i32.withLanes(4)},
@@ -204,7 +214,7 @@ TEST_CASE("effects and lane-wise application follow TVM's call effect kinds", "[
                           : name == "likely"    ? CallEffect::ExprAnnotation
                                                 : CallEffect::Pure;
     CHECK(info.effect == expected);
-    bool lanewise = name != "call_extern" && name != "call_pure_extern" && name != "assume";
+    bool lanewise = name != "call_extern" && name != "call_pure_extern" && name != "assume" && name != "vscale";
     CHECK(info.lanewise == lanewise);
   }
   Expr x = VarNode::make(Symbol("x"), i32);
