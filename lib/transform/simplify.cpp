@@ -1,6 +1,7 @@
 // simplify: simplifies every expression with the bounds of the enclosing loops and lets, and
 // removes the branches and loops that simplification proves dead. Inside `if c:` the condition
-// c is known true (false in the else branch; both sides of a true `and` and of a false `or`), so
+// c is known true (false in the else branch; both sides of a true `and` and of a false `or`; in
+// the values of T.if_then_else(c, ...) likewise), so
 // an `if`, T.if_then_else or T.Select on c, its negation, its inverted comparison or a
 // comparison of the same integer expression with another constant (`n < 5` decides `n < 10`) is
 // decided, and so is any comparison of the same form in the branch; one side of an `and` or `or`
@@ -68,10 +69,27 @@ protected:
     return root(op, [&] { return IRMutator::visit(op); });
   }
   Expr visit(const CallNode *op) override {
-    if (op->op.view() == "if_then_else" && op->args.size() == 3)
-      if (std::optional<bool> known = decide(mutate(op->args[0])))
-        return mutate(op->args[*known ? 1 : 2]);
-    return root(op, [&] { return IRMutator::visit(op); });
+    if (op->op.view() != "if_then_else" || op->args.size() != 3)
+      return root(op, [&] { return IRMutator::visit(op); });
+    // The condition is an expression of its own (simplified as a whole, as facts are).
+    int saved = std::exchange(depth_, 0);
+    Expr c = mutate(op->args[0]);
+    depth_ = saved;
+    if (std::optional<bool> known = decide(c))
+      return mutate(op->args[*known ? 1 : 2]);
+    // Each value knows the condition (only the chosen one is evaluated).
+    return root(op, [&] {
+      size_t mark = facts_.size();
+      remember(c, true);
+      Expr t = mutate(op->args[1]);
+      facts_.resize(mark);
+      remember(c, false);
+      Expr f = mutate(op->args[2]);
+      facts_.resize(mark);
+      if (c == op->args[0] && t == op->args[1] && f == op->args[2])
+        return Expr(op);
+      return CallNode::make(op->type, op->op, {c, t, f}, op->loc);
+    });
   }
   Expr visit(const LetNode *op) override {
     return root(op, [&] { return IRMutator::visit(op); });
