@@ -30,8 +30,10 @@ std::string supportBlock() {
       "  char message[1024];\n  va_list args;\n  va_start(args, format);\n"
       "  vsnprintf(message, sizeof message, format, args);\n  va_end(args);\n"
       "  TVMFFIErrorSetRaisedFromCStr(kind, message);\n  return -1;\n}\n"
-      "/* The DLTensor of a DLTensor* or ffi.Tensor argument (after the object's header), else NULL. */\n"
+      "/* The DLTensor of a DLTensor* or ffi.Tensor argument (after the object's header), else NULL\n"
+      "   (a null object too). */\n"
       "static inline tl_dl_tensor *tl_ffi_tensor(const tl_ffi_any *arg) {\n"
+      "  if (!arg->v.v_ptr)\n    return NULL;\n"
       "  if (arg->type_index == " +
       std::to_string(kFfiDLTensorPtr) +
       ")\n    return (tl_dl_tensor *)arg->v.v_ptr;\n"
@@ -39,11 +41,26 @@ std::string supportBlock() {
       std::to_string(kFfiTensor) + ")\n    return (tl_dl_tensor *)((char *)arg->v.v_ptr + " +
       std::to_string(kFfiObjectHeaderBytes) +
       ");\n  return NULL;\n}\n"
-      "/* A tensor's stride of `axis` in elements: its strides, or the compact one when strides is NULL. */\n"
+      "/* A tensor's stride of `axis` in elements: its strides, or the compact one when strides is NULL\n"
+      "   (wrapping at 64 bits: a product that overflows fails the check, never traps). */\n"
       "static inline int64_t tl_ffi_stride(const tl_dl_tensor *t, int32_t axis) {\n"
       "  if (t->strides)\n    return t->strides[axis];\n"
-      "  int64_t stride = 1;\n  for (int32_t k = axis + 1; k < t->ndim; ++k)\n    stride *= t->shape[k];\n"
-      "  return stride;\n}\n"
+      "  uint64_t stride = 1;\n  for (int32_t k = axis + 1; k < t->ndim; ++k)\n"
+      "    stride *= (uint64_t)t->shape[k];\n"
+      "  return (int64_t)stride;\n}\n"
+      "/* The elements a tensor's extents and strides reach: the largest offset + 1; 0 when an extent is\n"
+      "   0; -1 when an extent is negative; -2 when that count overflows int64. */\n"
+      "static inline int64_t tl_ffi_span(const tl_dl_tensor *t) {\n"
+      "  int64_t last = 0, compact = 1, reach;\n  int empty = 0, overflow = 0;\n"
+      "  for (int32_t k = t->ndim; k-- > 0;) {\n"
+      "    int64_t extent = t->shape[k], step = t->strides ? t->strides[k] : compact;\n"
+      "    if (extent < 0)\n      return -1;\n    empty |= extent == 0;\n"
+      "    if (step < 0)\n      overflow |= __builtin_sub_overflow((int64_t)0, step, &step);\n"
+      "    if (extent > 0)\n"
+      "      overflow |= __builtin_mul_overflow(extent - 1, step, &reach) || __builtin_add_overflow(last, reach, &last);\n"
+      "    if (!t->strides)\n      overflow |= __builtin_mul_overflow(compact, extent, &compact);\n  }\n"
+      "  if (empty)\n    return 0;\n"
+      "  return overflow || last == INT64_MAX ? -2 : last + 1;\n}\n"
       "static inline const char *tl_ffi_type_name(int32_t type_index) {\n  switch (type_index) {\n";
   for (const auto &[index, name] : ffiTypeNames())
     s += "  case " + std::to_string(index) + ":\n    return \"" + name + "\";\n";
@@ -73,6 +90,9 @@ public:
         bind(v);
     for (const FfiCheck &c : e_.checks)
       check(c);
+    for (size_t k = 0; k < e_.params.size(); ++k)
+      if (e_.params[k].kind == FfiParam::Kind::Tensor)
+        extentOf(k);
     // The call: the function raised the error of a nonzero result itself.
     o_ += "  int32_t status = " + e_.symbol + "(";
     for (size_t k = 0; k < e_.params.size(); ++k) {
@@ -95,7 +115,7 @@ private:
   void raise(const char *kind, const std::string &format, const std::string &values) {
     o_ += "    return tl_ffi_error(\"" + std::string(kind) + "\", ";
     appendQuoted(o_, format);
-    o_ += ", " + values + ");\n";
+    o_ += values.empty() ? ");\n" : ", " + values + ");\n";
   }
 
   void argument(size_t k) {
@@ -109,10 +129,18 @@ private:
     switch (p.kind) {
     case FfiParam::Kind::Tensor: {
       std::string t = "t" + n;
-      o_ += "  tl_dl_tensor *" + t + " = tl_ffi_tensor(&" + arg + ");\n  if (!" + t + ")\n";
+      o_ += "  tl_dl_tensor *" + t + " = tl_ffi_tensor(&" + arg + ");\n";
+      o_ += "  if (!" + t + " && (" + is + std::to_string(kFfiDLTensorPtr) + " || " + is + std::to_string(kFfiTensor) +
+            "))\n";
+      raise("ValueError", p.nullMessage, kindName);
+      o_ += "  if (!" + t + ")\n";
       raise("TypeError", p.kindMessage, kindName);
       o_ += "  if (" + t + "->ndim != " + std::to_string(p.ndim) + ")\n";
       raise("ValueError", p.ndimMessage, "(int)" + t + "->ndim");
+      if (p.ndim > 0) {
+        o_ += "  if (!" + t + "->shape)\n";
+        raise("ValueError", p.shapeMessage, "");
+      }
       o_ += "  if (" + t + "->dtype.code != " + std::to_string(p.dlCode) + " || " + t +
             "->dtype.bits != " + std::to_string(p.dlBits) + " || " + t + "->dtype.lanes != " +
             std::to_string(p.dlLanes) + ")\n";
@@ -132,6 +160,13 @@ private:
       o_ += "  if (!(" + is + std::to_string(kFfiInt) + " || " + is + std::to_string(kFfiBool) + "))\n";
       raise("TypeError", p.kindMessage, kindName);
       o_ += "  int64_t " + v + " = " + arg + ".v.v_int64;\n";
+      if (!p.rangeMessage.empty()) {
+        std::string narrow = "(int" + std::to_string(p.type.bits()) + "_t)";
+        if (p.type.isUInt())
+          narrow = "(uint" + std::to_string(p.type.bits()) + "_t)";
+        o_ += "  if (" + v + " != (int64_t)" + narrow + v + ")\n";
+        raise("ValueError", p.rangeMessage, "(long long)" + v);
+      }
       return;
     }
     case FfiParam::Kind::Bool:
@@ -165,9 +200,31 @@ private:
                                      : t + "->shape[" + std::to_string(v.axis) + "]";
     std::string name = "v" + std::to_string(index);
     o_ += "  int64_t " + name + " = " + value + ";\n  (void)" + name + ";\n";
+    if (!v.negativeMessage.empty()) {
+      o_ += "  if (" + name + " < 0)\n";
+      raise("ValueError", v.negativeMessage, "(long long)" + name);
+    }
     if (!v.rangeMessage.empty()) {
       o_ += "  if (" + name + " != (int64_t)(int32_t)" + name + ")\n";
       raise("ValueError", v.rangeMessage, "(long long)" + name);
+    }
+  }
+
+  // Step 5: the elements tensor k reaches, then its data.
+  void extentOf(size_t k) {
+    const FfiParam &p = e_.params[k];
+    std::string t = "t" + std::to_string(k);
+    if (p.spanCheck) {
+      std::string span = "s" + std::to_string(k);
+      o_ += "  int64_t " + span + " = tl_ffi_span(" + t + ");\n  if (" + span + " == -1)\n";
+      raise("ValueError", p.negativeMessage, "");
+      o_ += "  if (" + span + " < 0 || " + span + " - 1 > (int64_t)" + std::to_string(p.maxOffset) + ")\n";
+      raise("ValueError", p.spanMessage, "");
+      o_ += "  if (!" + t + "->data && " + span + " != 0)\n";
+      raise("ValueError", p.dataMessage, "");
+    } else if (p.constantElements != 0) {
+      o_ += "  if (!" + t + "->data)\n";
+      raise("ValueError", p.dataMessage, "");
     }
   }
 
@@ -195,8 +252,18 @@ private:
   // An expression's C text over the int64 variables v<k>.
   std::string expr(int index) {
     const FfiExpr &x = e_.exprs[index];
-    auto infix = [&](const char *op) { return "(" + expr(x.a) + " " + op + " " + expr(x.b) + ")"; };
+    // Wrapping at 64 bits, a zero divisor read as 1 (as the LLVM entry computes them).
+    auto infix = [&](const char *op) {
+      return "(int64_t)((uint64_t)" + expr(x.a) + " " + op + " (uint64_t)" + expr(x.b) + ")";
+    };
     auto call = [&](const std::string &fn) { return fn + "(" + expr(x.a) + ", " + expr(x.b) + ")"; };
+    auto divide = [&](const std::string &fn) {
+      const FfiExpr &divisor = e_.exprs[x.b];
+      if (divisor.op == FfiExpr::Op::Const && divisor.value != 0)
+        return call(fn);
+      std::string b = expr(x.b);
+      return fn + "(" + expr(x.a) + ", " + b + " ? " + b + " : (int64_t)1)";
+    };
     switch (x.op) {
     case FfiExpr::Op::Const:
       return x.value == INT64_MIN ? "INT64_MIN" : "(int64_t)" + std::to_string(x.value);
@@ -209,9 +276,9 @@ private:
     case FfiExpr::Op::Mul:
       return infix("*");
     case FfiExpr::Op::FloorDiv:
-      return call(support_.floorDiv(DataType::int64()));
+      return divide(support_.floorDiv(DataType::int64()));
     case FfiExpr::Op::FloorMod:
-      return call(support_.floorMod(DataType::int64()));
+      return divide(support_.floorMod(DataType::int64()));
     case FfiExpr::Op::Min:
       return call(support_.minMax(false, DataType::int64()));
     case FfiExpr::Op::Max:

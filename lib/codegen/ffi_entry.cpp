@@ -143,6 +143,22 @@ private:
     }
     p.dlBits = static_cast<uint8_t>(t.isBool() ? 8 : t.bits());
     p.alignment = t.laneBytes();
+    // What a call's extents and strides may reach: known here when they are constants (the
+    // checks compare them exactly), else checked at the call.
+    bool narrow = false;
+    p.constantElements = 1;
+    for (const Expr &e : buffer.shape) {
+      const int64_t *value = asConstInt(e);
+      p.spanCheck |= !value;
+      p.constantElements = value && p.constantElements >= 0 && *value >= 0 ? p.constantElements * *value : -1;
+      narrow |= e->type.bits() <= 32;
+    }
+    for (const Expr &e : buffer.strides) {
+      p.spanCheck |= !asConstInt(e);
+      narrow |= e->type.bits() <= 32;
+    }
+    const int64_t elementBytes = static_cast<int64_t>(t.laneBytes()) * t.lanes();
+    p.maxOffset = narrow ? INT32_MAX : INT64_MAX / elementBytes;
   }
 
   int addVar(const VarNode *var, const std::string &name, DataType type) {
@@ -399,6 +415,12 @@ private:
       switch (p.kind) {
       case FfiParam::Kind::Tensor:
         p.kindMessage = where + " must be a tensor (DLTensor* or ffi.Tensor), got %s";
+        p.nullMessage = where + " is a null %s";
+        p.shapeMessage = where + " has a null shape";
+        p.negativeMessage = where + " has a negative extent";
+        p.spanMessage = where + " is too large: its extents and strides reach beyond " + std::to_string(p.maxOffset) +
+                        " elements" + (p.maxOffset == INT32_MAX ? ", the most its int32 indices address" : "");
+        p.dataMessage = where + " has null data";
         p.ndimMessage = where + " has ndim %d, expected " + std::to_string(p.ndim);
         p.dtypeMessage = where + " has dtype %s%d%s%.0d, expected " + dtypeText(p.type);
         p.deviceMessage = where + " is on device type %d (device id %d), expected a CPU tensor (device type 1)";
@@ -407,6 +429,8 @@ private:
         break;
       case FfiParam::Kind::Int:
         p.kindMessage = where + " must be an int (" + dtypeText(p.type) + "), got %s";
+        if (p.type.bits() < 64)
+          p.rangeMessage = where + " is %lld, which does not fit " + dtypeText(p.type);
         break;
       case FfiParam::Kind::Bool:
         p.kindMessage = where + " must be a bool, got %s";
@@ -421,12 +445,17 @@ private:
         break;
       }
     }
-    for (FfiVar &v : entry_.vars)
-      if (v.param >= 0 && v.type.bits() < 64)
-        v.rangeMessage = f + ": argument #" + std::to_string(entry_.params[v.param].argument) + " '" +
-                         formatText(entry_.params[v.param].name) + "' has " + (v.fromStride ? "strides[" : "shape[") +
-                         std::to_string(v.axis) + "] %lld, which does not fit '" + formatText(v.name) + "' (" +
-                         dtypeText(v.type) + ")";
+    for (FfiVar &v : entry_.vars) {
+      if (v.param < 0)
+        continue;
+      std::string given = f + ": argument #" + std::to_string(entry_.params[v.param].argument) + " '" +
+                          formatText(entry_.params[v.param].name) + "' has " + (v.fromStride ? "strides[" : "shape[") +
+                          std::to_string(v.axis) + "] %lld";
+      if (v.type.bits() < 64)
+        v.rangeMessage = given + ", which does not fit '" + formatText(v.name) + "' (" + dtypeText(v.type) + ")";
+      if (!v.fromStride)
+        v.negativeMessage = given + ", a negative extent ('" + formatText(v.name) + "')";
+    }
     checkMessages();
   }
 

@@ -13,16 +13,29 @@
 //
 // The steps, in order:
 //   1. num_args must be FfiEntry::arguments (TypeError: countMessage).
-//   2. Each parameter passed as an argument, in order: its kind (TypeError: kindMessage); for a
-//      tensor then ndim, dtype (TypeError), device and data alignment (ValueError).
+//   2. Each parameter passed as an argument, in order: its kind (TypeError: kindMessage; a null
+//      DLTensor* or Tensor object is a ValueError: nullMessage); for a tensor then ndim, a null
+//      shape (when ndim > 0), dtype (TypeError), device and data alignment (ValueError). An
+//      int scalar narrower than 64 bits must fit its type (ValueError: rangeMessage).
 //   3. Each variable bound from a tensor (FfiVar::param >= 0, in order): read from its shape or
-//      strides; an int32 variable must fit (ValueError: rangeMessage).
+//      strides; one read from a shape must not be negative (negativeMessage); an int32 variable
+//      must fit (ValueError: rangeMessage).
 //   4. Each check (ValueError: FfiCheck::message), comparing what the tensor gives with the
-//      expected expression (every variable is bound by now).
-//   5. The call; a nonzero result (an assert, a failed allocation: the function raised the
+//      expected expression (every variable is bound by now). The expressions wrap at 64 bits and
+//      a zero divisor reads as 1: a hostile extent gives a failed check, never a trap.
+//   5. Each tensor: where its extents or strides are known only at the call (FfiParam::spanCheck),
+//      the elements they reach (its span: the largest offset + 1, 0 when an extent is 0) must be
+//      computable without overflow, with no negative extent (negativeMessage) and its largest
+//      offset at most maxOffset (spanMessage). Then its data must not be null unless it has no
+//      elements (dataMessage).
+//   6. The call; a nonzero result (an assert, a failed allocation: the function raised the
 //      error itself) returns -1, else the result is None and the entry returns 0.
 //
 // Messages are printf formats, filled with the values named at each step.
+// The span (step 5), as both emitters compute it: over the axes from the last, with
+// step = |strides[k]| (or the compact stride, the product of the later extents, when strides is
+// NULL), span = 1 + sum over the axes of (extent - 1) * step; -1 when an extent is negative, 0
+// when one is 0, -2 when a product or sum overflows int64.
 #pragma once
 
 #include <cstdint>
@@ -66,6 +79,16 @@ struct FfiParam {
   uint16_t dlLanes = 1;
   int alignment = 1; // bytes the data pointer must be a multiple of
   std::string ndimMessage, dtypeMessage, deviceMessage, alignmentMessage;
+  std::string nullMessage, shapeMessage; // a null object, a null shape
+  // Step 5: whether the span is checked, the largest offset its indices address (INT32_MAX for a
+  // buffer indexed with int32, else what keeps its byte offsets within int64), and the element
+  // count when every extent is a constant (its data may be null only when this is 0).
+  bool spanCheck = false;
+  int64_t maxOffset = 0;
+  int64_t constantElements = 0;
+  std::string negativeMessage, spanMessage, dataMessage;
+  // Int only: the message when the value does not fit a type narrower than 64 bits.
+  std::string rangeMessage;
 };
 
 struct FfiVar {
@@ -75,6 +98,7 @@ struct FfiVar {
   int axis = 0;        // ... from shape[axis], or strides[axis] when fromStride
   bool fromStride = false;
   std::string rangeMessage; // int32 variables bound from a tensor: the value does not fit
+  std::string negativeMessage; // variables bound from a shape: the extent is negative
 };
 
 struct FfiCheck {

@@ -384,8 +384,9 @@ private:
       if (map->initialIndices.size() != it->second) {
         std::string what = first ? "buffer " + quoted(buffer->name) + " has rank "
                                  : "the previous map of buffer " + quoted(buffer->name) + " produces ";
-        error(transform.loc, "index map for buffer " + quoted(buffer->name) + " takes " +
-                                 std::to_string(map->initialIndices.size()) + " indices but " + what +
+        size_t takes = map->initialIndices.size();
+        error(transform.loc, "index map for buffer " + quoted(buffer->name) + " takes " + std::to_string(takes) +
+                                 (takes == 1 ? " index but " : " indices but ") + what +
                                  std::to_string(it->second));
       }
       it->second = map->finalIndices.size();

@@ -582,8 +582,8 @@ bool checkParse(const SourceManager &sources, uint32_t fileId, DiagnosticSink &d
 }
 
 std::optional<IndexMap> parseIndexMap(const SourceManager &sources, uint32_t fileId, DiagnosticSink &diagnostics,
-                                      DataType indexType) {
-  Parser parser(sources, fileId, diagnostics, {});
+                                      DataType indexType, ParseRange range) {
+  Parser parser(sources, fileId, diagnostics, range);
   return parser.parseStandaloneIndexMap(indexType);
 }
 

@@ -74,8 +74,9 @@ private:
 };
 
 // Parses a standalone index map, "lambda i, j: [j, i]" (from a command-line flag), whose
-// result list may contain T.AXIS_SEPARATOR. `indexType` is the type of the lambda's variables.
+// result list may contain T.AXIS_SEPARATOR, in `range` of the file (the whole flag text is the
+// file, so that a diagnostic shows all of it). `indexType` is the type of the lambda's variables.
 std::optional<IndexMap> parseIndexMap(const SourceManager &sources, uint32_t fileId, DiagnosticSink &diagnostics,
-                                      DataType indexType = DataType::int32());
+                                      DataType indexType = DataType::int32(), ParseRange range = {});
 
 } // namespace tirlower

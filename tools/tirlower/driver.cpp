@@ -425,11 +425,8 @@ private:
     timing_.functions += module->functions.size();
     functionCount_ += module->functions.size();
     if (!layoutFlags_.empty()) {
-      std::string message = timing_.time("layout flags", [&] { return applyLayoutFlags(*module, layoutFlags_); });
-      if (!message.empty()) {
-        diagnostics.error({}, message);
+      if (!timing_.time("layout flags", [&] { return applyLayoutFlags(*module, layoutFlags_, diagnostics); }))
         return std::nullopt;
-      }
     }
     if (dumps_.active())
       dumps_.input(*module, inputName_);
@@ -484,10 +481,8 @@ private:
     if (!module)
       return kInputError;
     if (!layoutFlags_.empty())
-      if (std::string message = applyLayoutFlags(*module, layoutFlags_); !message.empty()) {
-        engine_.error({}, message);
+      if (!applyLayoutFlags(*module, layoutFlags_, engine_))
         return kInputError;
-      }
     if (dumps_.active())
       dumps_.input(*module, inputName_);
     size_t errorsBefore = engine_.errorCount();

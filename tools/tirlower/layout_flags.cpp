@@ -7,6 +7,7 @@
 
 #include "arith/index_map_ops.h"
 #include "ir/layout.h"
+#include "ir/verifier.h"
 #include "parse/parser.h"
 #include "transform/layout_requirements.h"
 
@@ -140,14 +141,17 @@ bool parseLayoutFlags(const ToolOptions &options, SourceManager &sources, Diagno
         }
       }
     }
-    uint32_t fileId = sources.addFile("<command line>", lambda);
-    std::optional<IndexMap> map = parseIndexMap(sources, fileId, diagnostics);
+    // The whole flag is the "file" (a caret under the lambda, "B=" still shown); the lambda is
+    // parsed in its place.
+    uint32_t fileId = sources.addFile("<command line>", text);
+    uint32_t begin = static_cast<uint32_t>(text.find(lambda, text.find('=') + 1));
+    uint32_t end = begin + static_cast<uint32_t>(lambda.size());
+    std::optional<IndexMap> map = parseIndexMap(sources, fileId, diagnostics, DataType::int32(), {begin, end});
     if (!map) {
       ok = false;
       continue;
     }
-    flags.push_back({"--transform-layout", buffer, *map, std::nullopt,
-                     {fileId, 0, static_cast<uint32_t>(lambda.size())}, padValue});
+    flags.push_back({"--transform-layout", buffer, *map, std::nullopt, {fileId, begin, end}, padValue});
   }
   for (const std::string &text : options.layouts)
     ok = parseLayoutsFlag(text, sources, diagnostics, flags) && ok;
@@ -176,7 +180,8 @@ bool parseLayoutFlags(const ToolOptions &options, SourceManager &sources, Diagno
   return ok;
 }
 
-std::string applyLayoutFlags(Module &module, const std::vector<LayoutFlag> &flags) {
+bool applyLayoutFlags(Module &module, const std::vector<LayoutFlag> &flags, DiagnosticSink &diagnostics) {
+  std::vector<bool> changed(module.functions.size());
   for (const LayoutFlag &flag : flags) {
     bool found = false;
     for (PrimFunc &function : module.functions) {
@@ -191,18 +196,30 @@ std::string applyLayoutFlags(Module &module, const std::vector<LayoutFlag> &flag
         if (!flag.padValue.empty()) {
           std::string error;
           padValue = padValueOf(flag.padValue, buffer->dtype, error);
-          if (!padValue)
-            return flag.flag + ": " + error + " ('" + buffer->name.str() + "')";
+          if (!padValue) {
+            diagnostics.error({}, flag.flag + ": " + error + " ('" + buffer->name.str() + "')");
+            return false;
+          }
         }
         fields.layoutTransforms.push_back({buffer, flag.map, padValue, flag.loc});
       }
       function = PrimFuncNode::make(std::move(fields));
+      changed[&function - module.functions.data()] = true;
       found = true;
     }
-    if (!found)
-      return flag.flag + ": no function has a buffer named '" + flag.buffer + "'";
+    if (!found) {
+      diagnostics.error({}, flag.flag + ": no function has a buffer named '" + flag.buffer + "'");
+      return false;
+    }
   }
-  return "";
+  bool ok = true;
+  for (size_t k = 0; k < module.functions.size(); ++k)
+    if (changed[k])
+      for (Diagnostic &problem : verifyFunctionOnce(module.functions[k])) {
+        diagnostics.report(std::move(problem));
+        ok = false;
+      }
+  return ok;
 }
 
 } // namespace tirlower

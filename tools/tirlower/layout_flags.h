@@ -33,8 +33,9 @@ struct LayoutFlag {
 bool parseLayoutFlags(const ToolOptions &options, SourceManager &sources, DiagnosticSink &diagnostics,
                       std::vector<LayoutFlag> &flags);
 
-// Appends the flags' transforms to `module`. Returns an error message naming the first flag
-// whose buffer no function has, empty on success.
-std::string applyLayoutFlags(Module &module, const std::vector<LayoutFlag> &flags);
+// Appends the flags' transforms to `module`, each function it changes verified again (so a map
+// of the wrong rank is an error located at the flag even when no pass runs). Reports the first
+// flag whose buffer no function has, or whose transform is not well formed; returns false then.
+bool applyLayoutFlags(Module &module, const std::vector<LayoutFlag> &flags, DiagnosticSink &diagnostics);
 
 } // namespace tirlower

@@ -49,6 +49,9 @@ public:
         bind(v);
     for (const FfiCheck &c : e_.checks)
       check(c);
+    for (size_t k = 0; k < e_.params.size(); ++k)
+      if (e_.params[k].kind == FfiParam::Kind::Tensor)
+        extentOf(k);
     call();
   }
 
@@ -92,24 +95,31 @@ private:
   }
   llvm::Value *is(llvm::Value *index, int32_t value) { return b_.CreateICmpEQ(index, b_.getInt32(value)); }
 
-  // The DLTensor of an argument, or null: a DLTensor* as it is, an ffi.Tensor after its header.
+  // The DLTensor of an argument, or null: a DLTensor* as it is, an ffi.Tensor after its header;
+  // null for a null object too.
   llvm::Value *tensorOf(const FfiParam &p, llvm::Value *index) {
     llvm::Value *pointer = load(b_.getPtrTy(), argPointer(p), kAnyValue);
     llvm::Value *object = at(pointer, kFfiObjectHeaderBytes);
     llvm::Value *null = llvm::ConstantPointerNull::get(b_.getPtrTy());
-    return b_.CreateSelect(is(index, kFfiDLTensorPtr), pointer,
-                           b_.CreateSelect(is(index, kFfiTensor), object, null));
+    llvm::Value *tensor = b_.CreateSelect(is(index, kFfiDLTensorPtr), pointer,
+                                          b_.CreateSelect(is(index, kFfiTensor), object, null));
+    return b_.CreateSelect(b_.CreateIsNull(pointer), null, tensor);
   }
 
   // A tensor argument: its kind, ndim, dtype, device and alignment.
   void tensorArgument(size_t k, llvm::Value *index, const std::function<std::vector<llvm::Value *>()> &name) {
     const FfiParam &p = e_.params[k];
     llvm::Value *t = tensorOf(p, index);
+    llvm::Value *tensorKind = b_.CreateOr(is(index, kFfiDLTensorPtr), is(index, kFfiTensor));
+    fail(b_.CreateAnd(b_.CreateIsNull(t), tensorKind), "ValueError", p.nullMessage, name);
     fail(b_.CreateIsNull(t), "TypeError", p.kindMessage, name);
     tensors_[k] = t;
     llvm::Value *ndim = load(b_.getInt32Ty(), t, kNdim);
     fail(b_.CreateICmpNE(ndim, b_.getInt32(p.ndim)), "ValueError", p.ndimMessage,
          [&] { return std::vector<llvm::Value *>{ndim}; });
+    if (p.ndim > 0)
+      fail(b_.CreateIsNull(load(b_.getPtrTy(), t, kShape)), "ValueError", p.shapeMessage,
+           [] { return std::vector<llvm::Value *>{}; });
     llvm::Value *code = load(b_.getInt8Ty(), t, kCode);
     llvm::Value *bits = load(b_.getInt8Ty(), t, kBits);
     llvm::Value *lanes = load(b_.getInt16Ty(), t, kLanes);
@@ -148,6 +158,11 @@ private:
     case FfiParam::Kind::Bool: {
       fail(b_.CreateNot(b_.CreateOr(is(index, kFfiInt), is(index, kFfiBool))), "TypeError", p.kindMessage, name);
       llvm::Value *v = load(b_.getInt64Ty(), value, kAnyValue);
+      if (p.kind == FfiParam::Kind::Int && !p.rangeMessage.empty()) {
+        llvm::Value *narrow = b_.CreateTrunc(v, b_.getIntNTy(p.type.bits()));
+        llvm::Value *back = p.type.isUInt() ? b_.CreateZExt(narrow, b_.getInt64Ty()) : b_.CreateSExt(narrow, b_.getInt64Ty());
+        fail(b_.CreateICmpNE(back, v), "ValueError", p.rangeMessage, [&] { return std::vector<llvm::Value *>{v}; });
+      }
       if (p.kind == FfiParam::Kind::Int)
         vars_[p.var] = v;
       else
@@ -211,10 +226,70 @@ private:
   void bind(size_t index) {
     const FfiVar &v = e_.vars[index];
     vars_[index] = v.fromStride ? stride(v.param, v.axis) : shape(v.param, v.axis);
+    if (!v.negativeMessage.empty())
+      fail(b_.CreateICmpSLT(vars_[index], b_.getInt64(0)), "ValueError", v.negativeMessage,
+           [&] { return std::vector<llvm::Value *>{vars_[index]}; });
     if (!v.rangeMessage.empty()) {
       llvm::Value *narrow = b_.CreateSExt(b_.CreateTrunc(vars_[index], b_.getInt32Ty()), b_.getInt64Ty());
       fail(b_.CreateICmpNE(narrow, vars_[index]), "ValueError", v.rangeMessage,
            [&] { return std::vector<llvm::Value *>{vars_[index]}; });
+    }
+  }
+
+  // a op b and whether it overflowed int64 (an llvm.s*.with.overflow intrinsic).
+  std::pair<llvm::Value *, llvm::Value *> overflowing(llvm::Intrinsic::ID op, llvm::Value *a, llvm::Value *c) {
+    llvm::Value *both = b_.CreateBinaryIntrinsic(op, a, c);
+    return {b_.CreateExtractValue(both, 0), b_.CreateExtractValue(both, 1)};
+  }
+
+  // The span of tensor `param` (ffi_entry.h, step 5), over its ndim axes unrolled.
+  llvm::Value *span(int param) {
+    llvm::Value *t = tensors_[param];
+    llvm::Value *strides = load(b_.getPtrTy(), t, kStrides);
+    llvm::Value *compactStrides = b_.CreateIsNull(strides);
+    // shape has as many entries as strides: read it in place of a NULL strides.
+    llvm::Value *from = b_.CreateSelect(compactStrides, load(b_.getPtrTy(), t, kShape), strides);
+    llvm::Value *zero = b_.getInt64(0), *one = b_.getInt64(1);
+    llvm::Value *negative = b_.getFalse(), *empty = b_.getFalse(), *overflow = b_.getFalse();
+    llvm::Value *last = zero, *compact = one;
+    for (int k = e_.params[param].ndim; k-- > 0;) {
+      llvm::Value *extent = shape(param, k);
+      llvm::Value *given = b_.CreateLoad(b_.getInt64Ty(), b_.CreateConstInBoundsGEP1_64(b_.getInt64Ty(), from, k));
+      llvm::Value *step = b_.CreateSelect(compactStrides, compact, given);
+      negative = b_.CreateOr(negative, b_.CreateICmpSLT(extent, zero));
+      empty = b_.CreateOr(empty, b_.CreateICmpEQ(extent, zero));
+      auto [flipped, flipOverflow] = overflowing(llvm::Intrinsic::ssub_with_overflow, zero, step);
+      llvm::Value *backwards = b_.CreateICmpSLT(step, zero);
+      overflow = b_.CreateOr(overflow, b_.CreateAnd(backwards, flipOverflow));
+      step = b_.CreateSelect(backwards, flipped, step);
+      llvm::Value *counts = b_.CreateICmpSGT(extent, zero);
+      auto [reach, reachOverflow] = overflowing(llvm::Intrinsic::smul_with_overflow, b_.CreateSub(extent, one), step);
+      auto [sum, sumOverflow] = overflowing(llvm::Intrinsic::sadd_with_overflow, last, reach);
+      overflow = b_.CreateOr(overflow, b_.CreateAnd(counts, b_.CreateOr(reachOverflow, sumOverflow)));
+      last = b_.CreateSelect(counts, sum, last);
+      auto [product, productOverflow] = overflowing(llvm::Intrinsic::smul_with_overflow, compact, extent);
+      overflow = b_.CreateOr(overflow, b_.CreateAnd(compactStrides, productOverflow));
+      compact = product;
+    }
+    overflow = b_.CreateOr(overflow, b_.CreateICmpEQ(last, b_.getInt64(INT64_MAX)));
+    llvm::Value *count = b_.CreateSelect(overflow, b_.getInt64(-2), b_.CreateAdd(last, one));
+    return b_.CreateSelect(negative, b_.getInt64(-1), b_.CreateSelect(empty, zero, count));
+  }
+
+  // Step 5: the elements tensor k reaches, then its data.
+  void extentOf(size_t k) {
+    const FfiParam &p = e_.params[k];
+    auto none = [] { return std::vector<llvm::Value *>{}; };
+    llvm::Value *data = load(b_.getPtrTy(), tensors_[k], kData);
+    if (p.spanCheck) {
+      llvm::Value *s = span(static_cast<int>(k));
+      fail(b_.CreateICmpEQ(s, b_.getInt64(-1)), "ValueError", p.negativeMessage, none);
+      llvm::Value *tooLarge = b_.CreateOr(b_.CreateICmpSLT(s, b_.getInt64(0)),
+                                          b_.CreateICmpSGT(b_.CreateSub(s, b_.getInt64(1)), b_.getInt64(p.maxOffset)));
+      fail(tooLarge, "ValueError", p.spanMessage, none);
+      fail(b_.CreateAnd(b_.CreateIsNull(data), b_.CreateICmpNE(s, b_.getInt64(0))), "ValueError", p.dataMessage, none);
+    } else if (p.constantElements != 0) {
+      fail(b_.CreateIsNull(data), "ValueError", p.dataMessage, none);
     }
   }
 
@@ -260,14 +335,18 @@ private:
       return b_.CreateBinaryIntrinsic(llvm::Intrinsic::smax, a, c);
     case FfiExpr::Op::FloorDiv:
     case FfiExpr::Op::FloorMod: {
-      // A divisor of 0 reads as 1 (no trap in a check; an extent never divides by it).
-      llvm::Value *divisor = b_.CreateSelect(b_.CreateICmpEQ(c, b_.getInt64(0)), b_.getInt64(1), c);
+      // A divisor of 0 reads as 1 (no trap in a check; an extent never divides by it); one of -1
+      // negates (wrapping), as INT64_MIN / -1 would trap.
+      llvm::Value *byMinusOne = b_.CreateICmpEQ(c, b_.getInt64(-1));
+      llvm::Value *divisor =
+          b_.CreateSelect(b_.CreateOr(b_.CreateICmpEQ(c, b_.getInt64(0)), byMinusOne), b_.getInt64(1), c);
       llvm::Value *q = b_.CreateSDiv(a, divisor), *r = b_.CreateSRem(a, divisor);
       llvm::Value *adjust = b_.CreateAnd(b_.CreateICmpNE(r, b_.getInt64(0)),
                                          b_.CreateICmpNE(b_.CreateICmpSLT(r, b_.getInt64(0)),
                                                          b_.CreateICmpSLT(divisor, b_.getInt64(0))));
       if (x.op == FfiExpr::Op::FloorDiv)
-        return b_.CreateSub(q, b_.CreateZExt(adjust, b_.getInt64Ty()));
+        return b_.CreateSelect(byMinusOne, b_.CreateSub(b_.getInt64(0), a),
+                               b_.CreateSub(q, b_.CreateZExt(adjust, b_.getInt64Ty())));
       return b_.CreateAdd(r, b_.CreateSelect(adjust, divisor, b_.getInt64(0)));
     }
     default:
