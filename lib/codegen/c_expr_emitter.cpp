@@ -24,6 +24,9 @@ std::string mathName(std::string_view op, DataType type) {
 bool isScalarHalf(DataType type) {
   return type.isScalar() && type.code() == DataType::Code::Float && type.bits() == 16;
 }
+bool isBFloat16(DataType type) {
+  return type.code() == DataType::Code::BFloat;
+}
 constexpr std::string_view kHalfOpen = "((_Float16)(", kHalfClose = "))";
 
 void appendQuoted(std::string &out, const std::string &text) {
@@ -153,6 +156,18 @@ void CFunctionEmitter::vectorSelect(const Expr &condition, const Expr &trueValue
 }
 
 void CFunctionEmitter::visitCast(const CastNode *op, int, bool) {
+  const bool fromBF16 = isBFloat16(op->value->type), toBF16 = isBFloat16(op->type);
+  if (fromBF16 != toBF16) { // through double: bfloat16 is a bit pattern in C
+    const std::string &fn = toBF16 ? support_.bfloat16FromDouble() : support_.bfloat16ToDouble();
+    if (op->type.isVector())
+      return call1(support_.lanewise(fn, op->type, 1, op->value->type), op->value);
+    if (toBF16)
+      return call1(fn, op->value);
+    out() += op->type.isBool() ? "(" : "((" + support_.scalarTypeName(op->type) + ")";
+    call1(fn, op->value);
+    out() += op->type.isBool() ? " != 0)" : ")";
+    return;
+  }
   if (op->type.isVector()) {
     out() += support_.convert(op->value->type, op->type);
     out() += '(';
@@ -216,6 +231,8 @@ void CFunctionEmitter::call2(std::string_view fn, const BinaryNode *op) {
 void CFunctionEmitter::visitBinary(const BinaryNode *op, int parent, bool right) {
   const DataType t = op->a->type;
   const bool vector = t.isVector();
+  if (isBFloat16(t))
+    return bfloat16Binary(op);
   const BinaryPlan plan = binaryForm(op);
   switch (plan.form) {
   case BinaryForm::Floor:
@@ -265,6 +282,31 @@ void CFunctionEmitter::visitBinary(const BinaryNode *op, int parent, bool right)
   case BinaryForm::Infix: break;
   }
   infix(op, plan.op, parent, right);
+}
+
+// Scalar bfloat16 arithmetic and comparisons compute in double (exact for the operands) and
+// round the result to bfloat16 as the interpreter does; vectors and other operations are refused.
+void CFunctionEmitter::bfloat16Binary(const BinaryNode *op) {
+  const BinaryOp kind = op->op;
+  const bool arithmetic = kind == BinaryOp::Add || kind == BinaryOp::Sub || kind == BinaryOp::Mul ||
+                          kind == BinaryOp::Div || kind == BinaryOp::Min || kind == BinaryOp::Max;
+  if (op->a->type.isVector() || (!arithmetic && !isComparison(kind)))
+    fail(op->loc, "C emitter: bfloat16 " + std::string(binaryOpName(kind)) + (op->a->type.isVector() ? " on vectors" : "") +
+                      " is not supported (cast the operands to float32)");
+  const std::string &widen = support_.bfloat16ToDouble();
+  std::string a = widen + "(" + exprText(op->a) + ")", b = widen + "(" + exprText(op->b) + ")";
+  std::string &o = out();
+  if (isComparison(kind)) {
+    appendAll(o, '(', a, ' ', cInfixOperator(kind, false), ' ', b, ')');
+    return;
+  }
+  o += support_.bfloat16FromDouble();
+  o += '(';
+  if (kind == BinaryOp::Min || kind == BinaryOp::Max)
+    appendAll(o, support_.minMax(kind == BinaryOp::Max, DataType::float64()), '(', a, ", ", b, ')');
+  else
+    appendAll(o, a, ' ', cInfixOperator(kind, false), ' ', b);
+  o += ')';
 }
 
 void CFunctionEmitter::infix(const BinaryNode *op, BinaryOp kind, int parent, bool right) {

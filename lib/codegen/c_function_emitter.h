@@ -43,6 +43,7 @@ private:
   void visitBroadcast(const BroadcastNode *op, int, bool) override;
   void visitLet(const LetNode *op, int, bool) override;
   void visitBinary(const BinaryNode *op, int parent, bool right) override;
+  void bfloat16Binary(const BinaryNode *op);
   // fn(a, b) of the operands of `op`.
   void call2(std::string_view fn, const BinaryNode *op);
   void infix(const BinaryNode *op, BinaryOp kind, int parent, bool right);

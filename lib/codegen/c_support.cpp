@@ -2,10 +2,12 @@
 
 #include "ir/diagnostic.h"
 
+#include <algorithm>
 #include <array>
 #include <charconv>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 
 namespace tirlower {
 
@@ -320,6 +322,29 @@ const std::string &CSupport::convert(DataType from, DataType to) {
   });
 }
 
+const std::string &CSupport::bfloat16ToDouble() {
+  return define("tl_bf16_to_double", [] {
+    return std::string("static inline double tl_bf16_to_double(uint16_t h) {\n"
+                       "  union { uint32_t u; float f; } v = {(uint32_t)h << 16};\n"
+                       "  return v.f;\n}\n");
+  });
+}
+
+const std::string &CSupport::bfloat16FromDouble() {
+  // x = m * 2^e with m in [0.5, 1): bfloat16 keeps 8 significant bits, so x is rounded (in the
+  // current rounding mode, to nearest even) at 2^(e - 8), or at 2^-133 below the normal range;
+  // the result is exact in float, whose upper half is the bfloat16.
+  return define("tl_bf16_from_double", [] {
+    return std::string("static inline uint16_t tl_bf16_from_double(double x) {\n"
+                       "  if (x != x)\n    return signbit(x) ? 0xffc0 : 0x7fc0;\n"
+                       "  int e;\n  (void)frexp(x, &e);\n  e = e - 8 < -133 ? -133 : e - 8;\n"
+                       "  double r = ldexp(nearbyint(ldexp(x, -e)), e);\n"
+                       "  if (fabs(r) >= 0x1p128)\n    return signbit(x) ? 0xff80 : 0x7f80;\n"
+                       "  union { float f; uint32_t u; } v = {(float)r};\n"
+                       "  return (uint16_t)(v.u >> 16);\n}\n");
+  });
+}
+
 const std::string &CSupport::lanewise(const std::string &scalarFunction, DataType type, int arity,
                                       std::optional<DataType> argType) {
   DataType from = argType ? *argType : type;
@@ -377,7 +402,31 @@ std::string CSupport::preamble() const {
   return out;
 }
 
+namespace {
+// The bit pattern of `value` rounded to bfloat16 (as tl_bf16_from_double computes it).
+uint16_t bfloat16Bits(double value) {
+  if (std::isnan(value))
+    return std::signbit(value) ? 0xffc0 : 0x7fc0;
+  int e = 0;
+  (void)std::frexp(value, &e);
+  e = std::max(e - 8, -133);
+  double r = std::ldexp(std::nearbyint(std::ldexp(value, -e)), e);
+  if (std::fabs(r) >= 0x1p128)
+    return std::signbit(value) ? 0xff80 : 0x7f80;
+  uint32_t bits = 0;
+  float f = static_cast<float>(r);
+  std::memcpy(&bits, &f, sizeof bits);
+  return static_cast<uint16_t>(bits >> 16);
+}
+} // namespace
+
 void appendCFloatLiteral(std::string &out, double value, DataType type) {
+  if (type.code() == DataType::Code::BFloat) { // carried as its bit pattern
+    char buffer[32];
+    std::snprintf(buffer, sizeof buffer, "(uint16_t)0x%04x", static_cast<unsigned>(bfloat16Bits(value)));
+    out += buffer;
+    return;
+  }
   bool single = type.bits() == 32;
   if (std::isnan(value)) {
     out += single ? "NAN" : "(double)NAN";

@@ -53,6 +53,11 @@ public:
   const std::string &select(DataType vectorType);                   // T select(C cond, T a, T b), lane by lane
   const std::string &compare(const char *op, DataType operandType); // boolean vector (as int8 lanes)
   const std::string &convert(DataType from, DataType to);           // lane-wise cast
+  // bfloat16 values are carried as their bit pattern (uint16_t): `double tl_bf16_to_double(
+  // uint16_t)` widens one exactly, `uint16_t tl_bf16_from_double(double)` rounds to the nearest
+  // even bfloat16 (overflow to infinity, NaN to the quiet NaN of its sign), as the interpreter.
+  const std::string &bfloat16ToDouble();
+  const std::string &bfloat16FromDouble();
   // Lane-by-lane application of a scalar function of one or two arguments of `argType` (by
   // default the result type) giving `type`.
   const std::string &lanewise(const std::string &scalarFunction, DataType type, int arity,
