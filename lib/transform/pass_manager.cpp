@@ -176,17 +176,18 @@ std::optional<Module> PassManager::run(Module module, PassContext &ctx, PassInst
   return module;
 }
 
-// What one function did in one pass of a parallel section, kept only when there is something
-// to report: diagnostics, or the end of that function's way through the section.
-struct PassManager::StepRecord {
-  size_t pass = 0; // index into passes_
-  std::vector<Diagnostic> diagnostics;
-  bool returnedNothing = false;
-  std::optional<Diagnostic> thrown;     // a CompileError's
-  std::optional<std::string> typeError; // an IRTypeError's message
-  std::exception_ptr internal;          // anything else: rethrown on the main thread
-  std::vector<Diagnostic> problems;     // the verifier's, after the pass
-};
+bool FunctionTrace::failed() const {
+  if (!inputProblems.empty())
+    return true;
+  for (const PassStepRecord &step : steps) {
+    if (step.thrown || step.typeError || step.internal || step.returnedNothing || !step.problems.empty())
+      return true;
+    for (const Diagnostic &diagnostic : step.diagnostics)
+      if (diagnostic.severity == Severity::Error)
+        return true;
+  }
+  return false;
+}
 
 // Passes [first, last), all function-local, on the workers: each worker takes a function
 // through every pass of the section (verifying after each), keeping what it reports; then
@@ -229,16 +230,39 @@ bool PassManager::allFunctionLocal() const {
   return std::all_of(passes_.begin(), passes_.end(), [](const PassInstance &p) { return p.info->functionLocal; });
 }
 
-std::optional<PrimFunc> PassManager::runQuietly(PrimFunc func, const PassContext &ctx,
-                                                std::vector<int64_t> &nanoseconds) const {
+std::optional<PrimFunc> PassManager::runTraced(PrimFunc func, const PassContext &ctx, FunctionTrace &trace,
+                                               std::vector<int64_t> &nanoseconds) const {
   if (!allFunctionLocal())
-    throw std::logic_error("PassManager::runQuietly: a pass is not function-local");
-  if (verifyEach && !passes_.empty() && !verifyFunctionOnce(func).empty())
-    return std::nullopt;
-  std::vector<StepRecord> records;
-  if (!passThrough(0, passes_.size(), func, ctx, records, nanoseconds) || !records.empty())
+    throw std::logic_error("PassManager::runTraced: a pass is not function-local");
+  if (verifyEach && !passes_.empty()) {
+    trace.inputProblems = verifyFunctionOnce(func);
+    if (!trace.inputProblems.empty())
+      return std::nullopt;
+  }
+  if (!passThrough(0, passes_.size(), func, ctx, trace.steps, nanoseconds))
     return std::nullopt;
   return func;
+}
+
+bool PassManager::reportTraces(std::vector<FunctionTrace> &traces, SourceRange where,
+                               DiagnosticSink &diagnostics) const {
+  if (!allFunctionLocal())
+    throw std::logic_error("PassManager::reportTraces: a pass is not function-local");
+  Sink sink(diagnostics);
+  // run() verifies every function before the first pass and stops when any has a problem.
+  bool invalidInput = false;
+  for (FunctionTrace &trace : traces) {
+    for (Diagnostic &problem : trace.inputProblems)
+      sink.report(std::move(problem));
+    invalidInput |= !trace.inputProblems.empty();
+  }
+  if (invalidInput)
+    return false;
+  Records records;
+  records.reserve(traces.size());
+  for (FunctionTrace &trace : traces)
+    records.push_back(std::move(trace.steps));
+  return reportSection(0, passes_.size(), records, where, sink);
 }
 
 // One worker's part of runFunctionLocal: `func` through passes [first, last), keeping in
