@@ -166,6 +166,13 @@ IntBounds AnalyzerImpl::bounds(const LinearSum &s) {
   return clampToType(arithmetic(mathBounds(s), s.type()), s.type());
 }
 
+bool AnalyzerImpl::exact(const LinearSum &s) {
+  if (owner_.noOverflow_)
+    return true;
+  IntBounds b = arithmetic(mathBounds(s), s.type());
+  return b.min && b.max;
+}
+
 IntBounds AnalyzerImpl::bounds(const Expr &e) {
   if (letDepth_ == 0) {
     if (const auto *cached = boundsMemo_.find(e.get()))
