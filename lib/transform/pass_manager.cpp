@@ -69,10 +69,10 @@ bool sameFunctions(const Module &a, const Module &b) {
   return true;
 }
 
-void PassManager::add(const PassInfo &info, PassOptions options) {
+void PassManager::add(const PassInfo &info, PassOptions options, const PassOptions &flags) {
   if (std::string error = passOptionsError(info, options); !error.empty())
     throw std::logic_error("unchecked pass options: " + error);
-  std::unique_ptr<Pass> pass = info.create(passOptionsWithDefaults(info, options));
+  std::unique_ptr<Pass> pass = info.create(passOptionsWithDefaults(info, options, flags));
   passes_.push_back({&info, std::move(options), std::move(pass)});
   timings_.push_back({describePass(info, passes_.back().options), 0, 0});
 }
@@ -99,7 +99,7 @@ std::string PassManager::orderError() const {
 
 std::optional<Module> PassManager::run(Module module, PassContext &ctx, PassInstrumentation *instrumentation) {
   Sink sink(ctx.diagnostics);
-  PassContext passContext{sink, ctx.remarks, ctx.layoutVerifyWarn, ctx.target};
+  PassContext passContext = ctx.withDiagnostics(sink);
   // The input is verified too, so that a pass is never blamed for what it was given.
   if (verifyEach && !passes_.empty()) {
     std::vector<Diagnostic> problems;
@@ -176,17 +176,18 @@ std::optional<Module> PassManager::run(Module module, PassContext &ctx, PassInst
   return module;
 }
 
-// What one function did in one pass of a parallel section, kept only when there is something
-// to report: diagnostics, or the end of that function's way through the section.
-struct PassManager::StepRecord {
-  size_t pass = 0; // index into passes_
-  std::vector<Diagnostic> diagnostics;
-  bool returnedNothing = false;
-  std::optional<Diagnostic> thrown;     // a CompileError's
-  std::optional<std::string> typeError; // an IRTypeError's message
-  std::exception_ptr internal;          // anything else: rethrown on the main thread
-  std::vector<Diagnostic> problems;     // the verifier's, after the pass
-};
+bool FunctionTrace::failed() const {
+  if (!inputProblems.empty())
+    return true;
+  for (const PassStepRecord &step : steps) {
+    if (step.thrown || step.typeError || step.internal || step.returnedNothing || !step.problems.empty())
+      return true;
+    for (const Diagnostic &diagnostic : step.diagnostics)
+      if (diagnostic.severity == Severity::Error)
+        return true;
+  }
+  return false;
+}
 
 // Passes [first, last), all function-local, on the workers: each worker takes a function
 // through every pass of the section (verifying after each), keeping what it reports; then
@@ -229,16 +230,39 @@ bool PassManager::allFunctionLocal() const {
   return std::all_of(passes_.begin(), passes_.end(), [](const PassInstance &p) { return p.info->functionLocal; });
 }
 
-std::optional<PrimFunc> PassManager::runQuietly(PrimFunc func, const PassContext &ctx,
-                                                std::vector<int64_t> &nanoseconds) const {
+std::optional<PrimFunc> PassManager::runTraced(PrimFunc func, const PassContext &ctx, FunctionTrace &trace,
+                                               std::vector<int64_t> &nanoseconds) const {
   if (!allFunctionLocal())
-    throw std::logic_error("PassManager::runQuietly: a pass is not function-local");
-  if (verifyEach && !passes_.empty() && !verifyFunctionOnce(func).empty())
-    return std::nullopt;
-  std::vector<StepRecord> records;
-  if (!passThrough(0, passes_.size(), func, ctx, records, nanoseconds) || !records.empty())
+    throw std::logic_error("PassManager::runTraced: a pass is not function-local");
+  if (verifyEach && !passes_.empty()) {
+    trace.inputProblems = verifyFunctionOnce(func);
+    if (!trace.inputProblems.empty())
+      return std::nullopt;
+  }
+  if (!passThrough(0, passes_.size(), func, ctx, trace.steps, nanoseconds))
     return std::nullopt;
   return func;
+}
+
+bool PassManager::reportTraces(std::vector<FunctionTrace> &traces, SourceRange where,
+                               DiagnosticSink &diagnostics) const {
+  if (!allFunctionLocal())
+    throw std::logic_error("PassManager::reportTraces: a pass is not function-local");
+  Sink sink(diagnostics);
+  // run() verifies every function before the first pass and stops when any has a problem.
+  bool invalidInput = false;
+  for (FunctionTrace &trace : traces) {
+    for (Diagnostic &problem : trace.inputProblems)
+      sink.report(std::move(problem));
+    invalidInput |= !trace.inputProblems.empty();
+  }
+  if (invalidInput)
+    return false;
+  Records records;
+  records.reserve(traces.size());
+  for (FunctionTrace &trace : traces)
+    records.push_back(std::move(trace.steps));
+  return reportSection(0, passes_.size(), records, where, sink);
 }
 
 // One worker's part of runFunctionLocal: `func` through passes [first, last), keeping in
@@ -248,7 +272,7 @@ bool PassManager::passThrough(size_t first, size_t last, PrimFunc &func, const P
   SimplifiedScope simplified; // what one pass simplified, the next need not (arith/analyzer.h)
   for (size_t k = first; k < last; ++k) {
     CollectingSink collected;
-    PassContext workerContext{collected, ctx.remarks, ctx.layoutVerifyWarn, ctx.target};
+    PassContext workerContext = ctx.withDiagnostics(collected);
     StepRecord record;
     record.pass = k;
     std::optional<PrimFunc> result;

@@ -4,6 +4,7 @@
 // after passes is left to the tool through PassInstrumentation.
 #pragma once
 
+#include <exception>
 #include <memory>
 #include <optional>
 #include <string>
@@ -36,6 +37,28 @@ struct PassTiming {
   long peakRssKiB = 0; // process peak resident set size after the pass
 };
 
+// What one function did in one pass, kept only when there is something to report: its
+// diagnostics, or the end of its way through the passes (PassManager's parallel sections and
+// the streamed compile report these as one thread would have).
+struct PassStepRecord {
+  size_t pass = 0; // index into the manager's passes
+  std::vector<Diagnostic> diagnostics;
+  bool returnedNothing = false;
+  std::optional<Diagnostic> thrown;     // a CompileError's
+  std::optional<std::string> typeError; // an IRTypeError's message
+  std::exception_ptr internal;          // anything else: rethrown on the reporting thread
+  std::vector<Diagnostic> problems;     // the verifier's, after the pass
+};
+
+// One function's way through every pass (PassManager::runTraced): what run() would report of
+// it. Empty when there is nothing to report.
+struct FunctionTrace {
+  std::vector<Diagnostic> inputProblems; // the verifier's, on the function as given
+  std::vector<PassStepRecord> steps;
+  bool empty() const { return inputProblems.empty() && steps.empty(); }
+  bool failed() const;
+};
+
 class PassManager {
 public:
   bool verifyEach = true;
@@ -47,10 +70,12 @@ public:
 
   // Creates the pass with its declared defaults filled in. The options must be valid
   // (passOptionsError: parsePipeline checks them, locating each error in the pipeline text);
-  // invalid ones are the caller's bug, an internal error (std::logic_error). The instance keeps
-  // the options as given.
-  void add(const PassInfo &info, PassOptions options);
-  void add(const PipelineEntry &entry) { add(*entry.info, entry.options); }
+  // invalid ones are the caller's bug, an internal error (std::logic_error). `flags` are the
+  // tool flags given on the command line with their values ({"--target", "opencl"}): they give
+  // the declared options bound to them (PassOptionInfo::flag) that `options` does not. The
+  // instance keeps the options as given.
+  void add(const PassInfo &info, PassOptions options, const PassOptions &flags = {});
+  void add(const PipelineEntry &entry, const PassOptions &flags = {}) { add(*entry.info, entry.options, flags); }
   bool empty() const { return passes_.empty(); }
   // The first contract the order of the passes breaks: a pass requiring a property that only a
   // later pass establishes ("pass 'flatten' requires layouts applied, which the later pass
@@ -67,15 +92,21 @@ public:
   const std::vector<PassTiming> &timings() const { return timings_; }
 
   // True when every pass is function-local (PassInfo::functionLocal), so that run() takes each
-  // function through all of them on its own and runQuietly may stand in for it.
+  // function through all of them on its own and runTraced may stand in for it.
   bool allFunctionLocal() const;
   // For a caller that lowers a module function by function as its functions arrive (tirlower's
   // streamed compile): `func` through every pass, on this thread, as run() takes it (verifying
-  // it and each pass's output with verifyEach). Returns nullopt when anything was reported (any
-  // diagnostic: the context's sink receives nothing) or anything failed; the caller then runs
-  // run() on the whole module, which reports it as run() does. Requires allFunctionLocal().
-  // `nanoseconds[k]` accumulates the time spent in pass k. Safe on several threads at once.
-  std::optional<PrimFunc> runQuietly(PrimFunc func, const PassContext &ctx, std::vector<int64_t> &nanoseconds) const;
+  // it and each pass's output with verifyEach), keeping in `trace` what run() would report of it
+  // (the context's sink receives nothing), for reportTraces. Returns nullopt when `func` failed
+  // (its trace says how). Requires allFunctionLocal(). `nanoseconds[k]` accumulates the time
+  // spent in pass k. Safe on several threads at once.
+  std::optional<PrimFunc> runTraced(PrimFunc func, const PassContext &ctx, FunctionTrace &trace,
+                                    std::vector<int64_t> &nanoseconds) const;
+  // Reports what run() reports of a module whose functions' traces (those not empty, in function
+  // order) are `traces`, from that module's location `where` (its first located function's):
+  // the input's problems if any function has some, else each pass's diagnostics function by
+  // function, stopping where run() stops. False when run() fails. Requires allFunctionLocal().
+  bool reportTraces(std::vector<FunctionTrace> &traces, SourceRange where, DiagnosticSink &diagnostics) const;
   // Adds `wallSeconds` of a parallel section to the timings of passes [first, last), shared in
   // proportion to the time each worker spent in each (`nanoseconds`, one row per worker).
   void addSectionTime(size_t first, size_t last, double wallSeconds,
@@ -83,7 +114,7 @@ public:
 
 private:
   class Sink;
-  struct StepRecord;
+  using StepRecord = PassStepRecord;
   using Records = std::vector<std::vector<StepRecord>>;
   std::optional<Module> runFunctionLocal(size_t first, size_t last, Module module, PassContext &ctx, Sink &sink);
   bool passThrough(size_t first, size_t last, PrimFunc &func, const PassContext &ctx, std::vector<StepRecord> &records,

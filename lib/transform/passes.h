@@ -20,6 +20,7 @@ PassInfo verifyLayoutsPassInfo();         // verify_layouts.cpp
 PassInfo legalizeLayoutsPassInfo();       // legalize_layouts.cpp
 PassInfo lowerInitBlockPassInfo();        // lower_init_block.cpp
 PassInfo hoistReductionInitPassInfo();    // hoist_reduction_init.cpp
+PassInfo outerLoopVectorizePassInfo();    // outer_loop_vectorize.cpp
 PassInfo convertBlocksToOpaquePassInfo(); // convert_blocks_to_opaque.cpp
 PassInfo lowerMatchBufferPassInfo();      // lower_match_buffer.cpp
 PassInfo lowerOpaqueBlockPassInfo();      // lower_opaque_block.cpp

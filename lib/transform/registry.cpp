@@ -31,6 +31,7 @@ const PassRegistry &PassRegistry::builtin() {
     r.add(removeNoOpPassInfo());
     r.add(convertSSAPassInfo());
     r.add(tileCopiesPassInfo());
+    r.add(outerLoopVectorizePassInfo());
     r.add(unrollPassInfo());
     r.add(vectorizePassInfo());
     r.add(vectorTypeRewritePassInfo());

@@ -16,19 +16,28 @@ namespace {
 // stays in a core's L2 cache from parsing to writing.
 constexpr uint32_t kPieceBytes = 1 << 16;
 
-// A sink that only notes that something was reported: any diagnostic sends the compile down
-// the whole-module path, which reports it in its place.
-class NoteSink : public DiagnosticSink {
+// A sink that keeps what a writer reports of one function.
+class KeepingSink : public DiagnosticSink {
 public:
-  void report(Diagnostic) override { reported = true; }
-  bool reported = false;
+  void report(Diagnostic diagnostic) override { diagnostics.push_back(std::move(diagnostic)); }
+  std::vector<Diagnostic> diagnostics;
 };
 
-// What a worker did with one piece.
+// What the writer reported of one function: its warnings, and the error that stopped it.
+struct WriteRecord {
+  std::vector<Diagnostic> diagnostics;
+  std::optional<Diagnostic> thrown;
+};
+
+// What a worker did with one piece: its text, and what there is to report of its functions, in
+// their order (those with nothing to report are not kept).
 struct PieceOutput {
   std::string text;
   std::vector<Symbol> names;
-  bool failed = false;
+  std::vector<FunctionTrace> traces; // the passes'
+  std::vector<WriteRecord> writes;   // the writer's
+  SourceRange firstLoc;              // its first function's
+  bool parseFailed = false;
 };
 
 // Nanoseconds each worker spent in each step: parsing, every pass, writing.
@@ -51,24 +60,27 @@ public:
       t.passes.assign(input.passes.passes().size(), 0);
   }
 
-  // The head, or nullopt for the whole-module path.
-  std::optional<std::string> run(OutputBody &body, size_t &functions) {
+  // The head, or nullopt: for the whole-module path, or (`reported`) after reporting what that
+  // path reports of the passes' or the writer's diagnostics.
+  std::optional<std::string> run(OutputBody &body, size_t &functions, bool &reported) {
     parallelForOrdered(
         pieces_.size(), workers_, [&](size_t k, unsigned worker) { compilePiece(k, worker); },
         [&](size_t k) {
           PieceOutput &out = outputs_[k];
-          if (out.failed || failed_.load()) {
-            failed_.store(true);
+          functions += out.names.size();
+          if (failed_.load() || parseFailed_.load())
             return;
-          }
           body.append(out.text);
           std::string().swap(out.text);
-          functions += out.names.size();
         });
-    if (failed_.load())
+    if (parseFailed_.load())
       return std::nullopt;
     if (!namesUnique(functions)) {
       parseFailed_.store(true); // the parser reports the redefinition
+      return std::nullopt;
+    }
+    if (!reportDiagnostics()) {
+      reported = true;
       return std::nullopt;
     }
     auto begin = std::chrono::steady_clock::now();
@@ -103,49 +115,88 @@ public:
   }
 
 private:
-  // Piece k on a worker. A piece that fails stops the others: the whole-module path runs anyway.
+  // Piece k on a worker. Once a piece did not parse the others stop (the parser reports it);
+  // once a function failed in a pass or the writer, the others are still taken through the
+  // passes (where the whole-module path stops depends on every function's way through them),
+  // but no more text is written.
   void compilePiece(size_t k, unsigned worker) {
-    if (failed_.load(std::memory_order_relaxed))
+    if (parseFailed_.load(std::memory_order_relaxed))
       return;
-    if (!compiled(k, worker, outputs_[k])) {
-      outputs_[k].failed = true;
-      failed_.store(true);
-    }
+    compile(k, worker, outputs_[k]);
   }
 
   // Piece k parsed, each function lowered and written into `out`, the IR freed on the thread
-  // that made it, for its next piece to reuse. False when anything was reported.
-  bool compiled(size_t k, unsigned worker, PieceOutput &out) {
+  // that made it, for its next piece to reuse; what a pass or the writer reported kept in `out`.
+  void compile(size_t k, unsigned worker, PieceOutput &out) {
     WorkerTimes &t = times_[worker];
     auto begin = std::chrono::steady_clock::now();
     std::optional<Module> module = pieces_.parse(k);
     t.parse += since(begin);
     if (!module) {
       parseFailed_.store(true);
-      return false;
+      return;
     }
     if (pieces_.head().spelling == ScriptSpelling::Tirx)
       module->spelling = ScriptSpelling::Tirx; // the whole module's spelling, as parseModule joins it
-    NoteSink passSink;
-    PassContext context{passSink, input_.context.remarks, input_.context.layoutVerifyWarn, input_.context.target};
+    if (!module->functions.empty())
+      out.firstLoc = module->functions.front()->loc;
     out.names.reserve(module->functions.size());
     for (PrimFunc &func : module->functions) {
       out.names.push_back(func->name);
-      std::optional<PrimFunc> lowered = input_.passes.runQuietly(std::move(func), context, t.passes);
-      if (!lowered || passSink.reported)
-        return false;
+      bool first = k == 0 && &func == &module->functions.front();
+      FunctionTrace trace;
+      std::optional<PrimFunc> lowered = input_.passes.runTraced(std::move(func), input_.context, trace, t.passes);
+      if (!trace.empty()) {
+        if (trace.failed()) {
+          failed_.store(true);
+          passFailed_.store(true);
+        }
+        out.traces.push_back(std::move(trace));
+      }
+      // After a pass failed, the writer reports nothing; after it failed on a function of an
+      // earlier piece, nothing of this piece.
+      if (!lowered || passFailed_.load(std::memory_order_relaxed) || k > firstWriteFailure_.load())
+        continue;
       begin = std::chrono::steady_clock::now();
-      NoteSink writeSink;
+      KeepingSink writeSink;
+      WriteRecord record;
       try {
-        writer_->write(**lowered, *module, k == 0 && &func == &module->functions.front(), worker, out.text, writeSink);
-      } catch (const CompileError &) {
-        writeSink.reported = true;
+        writer_->write(**lowered, *module, first, worker, out.text, writeSink);
+      } catch (CompileError &e) {
+        record.thrown = std::move(e.diagnostic());
+        failed_.store(true);
+        size_t earliest = firstWriteFailure_.load();
+        while (k < earliest && !firstWriteFailure_.compare_exchange_weak(earliest, k)) {
+        }
       }
       t.write += since(begin);
-      if (writeSink.reported)
-        return false;
+      record.diagnostics = std::move(writeSink.diagnostics);
+      if (record.thrown || !record.diagnostics.empty())
+        out.writes.push_back(std::move(record));
     }
-    return true;
+  }
+
+  // Reports what the whole-module path reports of the passes and the writer: the passes' first
+  // (the pass manager's order and stops), then, when they all went through, the writer's,
+  // function by function up to the first error. False when something failed.
+  bool reportDiagnostics() {
+    std::vector<FunctionTrace> traces;
+    for (PieceOutput &out : outputs_)
+      for (FunctionTrace &trace : out.traces)
+        traces.push_back(std::move(trace));
+    if (!traces.empty() && !input_.passes.reportTraces(traces, outputs_.empty() ? SourceRange{} : outputs_[0].firstLoc,
+                                                       input_.context.diagnostics))
+      return false;
+    for (PieceOutput &out : outputs_)
+      for (WriteRecord &record : out.writes) {
+        for (Diagnostic &diagnostic : record.diagnostics)
+          input_.context.diagnostics.report(std::move(diagnostic));
+        if (record.thrown) {
+          input_.context.diagnostics.report(std::move(*record.thrown));
+          return false;
+        }
+      }
+    return !failed_.load();
   }
 
   // False when two pieces define functions of one name: the whole-module parse reports it.
@@ -165,7 +216,9 @@ private:
   std::unique_ptr<ModuleWriter> writer_;
   std::vector<PieceOutput> outputs_;
   std::vector<WorkerTimes> times_;
-  std::atomic<bool> failed_{false};
+  std::atomic<bool> failed_{false};     // a pass or the writer failed on a function
+  std::atomic<bool> passFailed_{false}; // a pass did
+  std::atomic<size_t> firstWriteFailure_{SIZE_MAX}; // the first piece on which the writer did
   std::atomic<bool> parseFailed_{false};
 };
 
@@ -194,9 +247,11 @@ std::optional<std::string> compileStreamed(const StreamedCompileInput &input, Ou
     return std::nullopt;
   StreamedCompile compile(input, std::move(*pieces));
   size_t count = 0;
-  std::optional<std::string> head = compile.run(body, count);
+  std::optional<std::string> head = compile.run(body, count, reported);
   if (!head) {
-    reported = compile.parseFailed() && reportParseErrors(input);
+    reported = reported || (compile.parseFailed() && reportParseErrors(input));
+    if (reported) // found without the whole-module path
+      compile.addTimes(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(), timing);
     return std::nullopt;
   }
   compile.addTimes(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(), timing);
