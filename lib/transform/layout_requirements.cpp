@@ -5,6 +5,7 @@
 #include "arith/int_ops.h"
 #include "ir/visitor.h"
 #include "ir/storage_scope.h"
+#include "transform/target.h"
 
 namespace tirlower {
 
@@ -34,11 +35,10 @@ private:
   Symbol name_;
 };
 
-// The OpenCL target's role: a texture parameter with an N, C, H, W layout is packed NCHW4c.
-std::vector<LayoutRequirement> targetRequirements(const PrimFuncNode &func, const std::string &target) {
+} // namespace
+
+std::vector<LayoutRequirement> openclTextureRequirements(const PrimFuncNode &func) {
   std::vector<LayoutRequirement> result;
-  if (target != "opencl")
-    return result;
   for (const BufferBinding &binding : func.bufferMap) {
     const BufferNode &buffer = *binding.buffer;
     if (!hasTextureScope(buffer) || buffer.layout.empty())
@@ -60,8 +60,6 @@ std::vector<LayoutRequirement> targetRequirements(const PrimFuncNode &func, cons
   }
   return result;
 }
-
-} // namespace
 
 std::vector<std::optional<int64_t>> rowMajorStrides(const std::vector<Expr> &shape) {
   std::vector<std::optional<int64_t>> strides(shape.size());
@@ -146,7 +144,7 @@ Buffer findBufferNamed(const PrimFuncNode &func, const std::string &name) {
 }
 
 std::vector<BufferRequirement> requirementsOf(const PrimFuncNode &func, const std::vector<LayoutRequirement> &options,
-                                              const std::string &target) {
+                                              const Target *target) {
   std::vector<BufferRequirement> result;
   auto add = [&](const LayoutRequirement &requirement) {
     Buffer buffer = findBufferNamed(func, requirement.buffer);
@@ -162,8 +160,9 @@ std::vector<BufferRequirement> requirementsOf(const PrimFuncNode &func, const st
     add(requirement);
   for (const LayoutRequirement &requirement : options)
     add(requirement);
-  for (const LayoutRequirement &requirement : targetRequirements(func, target))
-    add(requirement);
+  if (target)
+    for (const LayoutRequirement &requirement : target->requirementsOf(func))
+      add(requirement);
   return result;
 }
 

@@ -3,9 +3,9 @@
 //
 // A function's requirements are, in order: its T.func_attr "layout_requirements" and the
 // tool's --require-layout flags (PrimFuncNode::layoutRequirements), the passes' option
-// require='B=NCHW4c;A=NCHW4c:texture', and the target's requirements per buffer role:
-// for --target=opencl, a parameter in scope "global.texture" whose layout annotation names
-// the dimensions N, C, H and W must be "NCHW4c:texture".
+// require='B=NCHW4c;A=NCHW4c:texture', and the target's requirements per buffer role
+// (Target::layoutRequirements): for --target=opencl, a parameter in scope "global.texture"
+// whose layout annotation names the dimensions N, C, H and W must be "NCHW4c:texture".
 #pragma once
 
 #include <cstdint>
@@ -17,6 +17,8 @@
 #include "transform/pass.h"
 
 namespace tirlower {
+
+struct Target;
 
 struct BufferRequirement {
   LayoutRequirement requirement;
@@ -40,9 +42,14 @@ Buffer findBufferNamed(const PrimFuncNode &func, const std::string &name);
 
 // Every requirement on the buffers of `func`. A T.func_attr requirement naming no buffer of
 // the function is an error (CompileError at the requirement); the others apply to the
-// functions that have the buffer (see checkRequirementsApply).
+// functions that have the buffer (see checkRequirementsApply). `target` (may be null) adds
+// the requirements it puts on the function's buffers.
 std::vector<BufferRequirement> requirementsOf(const PrimFuncNode &func, const std::vector<LayoutRequirement> &options,
-                                              const std::string &target);
+                                              const Target *target);
+
+// The OpenCL target's requirements by role: a texture parameter whose layout annotation names
+// the dimensions N, C, H and W is packed "NCHW4c:texture".
+std::vector<LayoutRequirement> openclTextureRequirements(const PrimFuncNode &func);
 
 // Throws CompileError when a pass-option requirement names a buffer no function has.
 void checkRequirementsApply(const Module &module, const std::vector<LayoutRequirement> &options,

@@ -26,13 +26,15 @@ enum class IRProperty {
 // "layouts applied", "flat", ...: how messages name a property.
 const char *irPropertyName(IRProperty property);
 
+struct Target;
+
 struct PassContext {
   DiagnosticSink &diagnostics;
   bool remarks = false; // report per-decision remarks (--remarks)
   // Layout requirements (verify-layouts, legalize-layouts): --layout-verify=warn makes unmet
   // ones warnings; the --target preset adds its requirements per buffer role.
   bool layoutVerifyWarn = false;
-  std::string target = {};
+  const Target *target = nullptr;
 };
 
 class Pass {

@@ -33,7 +33,7 @@ std::string options(const PassInfo &info) {
 
 } // namespace
 
-std::string passReferenceMarkdown(const PassRegistry &registry, const std::vector<TargetPipeline> &targets) {
+std::string passReferenceMarkdown(const PassRegistry &registry, const std::vector<Target> &targets) {
   std::string out = "## Registered passes\n\n"
                     "In registry order. *Requires*: properties the pass needs from an earlier pass of the "
                     "pipeline; *establishes*: properties it leaves (see \"Pass contracts\").\n\n"
@@ -48,10 +48,10 @@ std::string passReferenceMarkdown(const PassRegistry &registry, const std::vecto
   }
   out += "\n## Target pipelines\n\n"
          "What `--target=NAME` runs when no `--pass`/`--pass-pipeline` is given "
-         "(`lib/transform/target_pipelines.cpp`).\n\n"
+         "(`lib/transform/target.cpp`).\n\n"
          "| target | emitter | pipeline |\n"
          "|---|---|---|\n";
-  for (const TargetPipeline &target : targets) {
+  for (const Target &target : targets) {
     std::string pipeline;
     for (char c : target.pipeline)
       pipeline += c == ',' ? std::string(", ") : std::string(1, c);

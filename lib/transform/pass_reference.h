@@ -7,11 +7,11 @@
 #include <vector>
 
 #include "transform/pass.h"
-#include "transform/target_pipelines.h"
+#include "transform/target.h"
 
 namespace tirlower {
 
 // Markdown: a "Registered passes" table and a "Target pipelines" table.
-std::string passReferenceMarkdown(const PassRegistry &registry, const std::vector<TargetPipeline> &targets);
+std::string passReferenceMarkdown(const PassRegistry &registry, const std::vector<Target> &targets);
 
 } // namespace tirlower

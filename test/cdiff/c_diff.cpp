@@ -31,7 +31,7 @@
 #include "parse/parser.h"
 #include "transform/pass_manager.h"
 #include "transform/pipeline.h"
-#include "transform/target_pipelines.h"
+#include "transform/target.h"
 
 namespace tirlower {
 
@@ -59,7 +59,7 @@ namespace {
 using namespace cdiff;
 
 // The C target's default pipeline (blocks lowered first).
-const std::string kCPipeline = findTargetPipeline("c")->pipeline;
+const std::string kCPipeline = findTarget("c")->pipeline;
 constexpr int kSkip = 77;
 
 struct Options {

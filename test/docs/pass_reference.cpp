@@ -5,6 +5,6 @@
 #include "transform/pass_reference.h"
 
 int main() {
-  std::cout << tirlower::passReferenceMarkdown(tirlower::PassRegistry::builtin(), tirlower::targetPipelines());
+  std::cout << tirlower::passReferenceMarkdown(tirlower::PassRegistry::builtin(), tirlower::targets());
   return 0;
 }

@@ -20,7 +20,7 @@
 #include "parse/diagnostic_engine.h"
 #include "parse/parser.h"
 #include "transform/pass_manager.h"
-#include "transform/target_pipelines.h"
+#include "transform/target.h"
 
 namespace {
 using namespace tirlower;
@@ -47,7 +47,7 @@ void checkErrors(const SourceManager &sources, const DiagnosticCollector &collec
 PassManager &cPipeline() {
   static PassManager *manager = [] {
     auto *m = new PassManager();
-    const TargetPipeline *c = findTargetPipeline("c");
+    const Target *c = findTarget("c");
     if (!c)
       std::abort();
     for (const PipelineEntry &entry : parsePipeline(c->pipeline, PassRegistry::builtin()))
@@ -67,7 +67,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   std::optional<Module> module = parseModule(sources, fileId, collector);
   if (!module || collector.errorCount() != 0)
     return 0;
-  PassContext context{collector, false, false, "c"};
+  PassContext context{collector, false, false, findTarget("c")};
   std::optional<Module> lowered = cPipeline().run(std::move(*module), context);
   checkErrors(sources, collector);
   if (!lowered || collector.errorCount() != 0)

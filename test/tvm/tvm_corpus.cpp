@@ -43,7 +43,7 @@
 #include "parse/parser.h"
 #include "transform/pass_manager.h"
 #include "transform/pipeline.h"
-#include "transform/target_pipelines.h"
+#include "transform/target.h"
 
 namespace tirlower {
 namespace {
@@ -223,7 +223,7 @@ private:
       return checkSemantics(*parsed, report, sink);
     std::optional<Module> module = *parsed;
     if (way != "interp") {
-      const TargetPipeline *target = findTargetPipeline(way);
+      const Target *target = findTarget(way);
       module = cdiff::lowerModule(*parsed, target->pipeline, sink);
       if (!module) {
         report += "    the " + way + " pipeline fails:\n" + sink.messages;
@@ -312,7 +312,7 @@ private:
     if (checker.checkedFunctions() == 0)
       return false;
     PassManager passes;
-    for (const PipelineEntry &entry : parsePipeline(findTargetPipeline("opencl")->pipeline, PassRegistry::builtin()))
+    for (const PipelineEntry &entry : parsePipeline(findTarget("opencl")->pipeline, PassRegistry::builtin()))
       passes.add(entry);
     PassContext context{sink};
     SemanticInstrumentation instrumentation(checker);

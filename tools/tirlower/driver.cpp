@@ -367,11 +367,13 @@ private:
       // unflattened buffers (its message names the passes to run) is told what lowers them.
       bool unlowered = diagnostic.message.find("lower it first") != std::string::npos ||
                        diagnostic.message.find("run the flatten pass first") != std::string::npos;
-      if (manager_.empty() && !emitter->target.empty() && unlowered)
+      if (manager_.empty() && emitter->target && unlowered) {
+        const std::string &target = emitter->target->name;
         diagnostic.note(diagnostic.range, "no pass ran: -o and --emit choose the output format only; --target=" +
-                                              emitter->target + " also runs the " + emitter->target +
+                                              target + " also runs the " + target +
                                               " target's default pipeline (tirlower --print-pipeline --target=" +
-                                              emitter->target + ")");
+                                              target + ")");
+      }
       diagnostics.report(std::move(diagnostic));
       return std::nullopt;
     }

@@ -39,7 +39,7 @@ const std::vector<Emitter> &emitters() {
   static const std::vector<Emitter> all = {
       {"tir",
        {".tir"},
-       "",
+       nullptr,
        false,
        [](const Module &m, const SourceInfo *, const EmitSettings &s, DiagnosticSink &) {
          return printModule(m, s.spelling);
@@ -48,14 +48,14 @@ const std::vector<Emitter> &emitters() {
        [](const EmitSettings &s, unsigned) { return makeTirModuleWriter(s.spelling); }},
       {"json",
        {".json"},
-       "",
+       nullptr,
        false,
        [](const Module &m, const SourceInfo *sources, const EmitSettings &, DiagnosticSink &) {
          return emitJson(m, sources);
        }},
       {"c",
        {".c"},
-       "c",
+       findTarget("c"),
        false,
        [](const Module &m, const SourceInfo *, const EmitSettings &s, DiagnosticSink &d) {
          return emitC(m, cOptions(s), d);
@@ -65,61 +65,64 @@ const std::vector<Emitter> &emitters() {
        [](const EmitSettings &s, unsigned workers) { return makeCModuleWriter(cOptions(s), workers); }},
       {"h",
        {".h"},
-       "c",
+       findTarget("c"),
        false,
        [](const Module &m, const SourceInfo *, const EmitSettings &s, DiagnosticSink &d) {
          return emitCHeader(m, d, s.headerGuard);
        },
        {},
        {},
-       {"llvm"}},
+       {findTarget("llvm")},
+       true},
       {"llvm",
        {".ll"},
-       "llvm",
+       findTarget("llvm"),
        false,
        [](const Module &m, const SourceInfo *, const EmitSettings &s, DiagnosticSink &) {
          return llvmBackend().emitText(m, llvmOptions(s));
        }},
       {"bc",
        {".bc"},
-       "llvm",
+       findTarget("llvm"),
        true,
        [](const Module &m, const SourceInfo *, const EmitSettings &s, DiagnosticSink &) {
          return llvmBackend().emitBitcode(m, llvmOptions(s));
        }},
       {"obj",
        {".o"},
-       "llvm",
+       findTarget("llvm"),
        true,
        [](const Module &m, const SourceInfo *, const EmitSettings &s, DiagnosticSink &) {
          return llvmBackend().emitObject(m, llvmOptions(s));
        }},
       {"so",
        {".so"},
-       "c",
+       findTarget("c"),
        true,
-       [](const Module &m, const SourceInfo *, const EmitSettings &s, DiagnosticSink &d) {
-         return s.target == "llvm" ? buildSharedLibrary(llvmBackend().emitObject(m, llvmOptions(s)), ".o", m, s)
-                                   : buildSharedLibrary(emitC(m, cOptions(s), d), ".c", m, s);
+       [](const Module &m, const SourceInfo *sources, const EmitSettings &s, DiagnosticSink &d) {
+         const Emitter &code = *findEmitter(s.target->sharedLibraryCode);
+         return buildSharedLibrary(code.emit(m, sources, s, d), code.extensions.front().c_str(), m, s);
        },
        {},
        {},
-       {"llvm"}},
+       {findTarget("llvm")},
+       false,
+       true},
       {"opencl",
        {".cl"},
-       "opencl",
+       findTarget("opencl"),
        false,
        [](const Module &m, const SourceInfo *, const EmitSettings &, DiagnosticSink &d) { return emitOpenCL(m, d); }},
       {"launch",
        {".launch.json"},
-       "opencl",
+       findTarget("opencl"),
        false,
        [](const Module &m, const SourceInfo *, const EmitSettings &, DiagnosticSink &d) {
          return emitLaunchJson(m, d);
        }},
       {"launch-h",
        {".launch.h"},
-       "opencl",
+       findTarget("opencl"),
        false,
        [](const Module &m, const SourceInfo *, const EmitSettings &, DiagnosticSink &d) {
          return emitLaunchHeader(m, d);
@@ -149,17 +152,23 @@ const Emitter *emitterForPath(const std::string &path) {
   return found;
 }
 
-bool emitterServesTarget(const Emitter &emitter, const std::string &target) {
-  return emitter.target.empty() || target.empty() || emitter.target == target ||
-         std::find(emitter.alsoTargets.begin(), emitter.alsoTargets.end(), target) != emitter.alsoTargets.end();
+bool emitterServesTarget(const Emitter &emitter, const Target &target) {
+  return !emitter.target || emitter.target == &target ||
+         std::find(emitter.alsoTargets.begin(), emitter.alsoTargets.end(), &target) != emitter.alsoTargets.end();
 }
 
-std::string emittersOfTarget(const std::string &target, bool ownOnly) {
+std::string emittersOfTarget(const Target &target, bool ownOnly) {
   std::string names;
   for (const Emitter &emitter : emitters())
-    if (ownOnly ? emitter.target == target : !emitter.target.empty() && emitterServesTarget(emitter, target))
+    if (ownOnly ? emitter.target == &target : emitter.target && emitterServesTarget(emitter, target))
       names += (names.empty() ? "" : ", ") + emitter.name;
   return names;
+}
+
+const Target *codeTarget(const Emitter &emitter, const Target *target) {
+  if (emitter.declarationsOnly)
+    return nullptr;
+  return emitter.compilesTarget ? target : emitter.target;
 }
 
 std::string emitterNames() {

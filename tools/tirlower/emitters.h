@@ -12,6 +12,7 @@
 #include "codegen/module_writer.h"
 #include "ir/diagnostic.h"
 #include "ir/function.h"
+#include "transform/target.h"
 
 namespace tirlower {
 
@@ -25,7 +26,7 @@ struct EmitSettings {
   std::string features;     // --mattr for LLVM: "+avx2,-fma"
   bool fpContract = true;   // --fp-contract=on|off for LLVM: a*b+c as llvm.fmuladd
   bool tvmFfi = false;      // --abi=tvm-ffi: every function also gets its TVM FFI entry
-  std::string target;       // --target (for --emit=so: whether it compiles C or an LLVM object)
+  const Target *target = nullptr; // --target (for --emit=so: the code it compiles, Target::sharedLibraryCode)
   std::string cc;           // --cc for --emit=so; empty: $CC, else cc
   // --tir-spelling for TVMScript output; unset = the input's own spelling.
   std::optional<ScriptSpelling> spelling;
@@ -37,9 +38,9 @@ struct EmitSettings {
 struct Emitter {
   std::string name;
   std::vector<std::string> extensions; // with the dot: ".tir"
-  // The --target whose code this is ("c", "llvm", "opencl"); empty for the IR formats (tir,
-  // json), which go with any target.
-  std::string target;
+  // The target whose code this is (c, llvm, opencl); null for the IR formats (tir, json),
+  // which go with any target.
+  const Target *target = nullptr;
   // Bytes that are no text (object files, bitcode): not written to a terminal unless asked.
   bool binary = false;
   // Throws CompileError for IR the format cannot express; warnings go to the sink.
@@ -54,17 +55,27 @@ struct Emitter {
   std::function<std::unique_ptr<ModuleWriter>(const EmitSettings &, unsigned workers)> writer = {};
   // Further targets whose code this describes: the C header declares the LLVM object's
   // functions too (one calling convention, docs/abi.md).
-  std::vector<std::string> alsoTargets = {};
+  std::vector<const Target *> alsoTargets = {};
+  // It writes declarations only (the C header): the code-generation flags of its target
+  // (Target::flags) do not apply to it.
+  bool declarationsOnly = false;
+  // It compiles the code of the --target (Target::sharedLibraryCode) into a shared library
+  // (--emit=so): the target's code-generation flags apply to it.
+  bool compilesTarget = false;
 };
 
 const std::vector<Emitter> &emitters();
 const Emitter *findEmitter(const std::string &name);
 const Emitter *emitterForPath(const std::string &path);
 // Whether an emitter's code serves a target (--target=llvm with --emit=obj, any with tir).
-bool emitterServesTarget(const Emitter &emitter, const std::string &target);
+bool emitterServesTarget(const Emitter &emitter, const Target &target);
 // "llvm, bc, obj, h": the emitters of a target's code; with `ownOnly`, those whose code is the
 // target's own ("llvm, bc, obj").
-std::string emittersOfTarget(const std::string &target, bool ownOnly = false);
+std::string emittersOfTarget(const Target &target, bool ownOnly = false);
+// The target whose code-generation flags apply to `emitter` under --target `target` (may be
+// null): the emitter's own, the --target's for an emitter that compiles it (--emit=so), none
+// for the IR formats and the declarations-only header.
+const Target *codeTarget(const Emitter &emitter, const Target *target);
 std::string emitterNames(); // "tir, json, ..."
 
 } // namespace tirlower

@@ -19,7 +19,7 @@
 #include "run_files.h"
 #include "transform/pass.h"
 #include "transform/pipeline.h"
-#include "transform/target_pipelines.h"
+#include "transform/target.h"
 
 #ifndef TIRLOWER_VERSION
 #error "TIRLOWER_VERSION must be defined by the build"
@@ -158,7 +158,7 @@ public:
 
 struct FlagValues {
   std::string input, runFile, emit, timing, diagnosticsFormat = "text", pipeline, layoutVerify = "error";
-  std::string optLevel, seed, maxSteps, maxBufferBytes, outputsFormat, threads, abi;
+  std::string optLevel, seed, maxSteps, maxBufferBytes, outputsFormat, threads, abi, target;
 };
 
 const char *const kInputOutput = "Input and output";
@@ -255,12 +255,10 @@ void addLayoutFlags(CLI::App &app, ToolOptions &options, FlagValues &values) {
 
 // The flags of help group: the target and its code generation.
 void addTargetFlags(CLI::App &app, ToolOptions &options, FlagValues &values) {
-  app.add_option("--target", options.target,
-                 "target: " + targetPipelineNames() + "; sets the default pipeline and emitter")
+  app.add_option("--target", values.target, "target: " + targetNames() + "; sets the default pipeline and emitter")
       ->option_text("=TARGET")
       ->check([](const std::string &v) {
-        return findTargetPipeline(v) ? std::string()
-                                     : "unknown target '" + v + "'; available targets: " + targetPipelineNames();
+        return findTarget(v) ? std::string() : "unknown target '" + v + "'; available targets: " + targetNames();
       })
       ->group(kTarget);
   app.add_option("-O", values.optLevel, "LLVM optimisation level 0-3 (default 0)")
@@ -499,11 +497,11 @@ std::string parseErrorMessage(const CLI::ParseError &error) {
 }
 
 std::optional<int> resolveEmitter(ToolOptions &options, const std::string &emitFlag) {
-  const TargetPipeline *preset = options.target.empty() ? nullptr : findTargetPipeline(options.target);
+  const Target *preset = options.target;
   const Emitter *emitter = emitFlag.empty() ? nullptr : findEmitter(emitFlag);
-  if (emitter && preset && !emitterServesTarget(*emitter, preset->name)) {
-    printToolError("--emit=" + emitter->name + " writes " + emitter->target + " code, but --target=" + preset->name +
-                   " lowers for " + preset->name + " (its emitters: " + emittersOfTarget(preset->name) +
+  if (emitter && preset && !emitterServesTarget(*emitter, *preset)) {
+    printToolError("--emit=" + emitter->name + " writes " + emitter->target->name + " code, but --target=" + preset->name +
+                   " lowers for " + preset->name + " (its emitters: " + emittersOfTarget(*preset) +
                    ", or tir, json); drop one of them");
     return kUsageError;
   }
@@ -511,10 +509,10 @@ std::optional<int> resolveEmitter(ToolOptions &options, const std::string &emitF
     emitter = emitterForPath(options.output);
     std::string_view fileName = options.output;
     fileName.remove_prefix(fileName.rfind('/') == std::string_view::npos ? 0 : fileName.rfind('/') + 1);
-    if (emitter && preset && !emitterServesTarget(*emitter, preset->name)) {
+    if (emitter && preset && !emitterServesTarget(*emitter, *preset)) {
       printToolError("the output name '" + options.output + "' asks for " + emitter->name +
                      ", but --target=" + preset->name + " lowers for " + preset->name +
-                     " (its emitters: " + emittersOfTarget(preset->name) + "); rename the output or add --emit=FORMAT");
+                     " (its emitters: " + emittersOfTarget(*preset) + "); rename the output or add --emit=FORMAT");
       return kUsageError;
     }
     if (!emitter && !preset && fileName.find('.') != std::string_view::npos) {
@@ -526,11 +524,11 @@ std::optional<int> resolveEmitter(ToolOptions &options, const std::string &emitF
   if (!emitter && preset)
     emitter = findEmitter(preset->emitter);
   options.emit = emitter ? emitter->name : "tir"; // `-o out`, `-o /dev/null`: the default format
-  if (emitter && emitter->name == "so" && !preset) {
+  if (emitter && emitter->compilesTarget && !preset) {
     // A shared library is compiled code: without --target, the C target's pipeline and emitter.
-    options.target = "c";
+    options.target = findTarget("c");
     if (!options.pipeline && options.passFlags.empty())
-      options.pipeline = findTargetPipeline("c")->pipeline;
+      options.pipeline = options.target->pipeline;
   }
   options.emitSettings.target = options.target;
   return std::nullopt;
@@ -551,23 +549,26 @@ std::string guardForFile(const std::string &path) {
 // Flags of one emitter family given for another emitter are refused, not ignored.
 std::optional<int> checkEmitterFlags(const CLI::App &app, ToolOptions &options, const FlagValues &values) {
   const Emitter &emitter = *findEmitter(options.emit);
-  // --emit=so compiles the code of its --target: C, or an LLVM object.
-  const bool so = emitter.name == "so";
-  const bool llvm = emitter.target == "llvm" || (so && options.target == "llvm");
+  // --emit=so compiles the code of its --target: C, or an LLVM object. A code-generation flag
+  // applies where the target of the code takes it (Target::flags); the header declares the
+  // plain functions only and takes none.
+  const bool so = emitter.compilesTarget;
+  const Target *code = codeTarget(emitter, options.target);
+  auto applies = [&](std::string_view flag) { return code && code->accepts(flag); };
+  const Target &llvmTarget = *findTarget("llvm");
+  const bool llvm = code == &llvmTarget; // its code comes from the LLVM backend module
   for (const char *flag : {"-O", "--target-triple", "--mcpu", "--mattr", "--fp-contract"})
-    if (app.get_option(flag)->count() > 0 && !llvm) {
-      printToolError(std::string(flag) + " applies to the LLVM emitters (" + emittersOfTarget("llvm", true) +
+    if (app.get_option(flag)->count() > 0 && !applies(flag)) {
+      printToolError(std::string(flag) + " applies to the LLVM emitters (" + emittersOfTarget(llvmTarget, true) +
                      (so ? ") and to --emit=so with --target=llvm" : ")") + ", not to --emit=" + emitter.name +
-                     (so ? " with --target=" + options.target : ""));
+                     (so ? " with --target=" + options.target->name : ""));
       return kUsageError;
     }
-  if (options.emitSettings.openmp && emitter.name != "c" && !(so && options.target == "c")) {
+  if (options.emitSettings.openmp && !applies("--openmp")) {
     printToolError("--openmp applies to the C emitter, not to --emit=" + emitter.name);
     return kUsageError;
   }
-  // The header declares the plain functions only: it takes no --abi.
-  bool abiApplies = emitter.name == "c" || so || emitter.target == "llvm";
-  if (!values.abi.empty() && !abiApplies) {
+  if (!values.abi.empty() && !applies("--abi")) {
     printToolError("--abi applies to the C and LLVM emitters and to --emit=so, not to --emit=" + emitter.name);
     return kUsageError;
   }
@@ -691,6 +692,7 @@ CLI::App *describeTool(CLI::App &app, ToolOptions &options, FlagValues &values) 
 // The flags parsed as text (their checks already passed) into their typed options.
 void applyFlagValues(const FlagValues &values, ToolOptions &options) {
   options.layoutVerifyWarn = values.layoutVerify == "warn";
+  options.target = values.target.empty() ? nullptr : findTarget(values.target);
   options.diagnosticsFormat = values.diagnosticsFormat == "json" ? DiagnosticFormat::Json : DiagnosticFormat::Text;
   options.timing = values.timing.empty()     ? TimingFormat::None
                    : values.timing == "json" ? TimingFormat::Json
@@ -717,7 +719,7 @@ std::optional<int> choosePipeline(CLI::App &app, ToolOptions &options, const Fla
     printToolError("--pass and --pass-pipeline cannot be combined; put every pass in one of them");
     return kUsageError;
   }
-  if (const TargetPipeline *preset = options.target.empty() ? nullptr : findTargetPipeline(options.target))
+  if (const Target *preset = options.target)
     if (!options.pipeline && options.passFlags.empty())
       options.pipeline = preset->pipeline;
   return std::nullopt;

@@ -41,7 +41,7 @@ struct ToolOptions {
   bool layoutVerifyWarn = false;               // --layout-verify=warn
   bool layoutVerifyGiven = false;              // --layout-verify on the command line
   EmitSettings emitSettings;                   // --openmp, -O, --target-triple, --mcpu, --mattr
-  std::string target;                          // --target preset (c, llvm, opencl); empty if none
+  const Target *target = nullptr;              // --target (c, llvm, opencl); null if none
   bool verifySemantics = false;                // --verify-semantics
   uint64_t seed = 1;                           // --seed: random inputs of run / --verify-semantics
   uint64_t maxSteps = 100'000'000;             // --max-steps: loop iterations of one interpreter run

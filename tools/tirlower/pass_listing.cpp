@@ -2,7 +2,7 @@
 
 #include "pass_plugins.h"
 #include "transform/pipeline.h"
-#include "transform/target_pipelines.h"
+#include "transform/target.h"
 
 namespace tirlower {
 
@@ -35,7 +35,7 @@ std::string listPasses() {
     out += properties("requires", info.requirements) + properties("establishes", info.establishes);
   }
   out += "\ntarget pipelines (what --target=NAME runs without --pass or --pass-pipeline):\n";
-  for (const TargetPipeline &target : targetPipelines())
+  for (const Target &target : targets())
     out += target.name + " (emits " + target.emitter + ")\n    " + target.pipeline + "\n";
   return out;
 }

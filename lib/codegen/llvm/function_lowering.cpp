@@ -321,7 +321,7 @@ void FunctionLowering::allocate(const VarNode *data, DataType dtype, const std::
   dataAlignment_[data] = 16; // malloc's guarantee (alignof(max_align_t)) on the 64-bit targets we serve
 }
 
-// `ptr tirlower.workspace(ptr slot, i64 bytes)`, defined once per module (internal; the name
+// `noalias ptr tirlower.workspace(ptr slot, i64 bytes)`, defined once per module (internal; the name
 // cannot be a C identifier, so no emitted function takes it): the slot's block when it holds
 // `bytes` (at least 1), else a new one of that size, the old one freed; null when malloc fails
 // (the slot is then empty).
@@ -333,6 +333,11 @@ llvm::Function *FunctionLowering::workspaceFunction() {
   auto *fn = llvm::Function::Create(llvm::FunctionType::get(ptr, {ptr, i64}, false),
                                     llvm::GlobalValue::InternalLinkage, "tirlower.workspace", module_);
   fn->addFnAttr(llvm::Attribute::NoUnwind);
+  // Like malloc's, the block aliases nothing the caller can reach otherwise (only the slot,
+  // which nothing but this function reads, holds it): without this LLVM kept a reduction's
+  // accumulators in one workspace in memory, for fear of stores through another (rms_norm's row
+  // sums over a workspace of squares: a load and a store per term).
+  fn->addRetAttr(llvm::Attribute::NoAlias);
   llvm::Argument *slot = fn->getArg(0), *bytes = fn->getArg(1);
   llvm::IRBuilder<> b(llvm::BasicBlock::Create(context_, "entry", fn));
   llvm::BasicBlock *have = llvm::BasicBlock::Create(context_, "have", fn);

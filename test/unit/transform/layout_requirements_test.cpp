@@ -6,6 +6,7 @@
 #include "parse/parser.h"
 #include "transform/layout_requirements.h"
 #include "transform/passes.h"
+#include "transform/target.h"
 
 using namespace tirlower;
 
@@ -102,11 +103,11 @@ TEST_CASE("requirements of a function and the buffers they name", "[layout]") {
   CHECK(findBufferNamed(func, "A")->rank() == 4);
   CHECK_FALSE(findBufferNamed(func, "Z"));
 
-  std::vector<BufferRequirement> all = requirementsOf(func, {requirement("scratch", "WH")}, "");
+  std::vector<BufferRequirement> all = requirementsOf(func, {requirement("scratch", "WH")}, nullptr);
   REQUIRE(all.size() == 2);
   CHECK(all[1].buffer->name.view() == "scratch");
   // The OpenCL target adds its texture role for B (global.texture, N, C, H, W).
-  std::vector<BufferRequirement> opencl = requirementsOf(func, {}, "opencl");
+  std::vector<BufferRequirement> opencl = requirementsOf(func, {}, findTarget("opencl"));
   REQUIRE(opencl.size() == 2);
   CHECK(opencl[1].requirement.origin == LayoutRequirement::Origin::Target);
   CHECK(opencl[1].requirement.spec() == "NCHW4c:texture");

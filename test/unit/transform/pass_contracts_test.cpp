@@ -7,7 +7,7 @@
 #include "parse/parser.h"
 #include "transform/pass_manager.h"
 #include "transform/passes.h"
-#include "transform/target_pipelines.h"
+#include "transform/target.h"
 
 using namespace tirlower;
 
@@ -32,7 +32,7 @@ TEST_CASE("every property a pass requires is established by some pass", "[transf
 }
 
 TEST_CASE("the targets' pipelines keep the passes' contracts", "[transform]") {
-  for (const TargetPipeline &target : targetPipelines()) {
+  for (const Target &target : targets()) {
     INFO(target.name);
     CHECK(managerFor(target.pipeline).orderError().empty());
   }

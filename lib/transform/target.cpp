@@ -1,4 +1,8 @@
-#include "transform/target_pipelines.h"
+#include "transform/target.h"
+
+#include <algorithm>
+
+#include "transform/layout_requirements.h"
 
 namespace tirlower {
 
@@ -7,15 +11,29 @@ namespace {
 #define TL_LOWER_BLOCKS "lower-init-block,convert-blocks-to-opaque,lower-match-buffer,lower-opaque-block,"
 } // namespace
 
-const std::vector<TargetPipeline> &targetPipelines() {
-  static const std::vector<TargetPipeline> all = {
+bool Target::accepts(std::string_view flag) const {
+  return std::find(flags.begin(), flags.end(), flag) != flags.end();
+}
+
+std::vector<LayoutRequirement> Target::requirementsOf(const PrimFuncNode &func) const {
+  return layoutRequirements ? layoutRequirements(func) : std::vector<LayoutRequirement>{};
+}
+
+const std::vector<Target> &targets() {
+  static const std::vector<Target> all = {
       // Blocks first, then layout transforms (they rewrite multi-dimensional accesses), then
       // flattening to the emitters' 1-d buffers, vector code, and cleanup of the index
       // arithmetic.
       // A reduction's init leaves its loops once blocks are gone (hoist-reduction-init), so that
       // the C compiler and LLVM see a loop of updates they can keep in registers and vectorise.
-      {"c", "c", TL_LOWER_BLOCKS "hoist-reduction-init,apply-layout-transforms,compact-buffer-allocation,flatten,tile-copies,outer-loop-vectorize,vectorize,simplify,remove-no-op"},
-      {"llvm", "llvm", TL_LOWER_BLOCKS "hoist-reduction-init,apply-layout-transforms,compact-buffer-allocation,flatten,tile-copies,outer-loop-vectorize,vectorize,simplify,remove-no-op"},
+      {"c", "c",
+       TL_LOWER_BLOCKS "hoist-reduction-init,apply-layout-transforms,compact-buffer-allocation,flatten,tile-copies,"
+                       "outer-loop-vectorize,vectorize,simplify,remove-no-op",
+       {"--openmp", "--abi"}, "c"},
+      {"llvm", "llvm",
+       TL_LOWER_BLOCKS "hoist-reduction-init,apply-layout-transforms,compact-buffer-allocation,flatten,tile-copies,"
+                       "outer-loop-vectorize,vectorize,simplify,remove-no-op",
+       {"-O", "--target-triple", "--mcpu", "--mattr", "--fp-contract", "--abi"}, "obj"},
       // The layout passes meet the texture role of the target (and any --require-layout).
       // Reductions across threads are rewritten while they are blocks (TVM's
       // LowerCrossThreadReduction); thread-bound loops become launches once blocks are gone; cross-thread reductions become
@@ -23,21 +41,22 @@ const std::vector<TargetPipeline> &targetPipelines() {
       // when no later pass moves a shared access.
       {"opencl", "opencl",
        "lower-cross-thread-reduction," TL_LOWER_BLOCKS "compact-buffer-allocation,lower-thread-binding,legalize-layouts,apply-layout-transforms,verify-layouts,flatten,vectorize,"
-                       "simplify,remove-no-op,lower-thread-allreduce,thread-sync"},
+                       "simplify,remove-no-op,lower-thread-allreduce,thread-sync",
+       {}, "", openclTextureRequirements},
   };
   return all;
 }
 
-const TargetPipeline *findTargetPipeline(std::string_view name) {
-  for (const TargetPipeline &t : targetPipelines())
+const Target *findTarget(std::string_view name) {
+  for (const Target &t : targets())
     if (t.name == name)
       return &t;
   return nullptr;
 }
 
-std::string targetPipelineNames() {
+std::string targetNames() {
   std::string names;
-  for (const TargetPipeline &t : targetPipelines())
+  for (const Target &t : targets())
     names += (names.empty() ? "" : ", ") + t.name;
   return names;
 }
