@@ -90,6 +90,19 @@ PassOptionInfo requireOptionInfo() {
   });
 }
 
+PassOptionInfo targetOptionInfo() {
+  std::vector<std::string> names;
+  for (const Target &target : targets())
+    names.push_back(target.name);
+  return givenByFlag(choiceOption("target", names, "", "the target whose requirements by buffer role apply (default: --target)"),
+                     "--target");
+}
+
+const Target *targetOptionOf(const PassOptions &options) {
+  const std::string *name = passOptionText(options, "target");
+  return name ? findTarget(*name) : nullptr;
+}
+
 std::vector<LayoutRequirement> requireOptionOf(const PassOptions &options) {
   const std::string *require = passOptionText(options, "require");
   return require ? parseRequireOption(*require).value() : std::vector<LayoutRequirement>{};

@@ -35,6 +35,11 @@ std::optional<std::vector<LayoutRequirement>> parseRequireOption(const std::stri
 PassOptionInfo requireOptionInfo();
 // The requirements the checked options of such a pass give (none when require is absent).
 std::vector<LayoutRequirement> requireOptionOf(const PassOptions &options);
+// The option target=NAME of those passes (default: the tool's --target): the target whose
+// requirements by buffer role (Target::layoutRequirements) apply.
+PassOptionInfo targetOptionInfo();
+// The target the checked options of such a pass name; null when target is absent.
+const Target *targetOptionOf(const PassOptions &options);
 
 // The function's buffer named `name`: a parameter buffer (or the buffer of the parameter of
 // that name), else the first declaration in the body.

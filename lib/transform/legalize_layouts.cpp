@@ -276,18 +276,20 @@ private:
 
 class LegalizeLayoutsPass : public Pass {
 public:
-  explicit LegalizeLayoutsPass(std::vector<LayoutRequirement> required) : required_(std::move(required)) {}
+  LegalizeLayoutsPass(std::vector<LayoutRequirement> required, const Target *target)
+      : required_(std::move(required)), target_(target) {}
 
   std::optional<Module> run(Module module, PassContext &ctx) override {
     checkRequirementsApply(module, required_, "legalize-layouts");
     Module result = std::move(module);
     for (PrimFunc &func : result.functions)
-      func = Legalizer(func, ctx).run(requirementsOf(*func, required_, ctx.target));
+      func = Legalizer(func, ctx).run(requirementsOf(*func, required_, target_));
     return result;
   }
 
 private:
   std::vector<LayoutRequirement> required_;
+  const Target *target_;
 };
 
 } // namespace
@@ -297,9 +299,9 @@ PassInfo legalizeLayoutsPassInfo() {
   info.name = "legalize-layouts";
   info.summary = "add the layout transforms that make buffers satisfy their layout requirements (composed, "
                  "cancelled when they undo each other)";
-  info.options = {requireOptionInfo()};
+  info.options = {requireOptionInfo(), targetOptionInfo()};
   info.create = [](const PassOptions &options) {
-    return std::make_unique<LegalizeLayoutsPass>(requireOptionOf(options));
+    return std::make_unique<LegalizeLayoutsPass>(requireOptionOf(options), targetOptionOf(options));
   };
   return info;
 }

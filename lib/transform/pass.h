@@ -26,15 +26,15 @@ enum class IRProperty {
 // "layouts applied", "flat", ...: how messages name a property.
 const char *irPropertyName(IRProperty property);
 
-struct Target;
-
+// What every pass is given besides the module: where to report, and whether to report
+// remarks. Anything a particular pass reads (a limit, a target's requirements, whether unmet
+// requirements are warnings) is one of its declared options (PassInfo::options), which a tool
+// flag may give (PassOptionInfo::flag).
 struct PassContext {
   DiagnosticSink &diagnostics;
   bool remarks = false; // report per-decision remarks (--remarks)
-  // Layout requirements (verify-layouts, legalize-layouts): --layout-verify=warn makes unmet
-  // ones warnings; the --target preset adds its requirements per buffer role.
-  bool layoutVerifyWarn = false;
-  const Target *target = nullptr;
+  // The same context reporting to `sink` (the pass manager's per-pass and per-worker sinks).
+  PassContext withDiagnostics(DiagnosticSink &sink) const { return {sink, remarks}; }
 };
 
 class Pass {

@@ -69,10 +69,10 @@ bool sameFunctions(const Module &a, const Module &b) {
   return true;
 }
 
-void PassManager::add(const PassInfo &info, PassOptions options) {
+void PassManager::add(const PassInfo &info, PassOptions options, const PassOptions &flags) {
   if (std::string error = passOptionsError(info, options); !error.empty())
     throw std::logic_error("unchecked pass options: " + error);
-  std::unique_ptr<Pass> pass = info.create(passOptionsWithDefaults(info, options));
+  std::unique_ptr<Pass> pass = info.create(passOptionsWithDefaults(info, options, flags));
   passes_.push_back({&info, std::move(options), std::move(pass)});
   timings_.push_back({describePass(info, passes_.back().options), 0, 0});
 }
@@ -99,7 +99,7 @@ std::string PassManager::orderError() const {
 
 std::optional<Module> PassManager::run(Module module, PassContext &ctx, PassInstrumentation *instrumentation) {
   Sink sink(ctx.diagnostics);
-  PassContext passContext{sink, ctx.remarks, ctx.layoutVerifyWarn, ctx.target};
+  PassContext passContext = ctx.withDiagnostics(sink);
   // The input is verified too, so that a pass is never blamed for what it was given.
   if (verifyEach && !passes_.empty()) {
     std::vector<Diagnostic> problems;
@@ -272,7 +272,7 @@ bool PassManager::passThrough(size_t first, size_t last, PrimFunc &func, const P
   SimplifiedScope simplified; // what one pass simplified, the next need not (arith/analyzer.h)
   for (size_t k = first; k < last; ++k) {
     CollectingSink collected;
-    PassContext workerContext{collected, ctx.remarks, ctx.layoutVerifyWarn, ctx.target};
+    PassContext workerContext = ctx.withDiagnostics(collected);
     StepRecord record;
     record.pass = k;
     std::optional<PrimFunc> result;

@@ -70,10 +70,12 @@ public:
 
   // Creates the pass with its declared defaults filled in. The options must be valid
   // (passOptionsError: parsePipeline checks them, locating each error in the pipeline text);
-  // invalid ones are the caller's bug, an internal error (std::logic_error). The instance keeps
-  // the options as given.
-  void add(const PassInfo &info, PassOptions options);
-  void add(const PipelineEntry &entry) { add(*entry.info, entry.options); }
+  // invalid ones are the caller's bug, an internal error (std::logic_error). `flags` are the
+  // tool flags given on the command line with their values ({"--target", "opencl"}): they give
+  // the declared options bound to them (PassOptionInfo::flag) that `options` does not. The
+  // instance keeps the options as given.
+  void add(const PassInfo &info, PassOptions options, const PassOptions &flags = {});
+  void add(const PipelineEntry &entry, const PassOptions &flags = {}) { add(*entry.info, entry.options, flags); }
   bool empty() const { return passes_.empty(); }
   // The first contract the order of the passes breaks: a pass requiring a property that only a
   // later pass establishes ("pass 'flatten' requires layouts applied, which the later pass

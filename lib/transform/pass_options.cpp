@@ -156,12 +156,22 @@ std::string passOptionsError(const PassInfo &info, const PassOptions &given) {
   return "";
 }
 
-PassOptions passOptionsWithDefaults(const PassInfo &info, const PassOptions &given) {
+PassOptions passOptionsWithDefaults(const PassInfo &info, const PassOptions &given, const PassOptions &flags) {
   PassOptions out = given;
-  for (const PassOptionInfo &option : info.options)
-    if (!option.defaultValue.empty() && !find(given, option.name))
+  for (const PassOptionInfo &option : info.options) {
+    if (find(given, option.name))
+      continue;
+    if (const std::string *value = option.flag.empty() ? nullptr : find(flags, option.flag))
+      out.emplace_back(option.name, *value);
+    else if (!option.defaultValue.empty())
       out.emplace_back(option.name, option.defaultValue);
+  }
   return out;
+}
+
+PassOptionInfo givenByFlag(PassOptionInfo option, std::string flag) {
+  option.flag = std::move(flag);
+  return option;
 }
 
 std::optional<int64_t> passOptionInteger(const PassOptions &options, std::string_view name) {

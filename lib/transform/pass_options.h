@@ -39,7 +39,14 @@ struct PassOptionInfo {
   // Text: what is wrong with a value ("require expects BUFFER=LAYOUT entries ..."), empty
   // when it is valid.
   std::function<std::string(const std::string &)> check;
+  // The tool's flag that gives the option its value when the pipeline does not ("--target",
+  // "--layout-verify"); empty: none. The tool hands the pass manager the values of the flags it
+  // was given (PassManager::add), and a flag that no pass of the pipeline declares is misuse.
+  std::string flag;
 };
+
+// `option`, given by the tool's `flag` when the pipeline does not give it.
+PassOptionInfo givenByFlag(PassOptionInfo option, std::string flag);
 
 // Declarations, one a type (an empty default: absent unless given).
 PassOptionInfo integerOption(std::string name, std::string defaultValue, std::string description,
@@ -69,8 +76,10 @@ std::string passOptionValueError(const PassInfo &info, const PassOptionInfo &opt
 // checks the same option by option, to locate each error in the pipeline text.
 std::string passOptionsError(const PassInfo &info, const PassOptions &given);
 // The options a pass is created with: `given`, which must be valid (passOptionsError), then
-// every declared option with a default that is not given, in declaration order.
-PassOptions passOptionsWithDefaults(const PassInfo &info, const PassOptions &given);
+// every declared option that is not given, in declaration order, with the value of its flag
+// in `flags` (pairs of a tool flag and its value, such as {"--target", "opencl"}) when there is
+// one, else its default, if any.
+PassOptions passOptionsWithDefaults(const PassInfo &info, const PassOptions &given, const PassOptions &flags = {});
 
 // Typed reads of checked options (passOptionsWithDefaults): the value of `name`, or nullopt when
 // it is absent (no default and not given).

@@ -19,8 +19,9 @@
 // built for another version. 2: options are typed (PassOptionInfo, transform/pass_options.h).
 // 3: a text option's check returns what is wrong instead of throwing; PassRegistry::add
 // records a taken name in conflicts() instead of throwing. 4: Pass::runOnFunction and
-// PassInfo::functionLocal (--threads); IR nodes' reference counts are atomic.
-#define TIRLOWER_PLUGIN_API_VERSION 4
+// PassInfo::functionLocal (--threads); IR nodes' reference counts are atomic. 5: PassContext
+// holds the sink and remarks only; an option may be given by a tool flag (PassOptionInfo::flag).
+#define TIRLOWER_PLUGIN_API_VERSION 5
 
 extern "C" {
 // TIRLOWER_PLUGIN_API_VERSION as the plugin saw it when it was built.

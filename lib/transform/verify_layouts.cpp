@@ -27,15 +27,15 @@ namespace {
 
 class VerifyLayoutsPass : public Pass {
 public:
-  VerifyLayoutsPass(std::vector<LayoutRequirement> required, std::optional<bool> warn)
-      : required_(std::move(required)), warn_(warn) {}
+  VerifyLayoutsPass(std::vector<LayoutRequirement> required, const Target *target, bool warn)
+      : required_(std::move(required)), target_(target), warn_(warn) {}
 
   std::optional<Module> run(Module module, PassContext &ctx) override {
     checkRequirementsApply(module, required_, "verify-layouts");
-    bool warn = warn_.value_or(ctx.layoutVerifyWarn);
+    bool warn = warn_;
     size_t failures = 0;
     for (const PrimFunc &func : module.functions)
-      for (const BufferRequirement &entry : requirementsOf(*func, required_, ctx.target)) {
+      for (const BufferRequirement &entry : requirementsOf(*func, required_, target_)) {
         std::vector<std::string> reasons = unmetRequirement(*entry.buffer, entry.requirement);
         if (reasons.empty())
           continue;
@@ -61,7 +61,8 @@ private:
   }
 
   std::vector<LayoutRequirement> required_;
-  std::optional<bool> warn_;
+  const Target *target_;
+  bool warn_;
 };
 
 } // namespace
@@ -70,13 +71,15 @@ PassInfo verifyLayoutsPassInfo() {
   PassInfo info;
   info.name = "verify-layouts";
   info.summary = "report every buffer whose layout does not satisfy a layout requirement; change nothing";
-  info.options = {requireOptionInfo(),
-                  choiceOption("mode", {"error", "warn"}, "",
-                               "unmet requirements are errors or warnings (default: --layout-verify, else error)")};
+  info.options = {requireOptionInfo(), targetOptionInfo(),
+                  givenByFlag(choiceOption("mode", {"error", "warn"}, "",
+                                           "unmet requirements are errors or warnings (default: --layout-verify, "
+                                           "else error)"),
+                              "--layout-verify")};
   info.create = [](const PassOptions &options) {
     const std::string *mode = passOptionText(options, "mode");
-    return std::make_unique<VerifyLayoutsPass>(requireOptionOf(options),
-                                               mode ? std::optional<bool>(*mode == "warn") : std::nullopt);
+    return std::make_unique<VerifyLayoutsPass>(requireOptionOf(options), targetOptionOf(options),
+                                               mode && *mode == "warn");
   };
   return info;
 }

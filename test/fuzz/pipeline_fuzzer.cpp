@@ -67,7 +67,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   std::optional<Module> module = parseModule(sources, fileId, collector);
   if (!module || collector.errorCount() != 0)
     return 0;
-  PassContext context{collector, false, false, findTarget("c")};
+  PassContext context{collector};
   std::optional<Module> lowered = cPipeline().run(std::move(*module), context);
   checkErrors(sources, collector);
   if (!lowered || collector.errorCount() != 0)

@@ -28,9 +28,29 @@ namespace {
 constexpr int kInputError = 1;
 constexpr int kUsageError = 2;
 
+// The tool flags given that give pass options (PassOptionInfo::flag), with their values.
+PassOptions passOptionFlags(const ToolOptions &options) {
+  PassOptions flags;
+  if (options.target)
+    flags.emplace_back("--target", options.target->name);
+  if (!options.layoutVerify.empty())
+    flags.emplace_back("--layout-verify", options.layoutVerify);
+  return flags;
+}
+
+// Whether a pass of the pipeline declares an option that `flag` gives.
+bool declaresFlag(const PassManager &manager, std::string_view flag) {
+  for (const PassInstance &pass : manager.passes())
+    for (const PassOptionInfo &option : pass.info->options)
+      if (option.flag == flag)
+        return true;
+  return false;
+}
+
 // Builds the pass manager from --pass / --pass-pipeline. Prints the error and returns false
 // on misuse.
 bool buildPipeline(const ToolOptions &options, PassManager &manager) {
+  PassOptions flags = passOptionFlags(options);
   std::vector<std::pair<std::string, std::string>> texts; // flag, pipeline text
   if (options.pipeline)
     texts.emplace_back("--pass-pipeline", *options.pipeline);
@@ -39,7 +59,7 @@ bool buildPipeline(const ToolOptions &options, PassManager &manager) {
   for (const auto &[flag, text] : texts) {
     try {
       for (const PipelineEntry &entry : parsePipeline(text, toolPassRegistry()))
-        manager.add(entry); // parsePipeline has checked the options
+        manager.add(entry, flags); // parsePipeline has checked the options
     } catch (const PipelineError &e) {
       printToolError(flag + ": " + formatPipelineError(text, e));
       return false;
@@ -236,7 +256,7 @@ private:
         printToolError("--print-ir-after=" + name + ": no pass '" + name + "' runs (" + runsText + ")");
         return false;
       }
-    if (options_.layoutVerifyGiven && !runs("verify-layouts")) {
+    if (!options_.layoutVerify.empty() && !declaresFlag(manager_, "--layout-verify")) {
       printToolError("--layout-verify applies to the verify-layouts pass, which does not run (" + runsText + ")");
       return false;
     }
@@ -391,8 +411,11 @@ private:
            manager_.allFunctionLocal() && std::min(range.end, size) - std::min(range.begin, size) >= kMinStreamedBytes;
   }
 
+  // The context of every pass of this run: the sink and --remarks.
+  PassContext passContext(DiagnosticSink &diagnostics) const { return {diagnostics, options_.remarks}; }
+
   std::optional<ChunkOutput> compileStreamed(ParseRange range, DiagnosticSink &diagnostics, bool &reported) {
-    PassContext context{diagnostics, options_.remarks, options_.layoutVerifyWarn, options_.target};
+    PassContext context = passContext(diagnostics);
     EmitSettings settings = options_.emitSettings;
     StreamedCompileInput input{sources_, fileId_,         range, manager_, context, *findEmitter(options_.emit),
                                settings, options_.threads};
@@ -454,7 +477,7 @@ private:
 
   // Runs the pipeline, checking every pass's output with --verify-semantics.
   std::optional<Module> lower(Module module, DiagnosticSink &diagnostics) {
-    PassContext context{diagnostics, options_.remarks, options_.layoutVerifyWarn, options_.target};
+    PassContext context = passContext(diagnostics);
     PassInstrumentation *dumps = dumps_.active() ? &dumps_ : nullptr;
     if (!options_.verifySemantics)
       return manager_.run(std::move(module), context, dumps);

@@ -691,7 +691,6 @@ CLI::App *describeTool(CLI::App &app, ToolOptions &options, FlagValues &values) 
 
 // The flags parsed as text (their checks already passed) into their typed options.
 void applyFlagValues(const FlagValues &values, ToolOptions &options) {
-  options.layoutVerifyWarn = values.layoutVerify == "warn";
   options.target = values.target.empty() ? nullptr : findTarget(values.target);
   options.diagnosticsFormat = values.diagnosticsFormat == "json" ? DiagnosticFormat::Json : DiagnosticFormat::Text;
   options.timing = values.timing.empty()     ? TimingFormat::None
@@ -779,7 +778,8 @@ std::optional<int> parseCommandLine(int argc, char **argv, ToolOptions &options)
     return code;
   if (options.listPasses || options.printPipeline)
     return std::nullopt;
-  options.layoutVerifyGiven = app.get_option("--layout-verify")->count() > 0;
+  if (app.get_option("--layout-verify")->count() > 0)
+    options.layoutVerify = values.layoutVerify;
   // The interpreter's flags seed and limit run and --verify-semantics only: elsewhere they
   // would be accepted and do nothing.
   if (!options.runMode && !options.verifySemantics)

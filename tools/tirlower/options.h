@@ -38,8 +38,7 @@ struct ToolOptions {
   std::vector<std::string> transformLayouts;   // "B=lambda i, j: [j, i]"
   std::vector<std::string> layouts;            // "B=NHWC->NCHW4c"
   std::vector<std::string> requiredLayouts;    // --require-layout: "B=NCHW4c", "A=NCHW4c:texture"
-  bool layoutVerifyWarn = false;               // --layout-verify=warn
-  bool layoutVerifyGiven = false;              // --layout-verify on the command line
+  std::string layoutVerify;                    // --layout-verify=error|warn; empty when not given
   EmitSettings emitSettings;                   // --openmp, -O, --target-triple, --mcpu, --mattr
   const Target *target = nullptr;              // --target (c, llvm, opencl); null if none
   bool verifySemantics = false;                // --verify-semantics

@@ -32,6 +32,18 @@ TEST_CASE("declared defaults are filled in and given values kept", "[transform][
   CHECK(*passOptionText(passOptionsWithDefaults(verify, {{"mode", "warn"}}), "mode") == "warn");
 }
 
+TEST_CASE("a tool flag gives the options bound to it that the pipeline does not", "[transform][options]") {
+  const PassInfo verify = verifyLayoutsPassInfo();
+  const PassOptions flags = {{"--layout-verify", "warn"}, {"--target", "opencl"}};
+  PassOptions created = passOptionsWithDefaults(verify, {}, flags);
+  CHECK(*passOptionText(created, "mode") == "warn");
+  CHECK(*passOptionText(created, "target") == "opencl");
+  // What the pipeline gives wins over the flag.
+  CHECK(*passOptionText(passOptionsWithDefaults(verify, {{"mode", "error"}}, flags), "mode") == "error");
+  // A pass that declares no option bound to a flag gets nothing from the flags.
+  CHECK(passOptionsWithDefaults(unrollPassInfo(), {}, flags) == passOptionsWithDefaults(unrollPassInfo(), {}));
+}
+
 TEST_CASE("values are checked against their declared type", "[transform][options]") {
   const PassInfo unroll = unrollPassInfo();
   const PassOptionInfo &limit = unroll.options[0];
@@ -73,7 +85,7 @@ TEST_CASE("unknown options suggest the closest declared one", "[transform][optio
   CHECK(unknownPassOptionMessage(unrollPassInfo(), "limt") ==
         "unknown option 'limt' for pass 'unroll'; did you mean 'limit'?");
   CHECK(unknownPassOptionMessage(verifyLayoutsPassInfo(), "xyzzy") ==
-        "unknown option 'xyzzy' for pass 'verify-layouts'; valid options: require mode");
+        "unknown option 'xyzzy' for pass 'verify-layouts'; valid options: require target mode");
   CHECK(unknownPassOptionMessage(*PassRegistry::builtin().find("flatten"), "x") ==
         "unknown option 'x' for pass 'flatten'; it takes no options");
   // Options reach the pass manager checked (parsePipeline): unchecked bad ones are a bug.
