@@ -306,7 +306,7 @@ StmtCodePtr compileKernel(Compiler &compiler, const Stmt &launch, const std::fun
 
 StmtCodePtr compileAllreduce(Compiler &compiler, const CallNode &call, SourceRange loc) {
   if (!compiler.kernel)
-    throw CompileError(loc, "T.tvm_thread_allreduce outside a thread launch: the interpreter runs cross-thread "
+    throw InterpreterLimit(loc, "T.tvm_thread_allreduce outside a thread launch: the interpreter runs cross-thread "
                             "reductions in kernels (T.launch_thread; lower-thread-binding turns thread-bound loops "
                             "into launches)");
   if (compiler.reducers.empty())

@@ -89,6 +89,9 @@ RunResult run(const PrimFunc &func, std::vector<ArgValue> &args, const RunOption
   };
   try {
     execute(func, args, frame);
+  } catch (const InterpreterLimit &e) {
+    fail(RunStatus::Error, e.diagnostic());
+    result.unsupported = true;
   } catch (const CompileError &e) {
     fail(RunStatus::Error, e.diagnostic());
   } catch (const AssertFailure &a) {

@@ -93,8 +93,17 @@ struct RunOptions {
 
 enum class RunStatus { Ok, AssertFailed, Error };
 
+// A form of valid IR the interpreter does not run at this stage of lowering (a cross-thread
+// reduction still under thread-bound loops, before lower-thread-binding makes them launches):
+// not a failure of the program. run() reports it as an Error with RunResult::unsupported set.
+class InterpreterLimit : public CompileError {
+public:
+  using CompileError::CompileError;
+};
+
 struct RunResult {
   RunStatus status = RunStatus::Ok;
+  bool unsupported = false; // the Error is an InterpreterLimit
   // The C ABI's return value (docs/abi.md): 0, or 1 when an assert failed. -1 for Error, which
   // emitted code has no return value for (the diagnostic says what happened).
   int32_t returnCode = 0;

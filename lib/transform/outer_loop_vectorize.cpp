@@ -17,11 +17,16 @@
 // bounds do not use the loop's variable and stores of scalars, and calls nothing opaque. Each
 // output still receives its updates in the same order, so floating-point results are
 // unchanged. For profit, every other load moves by zero or one element per iteration (a
-// broadcast or a contiguous vector, never a gather), and the body holds at least one loop.
+// broadcast or a contiguous vector; else the jammed copies below), and the inner loops make
+// more than 16 iterations in all.
 //
-// The loop must be serial with a constant extent; the group is the option `lanes` (default 16)
-// or half or a quarter of it (at least 2), whichever divides the extent first; otherwise the
-// loop is left alone. Loops are tried outermost first; a rewritten loop is not looked into.
+// When a load would need a gather (it moves by another amount), a float reduction runs 8
+// iterations jammed as scalar copies instead (8 independent accumulators); an integer one is
+// left alone (compilers vectorize integer sums themselves). The loop must be serial; the group
+// is `lanes` (option, default 16; 8 when jammed) or half or a quarter of it (at least 2),
+// whichever divides a constant extent first (none: the loop is left alone); a symbolic extent
+// runs whole groups and then a tail loop of the rest. Loops are tried outermost first; a
+// rewritten loop is not looked into.
 //
 // Preconditions: blocks lowered, the reduction's init out of its loops (hoist-reduction-init);
 // best after flatten (vector indices must be in the last dimension) and before vectorize.
@@ -42,6 +47,8 @@
 #include "transform/pass_options.h"
 #include "transform/passes.h"
 
+#include <algorithm>
+#include <climits>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -49,9 +56,10 @@ namespace tirlower {
 
 namespace {
 
-// Loops of at most this many iterations LLVM unrolls fully (its kernel pipeline's early
+// Nests of at most this many iterations LLVM unrolls fully (its kernel pipeline's early
 // unroll), after which it vectorizes the loop over the outputs itself (a 3x3 window): a
-// reduction is worth this rewrite only with a longer loop.
+// reduction is worth this rewrite only with more iterations (a 3x3 window over 3 channels,
+// 27, stayed a loop and kept the output loop scalar).
 constexpr int64_t kShortLoop = 16;
 // Iterations jammed together when a load would need a gather (a dot product of two rows,
 // `C[j] += A[k] * W[j, k]`): that many independent accumulators instead of one chain of
@@ -72,6 +80,7 @@ struct BodyFacts : IRVisitor {
   std::vector<const BufferStoreNode *> stores;
   std::vector<const BufferLoadNode *> loads;
   bool ok = true, hasLongLoop = false;
+  int64_t trips = 1; // iterations of the inner loops around the statement being walked
 
   explicit BodyFacts(const VarNode *v) : var(v) {}
 
@@ -88,9 +97,13 @@ struct BodyFacts : IRVisitor {
         return;
       }
       const int64_t *extent = asConstInt(loop->extent);
-      hasLongLoop |= !extent || *extent > kShortLoop;
+      int64_t outer = trips;
+      if (!extent || __builtin_mul_overflow(trips, std::max<int64_t>(*extent, 1), &trips))
+        trips = INT64_MAX;
+      hasLongLoop |= trips > kShortLoop;
       innerVars.push_back(loop->loopVar.get());
       walk(loop->body);
+      trips = outer;
     } else if (const auto *branch = s.as<IfThenElseNode>()) {
       if (usesVar(branch->condition, var)) {
         ok = false;

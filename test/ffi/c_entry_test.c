@@ -1,51 +1,14 @@
 /* The TVM FFI entry called from C with hand-built DLTensors, no Python and no tvm-ffi: linked
    with the C that `tirlower test/ffi/kernels.tir --target=c --abi=tvm-ffi` writes (run by
-   c_entry_test.py). This file defines TVMFFIErrorSetRaisedFromCStr, which records the error, and
-   declares the ABI structs itself, as tvm/ffi/c_api.h and dlpack.h lay them out. Each case checks
+   c_entry_test.py). This file defines TVMFFIErrorSetRaisedFromCStr, which records the error; the
+   ABI structs are declared in ffi_abi.h, as tvm/ffi/c_api.h and dlpack.h lay them out. Each case checks
    the entry's return value, the error's kind and a part of its message; the checks a Python
    caller cannot reach (device, byte_offset, NULL strides, a DLTensor* argument) are here. */
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
-typedef struct {
-  int32_t type_index;
-  uint32_t zero_padding;
-  union {
-    int64_t v_int64;
-    double v_float64;
-    void *v_ptr;
-  } v;
-} Any;
-typedef struct {
-  uint8_t code, bits;
-  uint16_t lanes;
-} DataType;
-typedef struct {
-  void *data;
-  int32_t device_type, device_id;
-  int32_t ndim;
-  DataType dtype;
-  int64_t *shape;
-  int64_t *strides;
-  uint64_t byte_offset;
-} DLTensor;
-/* A tvm-ffi Tensor object: the 24-byte object header, then the DLTensor. */
-typedef struct {
-  uint64_t combined_ref_count;
-  int32_t type_index;
-  uint32_t padding;
-  void *deleter;
-  DLTensor tensor;
-} TensorObject;
-
-enum { kNone = 0, kInt = 1, kBool = 2, kFloat = 3, kDLTensorPtr = 7, kTensor = 70 };
-
-typedef int (*Entry)(void *, const Any *, int32_t, Any *);
-int __tvm_ffi_add_f32(void *, const Any *, int32_t, Any *);
-int __tvm_ffi_pair_sum(void *, const Any *, int32_t, Any *);
-int __tvm_ffi_rows_of_wide(void *, const Any *, int32_t, Any *);
-int __tvm_ffi_checked_scale(void *, const Any *, int32_t, Any *);
+#include "ffi_abi.h"
 
 static char raisedKind[64], raisedMessage[1024];
 static int raisedCount;

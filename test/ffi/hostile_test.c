@@ -17,44 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-typedef struct {
-  int32_t type_index;
-  uint32_t zero_padding;
-  union {
-    int64_t v_int64;
-    double v_float64;
-    void *v_ptr;
-  } v;
-} Any;
-typedef struct {
-  uint8_t code, bits;
-  uint16_t lanes;
-} DataType;
-typedef struct {
-  void *data;
-  int32_t device_type, device_id;
-  int32_t ndim;
-  DataType dtype;
-  int64_t *shape;
-  int64_t *strides;
-  uint64_t byte_offset;
-} DLTensor;
-typedef struct {
-  uint64_t combined_ref_count;
-  int32_t type_index;
-  uint32_t padding;
-  void *deleter;
-  DLTensor tensor;
-} TensorObject;
-
-enum { kNone = 0, kInt = 1, kBool = 2, kFloat = 3, kOpaque = 4, kDLTensorPtr = 7, kTensor = 70 };
-
-typedef int (*Entry)(void *, const Any *, int32_t, Any *);
-int __tvm_ffi_add_f32(void *, const Any *, int32_t, Any *);
-int __tvm_ffi_pair_sum(void *, const Any *, int32_t, Any *);
-int __tvm_ffi_dot_i8(void *, const Any *, int32_t, Any *);
-int __tvm_ffi_rows_of_wide(void *, const Any *, int32_t, Any *);
-int __tvm_ffi_checked_scale(void *, const Any *, int32_t, Any *);
+#include "ffi_abi.h"
 
 static char raisedKind[64];
 static char raisedMessage[1024];
