@@ -64,6 +64,10 @@ private:
   // Known bounds of a sum also say that it computes its exact value (no wrap-around), or the
   // analyzer assumes that nothing overflows.
   bool exact(const IntBounds &b) const { return owner_.noOverflow_ || (b.min && b.max); }
+  // Whether the sum as written computes its exact value (no wrap-around), or the analyzer
+  // assumes that nothing overflows. Not exact(bounds(s)): bounds(s) of an int8/int16/uint8/
+  // uint16 sum is the type's whole range when it may wrap, which has both ends.
+  bool exact(const LinearSum &s);
 
   Analyzer &owner_;
   // Keyed by node; each entry keeps its key alive, so an address is never reused while cached.

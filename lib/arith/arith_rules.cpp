@@ -299,7 +299,7 @@ std::optional<LinearSum> AnalyzerImpl::divideSum(const LinearSum &s, int64_t c) 
     return s;
   // The sum as written computes s modulo 2^bits: its quotient is s's only when s does not wrap.
   // Otherwise (and for negative divisors) it stays one floordiv of the sum as written.
-  if (c < 0 || !exact(bounds(s)))
+  if (c < 0 || !exact(s))
     return atomOf(BinaryOp::FloorDiv, s, c);
   LinearSum whole(type), rest(type);
   for (const Term &t : s.terms())
@@ -316,7 +316,7 @@ std::optional<LinearSum> AnalyzerImpl::divideSum(const LinearSum &s, int64_t c) 
       return std::nullopt;
     return whole;
   }
-  if (!exact(bounds(withConstant))) // the part left to divide would wrap on its own
+  if (!exact(withConstant)) // the part left to divide would wrap on its own
     return atomOf(BinaryOp::FloorDiv, s, c);
   int64_t divisor = c / reduceByGcd(withConstant, c);
   Expr atom;
@@ -355,7 +355,7 @@ std::optional<LinearSum> AnalyzerImpl::modSum(const LinearSum &s, int64_t c) {
   // s as written computes s modulo 2^bits, and so does rest: dropping multiples of c keeps the
   // result only when neither wraps, or when c divides 2^bits. Otherwise it stays one floormod
   // of the sum as written.
-  if (!dividesWordSize(c, type) && !owner_.noOverflow_ && !(exact(bounds(s)) && exact(bounds(rest))))
+  if (!dividesWordSize(c, type) && !owner_.noOverflow_ && !(exact(s) && exact(rest)))
     return atomOf(BinaryOp::FloorMod, s, c);
   if (auto m = sameFloor(bounds(rest), c)) {
     auto shift = checkedMul(*m, -c);

@@ -58,9 +58,14 @@ IntBounds unite(const IntBounds &a, const IntBounds &b) {
           a.max && b.max ? std::optional(std::max(*a.max, *b.max)) : std::nullopt};
 }
 
-// Integers whose bounds this file tracks as int64 values, wrap-around included.
+// Integers whose bounds this file tracks as int64 values, wrap-around included. uint64 values
+// of 2^63 and more have no int64 bound: a uint64 bound says the value is below 2^63, and an
+// unknown uint64 operand is only known to be at least 0.
 bool wrapsInInt64(DataType type) {
-  return type.isInt() || (type.isUInt() && type.bits() < 64);
+  return type.isInt() || type.isUInt();
+}
+bool boundedAbove(DataType type) {
+  return !(type.isUInt() && type.bits() == 64);
 }
 
 // TIR integers wrap around: a value computed outside its type's range may be any value of the
@@ -81,7 +86,7 @@ IntBounds filled(IntBounds b, DataType type) {
     return b;
   if (!b.min)
     b.min = typeMin(type);
-  if (!b.max)
+  if (!b.max && boundedAbove(type))
     b.max = typeMax(type);
   return b;
 }
@@ -159,6 +164,13 @@ IntBounds AnalyzerImpl::bounds(const LinearSum &s) {
   if (owner_.noOverflow_)
     return clampToType(mathBounds(s), s.type(), false);
   return clampToType(arithmetic(mathBounds(s), s.type()), s.type());
+}
+
+bool AnalyzerImpl::exact(const LinearSum &s) {
+  if (owner_.noOverflow_)
+    return true;
+  IntBounds b = arithmetic(mathBounds(s), s.type());
+  return b.min && b.max;
 }
 
 IntBounds AnalyzerImpl::bounds(const Expr &e) {

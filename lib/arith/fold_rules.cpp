@@ -127,7 +127,7 @@ std::optional<LinearSum> AnalyzerImpl::difference(const Expr &a, const Expr &b) 
   std::optional<LinearSum> x = toSum(a), y = toSum(b);
   if (!x || !y)
     return std::nullopt;
-  if (!exact(bounds(*x)) || !exact(bounds(*y)) || !x->add(*y, -1))
+  if (!exact(*x) || !exact(*y) || !x->add(*y, -1))
     return std::nullopt;
   mergeSplits(*x);
   x->compact();
@@ -215,7 +215,7 @@ Expr AnalyzerImpl::rewriteCompare(const BinaryNode *op, const Expr &a, const Exp
     k = -k;
     cmp = swapped(cmp);
   }
-  if (!exact(bounds(lhs)))
+  if (!exact(lhs))
     return Expr(); // the terms may wrap where the comparison as written does not
   Expr left = lhs.toExpr();
   if (!left)

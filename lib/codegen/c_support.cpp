@@ -113,11 +113,14 @@ const std::string &CSupport::floorDiv(DataType type) {
   });
 }
 
+// r + (signs differ ? b : 0) rather than (signs differ) ? r + b : r: GCC 12 at -O2/-O3 (the
+// --emit=so build) miscompiles the latter in a vectorized loop whose array index it is
+// (In[tl_floormod_int32(-i, 2)] read In[-1] for odd i); the sum form compiles right.
 const std::string &CSupport::floorMod(DataType type) {
   std::string t = scalarTypeName(type), name = "tl_floormod_" + suffix(type);
   return define(name, [&] {
     return "static inline " + t + " " + name + "(" + t + " a, " + t + " b) {\n  if (b == -1)\n    return 0;\n  " + t +
-           " r = a % b;\n  return (r != 0 && ((r < 0) != (b < 0))) ? r + b : r;\n}\n";
+           " r = a % b;\n  return r + ((r != 0 && (r ^ b) < 0) ? b : 0);\n}\n";
   });
 }
 
