@@ -20,7 +20,6 @@ SPLIT_PENDING = {
     "lib/parse/lexer.cpp": 870,
     "lib/transform/thread_sync.cpp": 840,
     "lib/parse/statements.cpp": 635,
-    "lib/parse/lower_expr.cpp": 601,
 }
 
 
