@@ -249,6 +249,18 @@ Expr Parser::lowerIndex(uint32_t id) {
   return value;
 }
 
+Expr Parser::lowerIfCondition(uint32_t id) {
+  // An integer condition (`if i:`, which TVM reads) is true when it is not zero.
+  Expr condition = lowerValue(id);
+  if (condition->type.isIndex())
+    return checked(nodeRange(id), [&] {
+      return BinaryNode::make(BinaryOp::NE, condition, IntImmNode::make(condition->type, 0), nodeRange(id));
+    });
+  if (!condition->type.isBool())
+    fail(nodeRange(id), "if condition must be bool, not " + condition->type.str());
+  return condition;
+}
+
 Expr Parser::lowerBool(uint32_t id, const char *what) {
   Expr value = lowerValue(id);
   if (!value->type.isBool())

@@ -298,6 +298,7 @@ private:
   Expr lowerAs(uint32_t id, DataType type);      // a literal gets `type`
   Expr lowerIndex(uint32_t id);                  // an integer scalar or vector index
   Expr lowerBool(uint32_t id, const char *what); // a condition
+  Expr lowerIfCondition(uint32_t id);            // an `if` condition: bool, or an integer (!= 0)
   Typed lowerName(uint32_t id);
   Typed lowerBinary(uint32_t id);
   int64_t foldIntLiterals(Tok op, int64_t x, int64_t y, SourceRange where);

@@ -276,14 +276,7 @@ Stmt Parser::parseIf() {
     uint32_t begin = expect(keyword, keyword == Tok::KwIf ? "'if'" : "'elif'").begin;
     uint32_t cond = parseExpr();
     expect(Tok::Colon, "':' after the condition");
-    // An integer condition (`if i:`, which TVM reads) is true when it is not zero.
-    Expr condition = lowerValue(cond);
-    if (condition->type.isIndex())
-      condition = checked(nodeRange(cond), [&] {
-        return BinaryNode::make(BinaryOp::NE, condition, IntImmNode::make(condition->type, 0), nodeRange(cond));
-      });
-    else if (!condition->type.isBool())
-      fail(nodeRange(cond), "if condition must be bool, not " + condition->type.str());
+    Expr condition = lowerIfCondition(cond);
     if (condition->type.isVector())
       fail(nodeRange(cond), "if condition must be a scalar bool, not " + condition->type.str());
     expect(Tok::Newline, "end of line after ':'");
