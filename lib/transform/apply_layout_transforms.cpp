@@ -468,7 +468,6 @@ PassInfo applyLayoutTransformsPassInfo() {
   info.name = "apply-layout-transforms";
   info.summary = "apply each function's layout_transform_map to its buffers, aliases and accesses";
   info.establishes = {IRProperty::LayoutsApplied};
-  info.functionLocal = true;
   info.create = [](const PassOptions &) { return std::make_unique<ApplyLayoutTransformsPass>(); };
   return info;
 }

@@ -9,7 +9,7 @@
 namespace tirlower {
 
 // A function-local pass whose whole work is rewriting each function's body with one function
-// (rebuilding only functions that changed); its PassInfo sets functionLocal.
+// (rebuilding only functions that changed).
 class BodyPass : public FunctionPass {
 public:
   explicit BodyPass(std::function<Stmt(const PrimFunc &, PassContext &)> rewrite) : rewrite_(std::move(rewrite)) {}

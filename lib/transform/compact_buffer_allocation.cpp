@@ -396,7 +396,6 @@ PassInfo compactBufferAllocationPassInfo() {
   info.name = "compact-buffer-allocation";
   info.requirements = {IRProperty::BlocksLowered};
   info.summary = "shrink each T.alloc_buffer to the region its accesses touch, inside the innermost loop around them";
-  info.functionLocal = true;
   info.create = [](const PassOptions &) {
     return std::make_unique<BodyPass>(
         [](const PrimFunc &func, PassContext &) { return Compactor().mutate(func->body); });

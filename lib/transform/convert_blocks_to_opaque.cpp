@@ -48,7 +48,6 @@ PassInfo convertBlocksToOpaquePassInfo() {
   info.establishes = {IRProperty::BlocksOpaque};
   info.requirements = {IRProperty::InitBlocksLowered};
   info.summary = "replace block iteration variables by their bound values (blocks become opaque)";
-  info.functionLocal = true;
   info.create = [](const PassOptions &) {
     return std::make_unique<BodyPass>([](const PrimFunc &func, PassContext &) {
       return findBlock(func->body) ? OpaqueConverter().mutate(func->body) : func->body;

@@ -181,7 +181,6 @@ PassInfo convertSSAPassInfo() {
   PassInfo info;
   info.name = "convert-ssa";
   info.summary = "give every loop variable, let, allocation and buffer declaration its own variable";
-  info.functionLocal = true;
   info.create = [](const PassOptions &) {
     return std::make_unique<BodyPass>(
         [](const PrimFunc &func, PassContext &) { return SSAConverter(*func).mutate(func->body); });

@@ -537,7 +537,6 @@ PassInfo flattenPassInfo() {
   info.aliases = {"flatten-buffer", "storage-flatten"};
   info.summary = "lower every buffer to its physical rank (axis separators + 1), row-major";
   info.establishes = {IRProperty::Flat};
-  info.functionLocal = true;
   info.create = [](const PassOptions &) { return std::make_unique<FlattenPass>(); };
   return info;
 }

@@ -280,7 +280,6 @@ PassInfo hoistReductionInitPassInfo() {
   info.name = "hoist-reduction-init";
   info.requirements = {IRProperty::BlocksLowered};
   info.summary = "move a reduction's first-iteration init out of its loops (distributing a loop between when legal)";
-  info.functionLocal = true;
   info.create = [](const PassOptions &) {
     return std::make_unique<BodyPass>([](const PrimFunc &func, PassContext &) {
       Context ctx;

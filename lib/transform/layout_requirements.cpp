@@ -82,29 +82,35 @@ std::vector<std::optional<int64_t>> elementStrides(const BufferNode &buffer) {
   return strides;
 }
 
-PassOptionInfo requireOptionInfo() {
-  return textOption("require", "", "more requirements: 'B=NCHW4c;A=NCHW4c:texture'", [](const std::string &value) {
-    std::string reason;
-    parseRequireOption(value, &reason);
-    return reason;
-  });
+const PassOption<std::string> &requireOption() {
+  static const PassOption<std::string> option{
+      textOption("require", "", "more requirements: 'B=NCHW4c;A=NCHW4c:texture'", [](const std::string &value) {
+        std::string reason;
+        parseRequireOption(value, &reason);
+        return reason;
+      })};
+  return option;
 }
 
-PassOptionInfo targetOptionInfo() {
-  std::vector<std::string> names;
-  for (const Target &target : targets())
-    names.push_back(target.name);
-  return givenByFlag(choiceOption("target", names, "", "the target whose requirements by buffer role apply (default: --target)"),
-                     "--target");
+const PassOption<std::string> &targetOption() {
+  static const PassOption<std::string> option{[] {
+    std::vector<std::string> names;
+    for (const Target &target : targets())
+      names.push_back(target.name);
+    return givenByFlag(
+        choiceOption("target", names, "", "the target whose requirements by buffer role apply (default: --target)"),
+        "--target");
+  }()};
+  return option;
 }
 
 const Target *targetOptionOf(const PassOptions &options) {
-  const std::string *name = passOptionText(options, "target");
+  std::optional<std::string> name = targetOption().find(options);
   return name ? findTarget(*name) : nullptr;
 }
 
 std::vector<LayoutRequirement> requireOptionOf(const PassOptions &options) {
-  const std::string *require = passOptionText(options, "require");
+  std::optional<std::string> require = requireOption().find(options);
   return require ? parseRequireOption(*require).value() : std::vector<LayoutRequirement>{};
 }
 

@@ -32,12 +32,12 @@ std::optional<std::vector<LayoutRequirement>> parseRequireOption(const std::stri
                                                                  std::string *reason = nullptr);
 // The declaration of that option, shared by legalize-layouts and verify-layouts: text checked
 // by parseRequireOption.
-PassOptionInfo requireOptionInfo();
+const PassOption<std::string> &requireOption();
 // The requirements the checked options of such a pass give (none when require is absent).
 std::vector<LayoutRequirement> requireOptionOf(const PassOptions &options);
 // The option target=NAME of those passes (default: the tool's --target): the target whose
 // requirements by buffer role (Target::layoutRequirements) apply.
-PassOptionInfo targetOptionInfo();
+const PassOption<std::string> &targetOption();
 // The target the checked options of such a pass name; null when target is absent.
 const Target *targetOptionOf(const PassOptions &options);
 

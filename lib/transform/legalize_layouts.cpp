@@ -299,7 +299,7 @@ PassInfo legalizeLayoutsPassInfo() {
   info.name = "legalize-layouts";
   info.summary = "add the layout transforms that make buffers satisfy their layout requirements (composed, "
                  "cancelled when they undo each other)";
-  info.options = {requireOptionInfo(), targetOptionInfo()};
+  info.options = {requireOption(), targetOption()};
   info.create = [](const PassOptions &options) {
     return std::make_unique<LegalizeLayoutsPass>(requireOptionOf(options), targetOptionOf(options));
   };

@@ -376,7 +376,6 @@ PassInfo lowerCrossThreadReductionPassInfo() {
   info.name = "lower-cross-thread-reduction";
   info.summary = "reductions across threads become in-thread reductions and a T.tvm_thread_allreduce";
   info.reassociates = true;
-  info.functionLocal = true;
   info.create = [](const PassOptions &) {
     return std::make_unique<BodyPass>(
         [](const PrimFunc &func, PassContext &) { return CrossThreadLowerer().run(func->body); });

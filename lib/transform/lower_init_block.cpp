@@ -45,7 +45,6 @@ PassInfo lowerInitBlockPassInfo() {
   info.name = "lower-init-block";
   info.establishes = {IRProperty::InitBlocksLowered};
   info.summary = "move each block's T.init() into its body, guarded by its reduce variables being at their minimum";
-  info.functionLocal = true;
   info.create = [](const PassOptions &) {
     return std::make_unique<BodyPass>([](const PrimFunc &func, PassContext &) {
       return findBlock(func->body) ? InitLowerer().mutate(func->body) : func->body;

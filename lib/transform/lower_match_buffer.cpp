@@ -53,7 +53,6 @@ PassInfo lowerMatchBufferPassInfo() {
   info.name = "lower-match-buffer";
   info.establishes = {IRProperty::MatchBuffersLowered};
   info.summary = "replace buffers matched to a region inside a block by views of that region";
-  info.functionLocal = true;
   info.create = [](const PassOptions &) {
     return std::make_unique<BodyPass>([](const PrimFunc &func, PassContext &) {
       return findBlock(func->body) ? MatchBufferLowerer().mutate(func->body) : func->body;

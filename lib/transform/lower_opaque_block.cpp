@@ -49,7 +49,6 @@ PassInfo lowerOpaqueBlockPassInfo() {
   info.establishes = {IRProperty::BlocksLowered};
   info.requirements = {IRProperty::BlocksOpaque, IRProperty::MatchBuffersLowered};
   info.summary = "remove opaque blocks: allocations become T.alloc_buffer, predicates become ifs";
-  info.functionLocal = true;
   info.create = [](const PassOptions &) {
     return std::make_unique<BodyPass>([](const PrimFunc &func, PassContext &) {
       return findBlock(func->body) ? OpaqueBlockLowerer().mutate(func->body) : func->body;

@@ -320,7 +320,6 @@ PassInfo lowerThreadAllreducePassInfo() {
   info.name = "lower-thread-allreduce";
   info.requirements = {IRProperty::ThreadsLaunched};
   info.summary = "cross-thread reductions (T.tvm_thread_allreduce) become shared-memory trees with barriers";
-  info.functionLocal = true;
   info.create = [](const PassOptions &) {
     return std::make_unique<BodyPass>(
         [](const PrimFunc &func, PassContext &) { return AllreduceLowerer().mutate(func->body); });

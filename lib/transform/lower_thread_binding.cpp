@@ -211,7 +211,6 @@ PassInfo lowerThreadBindingPassInfo() {
   info.establishes = {IRProperty::ThreadsLaunched};
   info.requirements = {IRProperty::BlocksLowered};
   info.summary = "thread-bound loops become thread launches; shared and local storage moves into its kernel";
-  info.functionLocal = true;
   info.create = [](const PassOptions &) {
     return std::make_unique<BodyPass>(
         [](const PrimFunc &func, PassContext &) { return ThreadBindingLowerer().mutate(func->body); });

@@ -19,7 +19,6 @@ PassInfo lowerVectorAccessPassInfo() {
   PassInfo info;
   info.name = "lower-vector-access";
   info.summary = "turn aligned stride-1 ramp accesses into accesses of vector-typed aliases (explicit casts)";
-  info.functionLocal = true;
   info.create = [](const PassOptions &) { return vectorAliasPass(VectorAliasMode::PerAccess); };
   return info;
 }

@@ -321,10 +321,11 @@ PassInfo outerLoopVectorizePassInfo() {
   info.requirements = {IRProperty::BlocksLowered};
   info.summary = "vectorize a reduction across contiguous outputs: the loop over them moves, in groups, inside the "
                  "reduction loops as T.vectorized loops";
-  info.functionLocal = true;
-  info.options = {integerOption("lanes", "16", "outputs computed together (a vector's lanes)", 2, 1024)};
+  static const PassOption<int64_t> lanesOption{
+      integerOption("lanes", "16", "outputs computed together (a vector's lanes)", 2, 1024)};
+  info.options = {lanesOption};
   info.create = [](const PassOptions &options) {
-    int64_t lanes = passOptionInteger(options, "lanes").value();
+    int64_t lanes = lanesOption.of(options);
     return std::make_unique<BodyPass>([lanes](const PrimFunc &func, PassContext &) {
       Context ctx;
       ctx.noalias = noalias(*func);

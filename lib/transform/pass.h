@@ -46,7 +46,7 @@ public:
   // needs it afterwards), a function replaced by its rewrite is freed at once and its memory
   // reused for the next function's rewrite.
   virtual std::optional<Module> run(Module module, PassContext &ctx) = 0;
-  // The pass on one function, for passes whose PassInfo says functionLocal: the pass manager
+  // The pass on one function, for function-local passes (a FunctionPass): the pass manager
   // calls it on worker threads (--threads=N), concurrently for different functions, so it may
   // only read and write state of that function (or state behind a lock whose use cannot change
   // any result). Returns the rewritten function, or nullopt after reporting an error. Others
@@ -54,9 +54,12 @@ public:
   virtual std::optional<PrimFunc> runOnFunction(PrimFunc func, PassContext &ctx);
 };
 
-// A function-local pass (PassInfo::functionLocal): run applies runOnFunction to each function
-// in order and stops at the first that fails, which is what the pass manager reproduces when
-// it runs the functions on workers.
+// A function-local pass: it rewrites each function on its own, from that function alone, and
+// reports the same diagnostics for it whatever the other functions are. run applies
+// runOnFunction to each function in order and stops at the first that fails, which is what the
+// pass manager reproduces when it runs the functions on workers: a pass is function-local by
+// being a FunctionPass, and the pass manager runs consecutive ones per function on its workers
+// (--threads); any other pass waits for every function and runs on the whole module.
 class FunctionPass : public Pass {
 public:
   std::optional<Module> run(Module module, PassContext &ctx) final;
@@ -78,11 +81,6 @@ struct PassInfo {
   // reassociationTolerance (interp/semantic_check.h) instead of bit for bit, for this pass and
   // every later one.
   bool reassociates = false;
-  // The pass rewrites each function on its own, from that function alone, and reports the same
-  // diagnostics for it whatever the other functions are: its Pass is a FunctionPass. The pass
-  // manager runs consecutive function-local passes per function on its workers (--threads);
-  // any other pass waits for every function and runs on the whole module.
-  bool functionLocal = false;
   // Builds the pass from its options as passOptionsWithDefaults gives them: valid for
   // `options`, with the defaults filled in (PassManager::add does this).
   std::function<std::unique_ptr<Pass>(const PassOptions &)> create;

@@ -118,9 +118,9 @@ std::optional<Module> PassManager::run(Module module, PassContext &ctx, PassInst
       return std::nullopt;
   }
   for (size_t k = 0; k < passes_.size(); ++k) {
-    if (!instrumentation && passes_[k].info->functionLocal) {
+    if (!instrumentation && passes_[k].functionLocal()) {
       size_t last = k + 1;
-      while (last < passes_.size() && passes_[last].info->functionLocal)
+      while (last < passes_.size() && passes_[last].functionLocal())
         ++last;
       std::optional<Module> result = runFunctionLocal(k, last, std::move(module), passContext, sink);
       if (!result)
@@ -227,7 +227,7 @@ void PassManager::addSectionTime(size_t first, size_t last, double wall,
 }
 
 bool PassManager::allFunctionLocal() const {
-  return std::all_of(passes_.begin(), passes_.end(), [](const PassInstance &p) { return p.info->functionLocal; });
+  return std::all_of(passes_.begin(), passes_.end(), [](const PassInstance &p) { return p.functionLocal(); });
 }
 
 std::optional<PrimFunc> PassManager::runTraced(PrimFunc func, const PassContext &ctx, FunctionTrace &trace,

@@ -19,6 +19,8 @@ struct PassInstance {
   const PassInfo *info = nullptr;
   PassOptions options;
   std::unique_ptr<Pass> pass;
+  // The pass is function-local: a FunctionPass.
+  bool functionLocal() const { return dynamic_cast<const FunctionPass *>(pass.get()) != nullptr; }
 };
 
 // Hooks the tool supplies. `identical` is true when the pass returned exactly the same
@@ -62,7 +64,7 @@ struct FunctionTrace {
 class PassManager {
 public:
   bool verifyEach = true;
-  // Workers for function-local passes (PassInfo::functionLocal): with more than one, each run
+  // Workers for function-local passes (FunctionPass): with more than one, each run
   // of consecutive function-local passes takes every function through all of them on that many
   // threads. The output and the diagnostics are those of one thread. Instrumentation runs
   // every pass on the whole module, one thread.
@@ -91,7 +93,7 @@ public:
 
   const std::vector<PassTiming> &timings() const { return timings_; }
 
-  // True when every pass is function-local (PassInfo::functionLocal), so that run() takes each
+  // True when every pass is function-local (a FunctionPass), so that run() takes each
   // function through all of them on its own and runTraced may stand in for it.
   bool allFunctionLocal() const;
   // For a caller that lowers a module function by function as its functions arrive (tirlower's

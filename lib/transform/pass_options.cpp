@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <stdexcept>
 
 #include "ir/edit_distance.h"
 #include "transform/pass.h"
@@ -186,6 +187,36 @@ std::optional<double> passOptionNumber(const PassOptions &options, std::string_v
 
 const std::string *passOptionText(const PassOptions &options, std::string_view name) {
   return find(options, name);
+}
+
+namespace {
+PassOptionInfo typed(PassOptionInfo info, std::initializer_list<PassOptionType> types, const char *type) {
+  if (std::find(types.begin(), types.end(), info.type) == types.end())
+    throw std::logic_error("pass option '" + info.name + "' is read as " + type + " but declared " +
+                           passOptionTypeText(info));
+  return info;
+}
+} // namespace
+
+template <>
+PassOption<int64_t>::PassOption(PassOptionInfo info)
+    : info_(typed(std::move(info), {PassOptionType::Integer}, "an integer")) {}
+template <>
+PassOption<double>::PassOption(PassOptionInfo info)
+    : info_(typed(std::move(info), {PassOptionType::Number}, "a number")) {}
+template <>
+PassOption<std::string>::PassOption(PassOptionInfo info)
+    : info_(typed(std::move(info), {PassOptionType::Choice, PassOptionType::Text}, "text")) {}
+
+template <> std::optional<int64_t> PassOption<int64_t>::find(const PassOptions &options) const {
+  return passOptionInteger(options, info_.name);
+}
+template <> std::optional<double> PassOption<double>::find(const PassOptions &options) const {
+  return passOptionNumber(options, info_.name);
+}
+template <> std::optional<std::string> PassOption<std::string>::find(const PassOptions &options) const {
+  const std::string *value = passOptionText(options, info_.name);
+  return value ? std::optional<std::string>(*value) : std::nullopt;
 }
 
 } // namespace tirlower

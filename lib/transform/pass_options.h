@@ -2,8 +2,9 @@
 // default and description. The pipeline parser checks what a pipeline gives against the
 // declarations (an unknown name is a located error with a did-you-mean, a value of the wrong
 // type a located error naming the type); the pass manager hands the pass its options with the
-// declared defaults filled in, and the pass reads them typed (passOptionInteger, ...), so that
-// no pass parses or defaults an option of its own.
+// declared defaults filled in, and the pass reads them typed through the declaration itself
+// (PassOption<T>: kLimit.of(options)), so that no pass parses or defaults an option of its own
+// or writes an option's name twice.
 #pragma once
 
 #include <cstdint>
@@ -81,8 +82,36 @@ std::string passOptionsError(const PassInfo &info, const PassOptions &given);
 // one, else its default, if any.
 PassOptions passOptionsWithDefaults(const PassInfo &info, const PassOptions &given, const PassOptions &flags = {});
 
-// Typed reads of checked options (passOptionsWithDefaults): the value of `name`, or nullopt when
-// it is absent (no default and not given).
+// A declared option with its typed read, so that a pass names each option once:
+//   const PassOption<int64_t> kLimit{integerOption("limit", "1024", "...", 1)};
+//   info.options = {kLimit};           // the declaration (--list-passes, pipeline checks)
+//   int64_t limit = kLimit.of(options); // the value the pass is created with
+// T is int64_t for an Integer option, double for a Number, std::string for a Choice or Text;
+// declaring it with another type is an internal error (std::logic_error).
+template <class T> class PassOption {
+public:
+  explicit PassOption(PassOptionInfo info);
+  operator const PassOptionInfo &() const { return info_; }
+  const PassOptionInfo &info() const { return info_; }
+  // The value among the options a pass is created with (passOptionsWithDefaults); nullopt when
+  // it is absent (no default, not given).
+  std::optional<T> find(const PassOptions &options) const;
+  // The value of an option that always has one (a default or a value from its flag).
+  T of(const PassOptions &options) const { return find(options).value(); }
+
+private:
+  PassOptionInfo info_;
+};
+
+template <> PassOption<int64_t>::PassOption(PassOptionInfo info);
+template <> PassOption<double>::PassOption(PassOptionInfo info);
+template <> PassOption<std::string>::PassOption(PassOptionInfo info);
+template <> std::optional<int64_t> PassOption<int64_t>::find(const PassOptions &options) const;
+template <> std::optional<double> PassOption<double>::find(const PassOptions &options) const;
+template <> std::optional<std::string> PassOption<std::string>::find(const PassOptions &options) const;
+
+// Untyped reads of checked options (passOptionsWithDefaults) by name, what PassOption reads
+// with: the value of `name`, or nullopt when it is absent (no default and not given).
 std::optional<int64_t> passOptionInteger(const PassOptions &options, std::string_view name);
 std::optional<double> passOptionNumber(const PassOptions &options, std::string_view name);
 const std::string *passOptionText(const PassOptions &options, std::string_view name);

@@ -21,7 +21,8 @@
 // records a taken name in conflicts() instead of throwing. 4: Pass::runOnFunction and
 // PassInfo::functionLocal (--threads); IR nodes' reference counts are atomic. 5: PassContext
 // holds the sink and remarks only; an option may be given by a tool flag (PassOptionInfo::flag).
-#define TIRLOWER_PLUGIN_API_VERSION 5
+// 6: a pass is function-local by being a FunctionPass (PassInfo::functionLocal is gone).
+#define TIRLOWER_PLUGIN_API_VERSION 6
 
 extern "C" {
 // TIRLOWER_PLUGIN_API_VERSION as the plugin saw it when it was built.

@@ -111,7 +111,6 @@ PassInfo removeNoOpPassInfo() {
   PassInfo info;
   info.name = "remove-no-op";
   info.summary = "delete stores of a value to itself, empty loops and branches, and unused scopes";
-  info.functionLocal = true;
   info.create = [](const PassOptions &) {
     return std::make_unique<BodyPass>(
         [](const PrimFunc &func, PassContext &) { return NoOpRemover().mutate(func->body); });

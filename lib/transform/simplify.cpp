@@ -192,7 +192,6 @@ PassInfo simplifyPassInfo() {
   PassInfo info;
   info.name = "simplify";
   info.summary = "simplify expressions with loop bounds; drop branches and loops proven dead";
-  info.functionLocal = true;
   info.create = [](const PassOptions &) {
     return std::make_unique<BodyPass>(
         [](const PrimFunc &func, PassContext &) { return Simplifier().mutate(func->body); });

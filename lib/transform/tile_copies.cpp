@@ -402,18 +402,18 @@ PassInfo tileCopiesPassInfo() {
   PassInfo info;
   info.name = "tile-copies";
   info.summary = "reorder and tile large copies between physical layouts for contiguous writes; stream huge outputs";
-  info.options = {
-      integerOption("min-bytes", "1048576", "smallest copy (bytes written) that is reordered", 0),
-      integerOption("nontemporal-bytes", "4194304",
-                    "smallest copy (bytes written) whose stores are non-temporal (streaming)", 0),
-      integerOption("tile-bytes", "16384", "most input bytes one tile reads (half of a 32 KiB L1 data cache)", 1),
-  };
+  static const PassOption<int64_t> minBytesOption{
+      integerOption("min-bytes", "1048576", "smallest copy (bytes written) that is reordered", 0)};
+  static const PassOption<int64_t> nontemporalBytesOption{integerOption(
+      "nontemporal-bytes", "4194304", "smallest copy (bytes written) whose stores are non-temporal (streaming)", 0)};
+  static const PassOption<int64_t> tileBytesOption{
+      integerOption("tile-bytes", "16384", "most input bytes one tile reads (half of a 32 KiB L1 data cache)", 1)};
+  info.options = {minBytesOption, nontemporalBytesOption, tileBytesOption};
   info.requirements = {IRProperty::Flat};
-  info.functionLocal = true;
   info.create = [](const PassOptions &options) -> std::unique_ptr<Pass> {
-    int64_t minBytes = passOptionInteger(options, "min-bytes").value();
-    int64_t nontemporalBytes = passOptionInteger(options, "nontemporal-bytes").value();
-    int64_t tileBytes = passOptionInteger(options, "tile-bytes").value();
+    int64_t minBytes = minBytesOption.of(options);
+    int64_t nontemporalBytes = nontemporalBytesOption.of(options);
+    int64_t tileBytes = tileBytesOption.of(options);
     return std::make_unique<BodyPass>([=](const PrimFunc &func, PassContext &ctx) {
       return CopyTiler(minBytes, nontemporalBytes, tileBytes, ctx).mutate(func->body);
     });

@@ -21,6 +21,8 @@ namespace {
 // The largest `limit` accepted: unrolling that many statements takes about a second, so any
 // limit bounds the work done (docs/passes.md).
 constexpr int64_t kMaxLimit = 1 << 20;
+const PassOption<int64_t> kLimit{integerOption("limit", "1024", "most statements one unrolled loop may produce", 1,
+                                               kMaxLimit)};
 
 // a * b, or SIZE_MAX when it does not fit (nested loops cannot wrap the count around).
 size_t saturatingMul(size_t a, size_t b) {
@@ -118,10 +120,8 @@ PassInfo unrollPassInfo() {
   PassInfo info;
   info.name = "unroll";
   info.summary = "unroll T.unroll loops with constant bounds, then make the copies' definitions unique";
-  info.options = {integerOption("limit", "1024", "most statements one unrolled loop may produce", 1, kMaxLimit)};
-  info.create = [](const PassOptions &options) {
-    return std::make_unique<UnrollPass>(passOptionInteger(options, "limit").value());
-  };
+  info.options = {kLimit};
+  info.create = [](const PassOptions &options) { return std::make_unique<UnrollPass>(kLimit.of(options)); };
   return info;
 }
 

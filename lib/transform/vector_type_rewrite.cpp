@@ -18,7 +18,6 @@ PassInfo vectorTypeRewritePassInfo() {
   PassInfo info;
   info.name = "vector-type-rewrite";
   info.summary = "access scalar buffers used only by aligned stride-1 ramps through a vector-typed alias";
-  info.functionLocal = true;
   info.create = [](const PassOptions &) { return vectorAliasPass(VectorAliasMode::AllOrNothing); };
   return info;
 }

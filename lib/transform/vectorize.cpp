@@ -323,7 +323,6 @@ PassInfo vectorizePassInfo() {
   PassInfo info;
   info.name = "vectorize";
   info.summary = "turn T.vectorized loops into Ramp/Broadcast vector code, or serial loops with a remark";
-  info.functionLocal = true;
   info.create = [](const PassOptions &) {
     return std::make_unique<BodyPass>(
         [](const PrimFunc &func, PassContext &ctx) { return LoopVectorizer(ctx).mutate(func->body); });

@@ -71,15 +71,14 @@ PassInfo verifyLayoutsPassInfo() {
   PassInfo info;
   info.name = "verify-layouts";
   info.summary = "report every buffer whose layout does not satisfy a layout requirement; change nothing";
-  info.options = {requireOptionInfo(), targetOptionInfo(),
-                  givenByFlag(choiceOption("mode", {"error", "warn"}, "",
-                                           "unmet requirements are errors or warnings (default: --layout-verify, "
-                                           "else error)"),
-                              "--layout-verify")};
+  static const PassOption<std::string> modeOption{givenByFlag(
+      choiceOption("mode", {"error", "warn"}, "",
+                   "unmet requirements are errors or warnings (default: --layout-verify, else error)"),
+      "--layout-verify")};
+  info.options = {requireOption(), targetOption(), modeOption};
   info.create = [](const PassOptions &options) {
-    const std::string *mode = passOptionText(options, "mode");
     return std::make_unique<VerifyLayoutsPass>(requireOptionOf(options), targetOptionOf(options),
-                                               mode && *mode == "warn");
+                                               modeOption.find(options) == "warn");
   };
   return info;
 }

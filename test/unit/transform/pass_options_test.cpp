@@ -44,6 +44,23 @@ TEST_CASE("a tool flag gives the options bound to it that the pipeline does not"
   CHECK(passOptionsWithDefaults(unrollPassInfo(), {}, flags) == passOptionsWithDefaults(unrollPassInfo(), {}));
 }
 
+TEST_CASE("a declared option is read typed, by its declaration", "[transform][options]") {
+  const PassOption<int64_t> limit{integerOption("limit", "16", "a limit", 1)};
+  const PassOption<std::string> mode{choiceOption("mode", {"a", "b"}, "", "a mode")};
+  const PassOption<double> ratio{numberOption("ratio", "0.5", "a ratio")};
+  PassInfo info;
+  info.name = "p";
+  info.options = {limit, mode, ratio};
+  CHECK(limit.of(passOptionsWithDefaults(info, {})) == 16);
+  CHECK(limit.of(passOptionsWithDefaults(info, {{"limit", "3"}})) == 3);
+  CHECK(ratio.of(passOptionsWithDefaults(info, {{"ratio", "2.25"}})) == 2.25);
+  CHECK_FALSE(mode.find(passOptionsWithDefaults(info, {})));
+  CHECK(mode.find(passOptionsWithDefaults(info, {{"mode", "b"}})) == "b");
+  // Read as another type than declared: the pass's bug.
+  CHECK_THROWS_AS(PassOption<int64_t>(textOption("t", "", "text")), std::logic_error);
+  CHECK_THROWS_AS(PassOption<std::string>(integerOption("n", "1", "n")), std::logic_error);
+}
+
 TEST_CASE("values are checked against their declared type", "[transform][options]") {
   const PassInfo unroll = unrollPassInfo();
   const PassOptionInfo &limit = unroll.options[0];
