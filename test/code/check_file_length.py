@@ -19,7 +19,6 @@ SPLIT_PENDING = {
     "lib/codegen/tir_script_printer.cpp": 890,
     "lib/parse/lexer.cpp": 870,
     "lib/transform/thread_sync.cpp": 840,
-    "lib/parse/statements.cpp": 635,
 }
 
 
