@@ -72,7 +72,7 @@ std::string supportBlock() {
   return s;
 }
 
-class EntryWriter {
+class EntryWriter : FfiStepRenderer {
 public:
   EntryWriter(const FfiEntry &entry, CSupport &support, std::string &out) : e_(entry), support_(support), o_(out) {}
 
@@ -83,16 +83,7 @@ public:
     o_ += "  (void)self;\n";
     o_ += "  if (num_args != " + std::to_string(e_.arguments) + ")\n";
     raise("TypeError", e_.countMessage, std::to_string(e_.arguments) + ", (int)num_args");
-    for (size_t k = 0; k < e_.params.size(); ++k)
-      argument(k);
-    for (size_t v = 0; v < e_.vars.size(); ++v)
-      if (e_.vars[v].param >= 0)
-        bind(v);
-    for (const FfiCheck &c : e_.checks)
-      check(c);
-    for (size_t k = 0; k < e_.params.size(); ++k)
-      if (e_.params[k].kind == FfiParam::Kind::Tensor)
-        extentOf(k);
+    renderFfiSteps(e_, *this);
     // The call: the function raised the error of a nonzero result itself.
     o_ += "  int32_t status = " + e_.symbol + "(";
     for (size_t k = 0; k < e_.params.size(); ++k) {
@@ -118,10 +109,8 @@ private:
     o_ += values.empty() ? ");\n" : ", " + values + ");\n";
   }
 
-  void argument(size_t k) {
+  void argument(size_t k) override {
     const FfiParam &p = e_.params[k];
-    if (p.argument < 0)
-      return;
     std::string arg = "args[" + std::to_string(p.argument) + "]";
     std::string kindName = "tl_ffi_type_name(" + arg + ".type_index)";
     std::string is = arg + ".type_index == ";
@@ -193,7 +182,7 @@ private:
     }
   }
 
-  void bind(size_t index) {
+  void bind(size_t index) override {
     const FfiVar &v = e_.vars[index];
     std::string t = "t" + std::to_string(v.param);
     std::string value = v.fromStride ? "tl_ffi_stride(" + t + ", " + std::to_string(v.axis) + ")"
@@ -211,7 +200,7 @@ private:
   }
 
   // Step 5: the elements tensor k reaches, then its data.
-  void extentOf(size_t k) {
+  void extentOf(size_t k) override {
     const FfiParam &p = e_.params[k];
     std::string t = "t" + std::to_string(k);
     if (p.spanCheck) {
@@ -228,7 +217,7 @@ private:
     }
   }
 
-  void check(const FfiCheck &c) {
+  void check(const FfiCheck &c) override {
     std::string t = "t" + std::to_string(c.param);
     std::string given;
     std::string guard;

@@ -515,6 +515,20 @@ FfiEntry describeFfiEntry(const PrimFuncNode &func, const std::string &symbol) {
   return EntryBuilder(func, symbol).build();
 }
 
+void renderFfiSteps(const FfiEntry &entry, FfiStepRenderer &renderer) {
+  for (size_t k = 0; k < entry.params.size(); ++k)
+    if (entry.params[k].argument >= 0)
+      renderer.argument(k);
+  for (size_t v = 0; v < entry.vars.size(); ++v)
+    if (entry.vars[v].param >= 0)
+      renderer.bind(v);
+  for (const FfiCheck &c : entry.checks)
+    renderer.check(c);
+  for (size_t k = 0; k < entry.params.size(); ++k)
+    if (entry.params[k].kind == FfiParam::Kind::Tensor)
+      renderer.extentOf(k);
+}
+
 std::string ffiHeapMessage(const std::string &function, const std::string &storage) {
   return function + ": cannot allocate the heap storage of '" + storage + "' (out of memory)";
 }

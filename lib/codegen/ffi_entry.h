@@ -129,6 +129,20 @@ struct FfiEntry {
 // those, a bfloat16 scalar.
 FfiEntry describeFfiEntry(const PrimFuncNode &func, const std::string &symbol);
 
+// Steps 2-5 of the entry, in their order, for an emitter rendering it: `argument` for each
+// parameter (those passed as arguments), `bind` for each variable bound from a tensor, `check`
+// for each check, `extent` for each tensor parameter. The emitter renders step 1 before and
+// the call (step 6) after.
+class FfiStepRenderer {
+public:
+  virtual ~FfiStepRenderer() = default;
+  virtual void argument(size_t param) = 0;
+  virtual void bind(size_t var) = 0;
+  virtual void check(const FfiCheck &check) = 0;
+  virtual void extentOf(size_t param) = 0;
+};
+void renderFfiSteps(const FfiEntry &entry, FfiStepRenderer &renderer);
+
 // The MemoryError message of a function under --abi=tvm-ffi whose heap allocation of `storage`
 // fails: "f: cannot allocate the heap storage of 'buf' (out of memory)".
 std::string ffiHeapMessage(const std::string &function, const std::string &storage);

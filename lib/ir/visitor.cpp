@@ -450,6 +450,28 @@ Stmt substituteBuffers(const Stmt &s, const std::vector<std::pair<Buffer, Buffer
   return replacer.mutate(s);
 }
 
+std::unordered_set<const VarNode *> allocatedData(const Stmt &s) {
+  struct Collector : IRVisitor {
+    using IRVisitor::visit;
+    std::unordered_set<const VarNode *> data;
+    void visit(const AllocBufferNode *op) override {
+      data.insert(op->buffer->data.get());
+      IRVisitor::visit(op);
+    }
+    void visit(const AllocateNode *op) override {
+      data.insert(op->bufferVar.get());
+      IRVisitor::visit(op);
+    }
+    void visit(const DeclBufferNode *op) override {
+      if (op->allocates)
+        data.insert(op->buffer->data.get());
+      IRVisitor::visit(op);
+    }
+  } collector;
+  collector.visit(s);
+  return std::move(collector.data);
+}
+
 const BlockNode *findBlock(const Stmt &s) {
   struct Finder : IRVisitor {
     const BlockNode *found = nullptr;

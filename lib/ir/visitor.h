@@ -3,6 +3,8 @@
 // returns the original node when no child changed, so "unchanged" is cheap and observable.
 #pragma once
 
+#include <unordered_set>
+
 #include "ir/function.h"
 
 namespace tirlower {
@@ -99,6 +101,10 @@ Stmt substituteBuffers(const Stmt &s, const std::vector<std::pair<Buffer, Buffer
 // reject block-level input with blockMessage(), the block-lowering passes to leave functions
 // without blocks as they are (the search skips expressions: cheaper than a mutator's walk).
 const BlockNode *findBlock(const Stmt &s);
+
+// The data variables of the storage `s` allocates (T.alloc_buffer, T.allocate, an allocating
+// T.decl_buffer): storage no parameter can alias.
+std::unordered_set<const VarNode *> allocatedData(const Stmt &s);
 
 // Replaces variables by expressions (a map keyed by node identity) everywhere, including
 // buffer shapes, strides and offsets.

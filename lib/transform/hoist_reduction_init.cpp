@@ -146,7 +146,7 @@ bool onlyStores(const Stmt &s, std::vector<const BufferStoreNode *> &out) {
 
 struct Context {
   std::unordered_set<const VarNode *> enclosing; // variables of the loops around the current one
-  std::unordered_set<const VarNode *> ownData;   // data of buffers the function allocates
+  std::unordered_set<const VarNode *> ownData;   // data of buffers the function allocates (allocatedData)
   bool noalias = false;
 };
 
@@ -235,22 +235,6 @@ protected:
     return mutated;
   }
 
-  Stmt visit(const AllocBufferNode *op) override {
-    ctx_.ownData.insert(op->buffer->data.get());
-    return IRMutator::visit(op);
-  }
-
-  Stmt visit(const AllocateNode *op) override {
-    ctx_.ownData.insert(op->bufferVar.get());
-    return IRMutator::visit(op);
-  }
-
-  Stmt visit(const DeclBufferNode *op) override {
-    if (op->allocates)
-      ctx_.ownData.insert(op->buffer->data.get());
-    return IRMutator::visit(op);
-  }
-
 private:
   static Stmt withBody(const ForNode *loop, Stmt body) {
     return ForNode::make(loop->loopVar, loop->min, loop->extent, loop->forKind, std::move(body), loop->threadTag,
@@ -284,6 +268,7 @@ PassInfo hoistReductionInitPassInfo() {
     return std::make_unique<BodyPass>([](const PrimFunc &func, PassContext &) {
       Context ctx;
       ctx.noalias = noalias(*func);
+      ctx.ownData = allocatedData(func->body);
       return InitHoister(std::move(ctx)).mutate(func->body);
     });
   };

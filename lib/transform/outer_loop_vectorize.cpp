@@ -67,7 +67,7 @@ constexpr int64_t kShortLoop = 16;
 constexpr int64_t kJam = 8;
 
 struct Context {
-  std::unordered_set<const VarNode *> ownData; // data of buffers the function allocates
+  std::unordered_set<const VarNode *> ownData; // data of buffers the function allocates (allocatedData)
   bool noalias = false;
   int64_t lanes = 16;
 };
@@ -158,22 +158,6 @@ protected:
   Stmt visit(const ForNode *op) override {
     if (Plan plan = planOf(op); plan.group)
       return rewrite(op, plan);
-    return IRMutator::visit(op);
-  }
-
-  Stmt visit(const AllocBufferNode *op) override {
-    ctx_.ownData.insert(op->buffer->data.get());
-    return IRMutator::visit(op);
-  }
-
-  Stmt visit(const AllocateNode *op) override {
-    ctx_.ownData.insert(op->bufferVar.get());
-    return IRMutator::visit(op);
-  }
-
-  Stmt visit(const DeclBufferNode *op) override {
-    if (op->allocates)
-      ctx_.ownData.insert(op->buffer->data.get());
     return IRMutator::visit(op);
   }
 
@@ -329,6 +313,7 @@ PassInfo outerLoopVectorizePassInfo() {
     return std::make_unique<BodyPass>([lanes](const PrimFunc &func, PassContext &) {
       Context ctx;
       ctx.noalias = noalias(*func);
+      ctx.ownData = allocatedData(func->body);
       ctx.lanes = lanes;
       return OuterVectorizer(std::move(ctx)).mutate(func->body);
     });

@@ -19,7 +19,7 @@ constexpr uint64_t kAnyValue = 8;
 constexpr uint64_t kData = 0, kDeviceType = 8, kDeviceId = 12, kNdim = 16, kCode = 20, kBits = 21, kLanes = 22,
                    kShape = 24, kStrides = 32, kByteOffset = 40;
 
-class EntryLowering {
+class EntryLowering : FfiStepRenderer {
 public:
   EntryLowering(const FfiEntry &entry, llvm::Function *callee, llvm::Module &module)
       : e_(entry), callee_(callee), m_(module), ctx_(module.getContext()), b_(ctx_) {}
@@ -42,16 +42,7 @@ public:
     llvm::Value *count = fn_->getArg(2);
     fail(b_.CreateICmpNE(count, b_.getInt32(e_.arguments)), "TypeError", e_.countMessage,
          [&] { return std::vector<llvm::Value *>{b_.getInt32(e_.arguments), count}; });
-    for (size_t k = 0; k < e_.params.size(); ++k)
-      argument(k);
-    for (size_t v = 0; v < e_.vars.size(); ++v)
-      if (e_.vars[v].param >= 0)
-        bind(v);
-    for (const FfiCheck &c : e_.checks)
-      check(c);
-    for (size_t k = 0; k < e_.params.size(); ++k)
-      if (e_.params[k].kind == FfiParam::Kind::Tensor)
-        extentOf(k);
+    renderFfiSteps(e_, *this);
     call();
   }
 
@@ -143,10 +134,8 @@ private:
     }
   }
 
-  void argument(size_t k) {
+  void argument(size_t k) override {
     const FfiParam &p = e_.params[k];
-    if (p.argument < 0)
-      return;
     llvm::Value *index = typeIndex(p);
     auto name = [&] { return std::vector<llvm::Value *>{b_.CreateCall(typeNameFunction(), {index})}; };
     llvm::Value *value = argPointer(p);
@@ -223,7 +212,7 @@ private:
     return b_.CreateSelect(isNull, compact, given);
   }
 
-  void bind(size_t index) {
+  void bind(size_t index) override {
     const FfiVar &v = e_.vars[index];
     vars_[index] = v.fromStride ? stride(v.param, v.axis) : shape(v.param, v.axis);
     if (!v.negativeMessage.empty())
@@ -277,7 +266,7 @@ private:
   }
 
   // Step 5: the elements tensor k reaches, then its data.
-  void extentOf(size_t k) {
+  void extentOf(size_t k) override {
     const FfiParam &p = e_.params[k];
     auto none = [] { return std::vector<llvm::Value *>{}; };
     llvm::Value *data = load(b_.getPtrTy(), tensors_[k], kData);
@@ -293,7 +282,7 @@ private:
     }
   }
 
-  void check(const FfiCheck &c) {
+  void check(const FfiCheck &c) override {
     llvm::Value *given = nullptr;
     llvm::Value *guard = nullptr;
     switch (c.what) {
