@@ -1,5 +1,6 @@
-// Expressions in TVMScript syntax with the fewest parentheses Python's precedence allows:
-// `a - (b - c)`, `(a < b) == c` (comparisons never chain), `not (a and b)`.
+// The TVMScript printer's expressions (ScriptPrinter, tir_script_printer.h), with the fewest
+// parentheses Python's precedence allows: `a - (b - c)`, `(a < b) == c` (comparisons never
+// chain), `not (a and b)`; the names variables and buffers print by, and index maps (lambdas).
 #include "codegen/tir_literals.h"
 #include "codegen/tir_script_printer.h"
 #include "ir/intrinsics.h"
@@ -320,5 +321,96 @@ void ScriptPrinter::visitLet(const LetNode *node) {
 }
 
 void ScriptPrinter::visitBufferLoad(const BufferLoadNode *node) { printAccess(node->buffer.get(), node->indices); }
+
+// ---- names ---------------------------------------------------------------------------------
+
+void ScriptPrinter::resetNames() {
+  freeDeclared_.clear();
+  names_.clear();
+  printed_.clear();
+  dataNames_.clear();
+}
+
+std::string_view ScriptPrinter::defineVar(const VarNode *var) {
+  if (plain_)
+    return var->name.view();
+  if (std::string_view name = printed_.find(var); !name.empty())
+    return name;
+  return printed_.insert(var, names_.fresh(var->name));
+}
+
+std::string_view ScriptPrinter::defineBuffer(const BufferNode *buffer) {
+  if (plain_)
+    return buffer->name.view();
+  if (std::string_view name = printed_.find(buffer); !name.empty())
+    return name;
+  return printed_.insert(buffer, names_.fresh(buffer->name));
+}
+
+std::string_view ScriptPrinter::bindVar(const VarNode *var) {
+  if (plain_)
+    return var->name.view();
+  return printed_.assign(var, names_.fresh(var->name));
+}
+
+std::string_view ScriptPrinter::bindBuffer(const BufferNode *buffer) {
+  if (plain_)
+    return buffer->name.view();
+  return printed_.assign(buffer, names_.fresh(buffer->name));
+}
+
+void ScriptPrinter::defineDataVar(const BufferNode *buffer, std::string_view bufferName, bool allocates) {
+  if (plain_)
+    return;
+  const VarNode *data = buffer->data.get();
+  if (allocates)
+    printed_.assign(data, dataNames_.store(bufferName, ".data"));
+  else if (printed_.find(data).empty())
+    printed_.insert(data, dataNames_.store(bufferName, ".data"));
+}
+
+std::string_view ScriptPrinter::lambdaOrDefinedName(const VarNode *var) {
+  for (const auto &[param, name] : lambdaNames_)
+    if (param == var)
+      return name;
+  return defineVar(var);
+}
+
+// ---- index maps ------------------------------------------------------------------------------
+
+void ScriptPrinter::printIndexMap(const IndexMapNode &map) {
+  // Lambda parameters are local to the lambda: they get names of their own, which shadow
+  // whatever the function prints for the same objects.
+  lambdaTable_.clear();
+  lambdaNames_.clear();
+  out_ += "lambda";
+  for (size_t k = 0; k < map.initialIndices.size(); ++k) {
+    const VarNode *var = map.initialIndices[k].get();
+    out_ += k ? ", " : " ";
+    if (plain_) {
+      out_ += var->name.view();
+      continue;
+    }
+    lambdaNames_.emplace_back(var, lambdaTable_.fresh(var->name));
+    out_ += lambdaNames_.back().second;
+  }
+  out_ += ": [";
+  size_t separator = 0;
+  bool first = true;
+  for (size_t k = 0; k <= map.finalIndices.size(); ++k) {
+    for (; separator < map.axisSeparators.size() && map.axisSeparators[separator] == static_cast<int>(k); ++separator) {
+      out_ += first ? "" : ", ";
+      out_ += "T.AXIS_SEPARATOR";
+      first = false;
+    }
+    if (k == map.finalIndices.size())
+      break;
+    out_ += first ? "" : ", ";
+    printExpr(map.finalIndices[k]);
+    first = false;
+  }
+  out_ += ']';
+  lambdaNames_.clear();
+}
 
 } // namespace tirlower

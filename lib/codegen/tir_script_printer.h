@@ -37,13 +37,13 @@ public:
   void printIndexMap(const IndexMapNode &map);
 
 private:
-  // ---- a function's head (tir_script_printer.cpp) ----
+  // ---- a function's head (tir_print_function.cpp) ----
   const BufferNode *simpleBufferOf(const Var &param) const;
   void printSignature(const PrimFuncNode &function);
   void printMatchBuffers(const PrimFuncNode &function);
   void printParamTransforms(const PrimFuncNode &function);
 
-  // ---- names (tir_script_printer.cpp) ----
+  // ---- names (tir_print_expr.cpp) ----
   void resetNames();
   std::string_view defineVar(const VarNode *var);
   std::string_view defineBuffer(const BufferNode *buffer);
@@ -65,7 +65,7 @@ private:
   std::string_view lambdaOrDefinedName(const VarNode *var);
   std::string_view bufferName(const BufferNode *buffer) { return defineBuffer(buffer); }
 
-  // ---- statements and functions (tir_script_printer.cpp) ----
+  // ---- statements (tir_print_stmt.cpp) and blocks (tir_print_block.cpp) ----
   void newline() { out_ += '\n'; }
   void indent() { out_.append(static_cast<size_t>(indent_) * 4, ' '); }
   void printBody(const Stmt &stmt); // one level deeper

@@ -264,5 +264,10 @@ Expr operator*(Expr a, Expr b);
 
 // Constant value of an integer immediate, if `e` is one.
 const int64_t *asConstInt(const Expr &e);
+// Whether `e` is the integer constant 0 (false for a null expression).
+inline bool isConstZero(const Expr &e) {
+  const int64_t *value = e ? asConstInt(e) : nullptr;
+  return value && *value == 0;
+}
 
 } // namespace tirlower

@@ -1,7 +1,11 @@
+// The lexer: TVMScript text to tokens with Python's line structure (INDENT/DEDENT from the
+// leading spaces, NEWLINE at the end of logical lines, none inside brackets, comments and
+// backslash continuations skipped), in batches: tokenize() lexes a whole range at once,
+// TokenStream a window around the parser's position. What each token looks like is in
+// token_scan.h.
 #include "parse/lexer.h"
 
 #include <algorithm>
-#include <array>
 #include <bit>
 #include <cstdint>
 #include <cstring>
@@ -9,100 +13,11 @@
 #include <string>
 #include <utility>
 
+#include "parse/token_scan.h"
+
 namespace tirlower {
 
-namespace {
-
-// Character classes by table: the identifier and digit tests run once per input byte.
-enum : uint8_t { kIdentStart = 1, kDigit = 2 };
-constexpr std::array<uint8_t, 256> kCharClass = [] {
-  std::array<uint8_t, 256> table{};
-  for (int c = 'a'; c <= 'z'; ++c)
-    table[static_cast<size_t>(c)] = kIdentStart;
-  for (int c = 'A'; c <= 'Z'; ++c)
-    table[static_cast<size_t>(c)] = kIdentStart;
-  table['_'] = kIdentStart;
-  for (int c = '0'; c <= '9'; ++c)
-    table[static_cast<size_t>(c)] = kDigit;
-  return table;
-}();
-
-inline bool isIdentStart(char c) {
-  return kCharClass[static_cast<unsigned char>(c)] & kIdentStart;
-}
-inline bool isDigit(char c) {
-  return kCharClass[static_cast<unsigned char>(c)] & kDigit;
-}
-inline bool isIdentChar(char c) {
-  return kCharClass[static_cast<unsigned char>(c)] != 0;
-}
-
-// The brackets are the six kinds LParen .. RBrace (lexCommonTokens tests the range first).
-static_assert(static_cast<int>(Tok::RBrace) - static_cast<int>(Tok::LParen) == 5 && Tok::RParen > Tok::LParen &&
-              Tok::LBracket > Tok::RParen && Tok::RBracket > Tok::LBracket && Tok::LBrace > Tok::RBracket);
-
-// Punctuation of one character that never starts a longer token ('.' may start a number, '-'
-// an arrow, ...): lexed inline by the main loop. Tok::Error for every other byte.
-constexpr std::array<Tok, 256> kSingleCharToken = [] {
-  std::array<Tok, 256> table{};
-  table.fill(Tok::Error);
-  table['('] = Tok::LParen;
-  table[')'] = Tok::RParen;
-  table['['] = Tok::LBracket;
-  table[']'] = Tok::RBracket;
-  table['{'] = Tok::LBrace;
-  table['}'] = Tok::RBrace;
-  table[','] = Tok::Comma;
-  table[':'] = Tok::Colon;
-  table['@'] = Tok::At;
-  table['+'] = Tok::Plus;
-  table['%'] = Tok::Percent;
-  table['&'] = Tok::Amp;
-  table['|'] = Tok::Pipe;
-  table['^'] = Tok::Caret;
-  table['~'] = Tok::Tilde;
-  return table;
-}();
-
-// A word of up to 8 bytes as one integer, first byte lowest: keywords are matched with one
-// integer comparison instead of string comparisons.
-constexpr uint64_t packWord(std::string_view s) {
-  uint64_t value = 0;
-  for (size_t k = s.size(); k-- > 0;)
-    value = value << 8 | static_cast<unsigned char>(s[k]);
-  return value;
-}
-
-// The keyword packed as `word` (packWord), or Tok::Name.
-Tok keywordOrName(uint64_t word) {
-  switch (word) {
-  case packWord("in"): return Tok::KwIn;
-  case packWord("if"): return Tok::KwIf;
-  case packWord("as"): return Tok::KwAs;
-  case packWord("or"): return Tok::KwOr;
-  case packWord("def"): return Tok::KwDef;
-  case packWord("for"): return Tok::KwFor;
-  case packWord("and"): return Tok::KwAnd;
-  case packWord("not"): return Tok::KwNot;
-  case packWord("elif"): return Tok::KwElif;
-  case packWord("else"): return Tok::KwElse;
-  case packWord("with"): return Tok::KwWith;
-  case packWord("True"): return Tok::KwTrue;
-  case packWord("None"): return Tok::KwNone;
-  case packWord("pass"): return Tok::KwPass;
-  case packWord("from"): return Tok::KwFrom;
-  case packWord("class"): return Tok::KwClass;
-  case packWord("while"): return Tok::KwWhile;
-  case packWord("False"): return Tok::KwFalse;
-  case packWord("assert"): return Tok::KwAssert;
-  case packWord("lambda"): return Tok::KwLambda;
-  case packWord("return"): return Tok::KwReturn;
-  case packWord("import"): return Tok::KwImport;
-  default: return Tok::Name;
-  }
-}
-
-} // namespace
+using namespace lexing;
 
 // The tokenizer proper. It produces tokens in batches on request (TokenStream), so a large
 // input is never held as one token array; its only look-behind is the kinds of the last two
@@ -385,34 +300,6 @@ private:
     push(nameKind(text_.data(), text_.size(), start, pos_ - start), start, pos_);
   }
 
-  // The token of `=`, `*`, `-`, `/` or `.` followed by `next` when it is one of Assign, Star,
-  // Minus, Slash, SlashSlash or Dot; Tok::Error otherwise (another byte, or a longer token such
-  // as `==`, `**`, `->` or a number `.5`, which lexToken reads).
-  static Tok secondOf(char c, char next) {
-    switch (c) {
-    case '=': return next == '=' ? Tok::Error : Tok::Assign;
-    case '*': return next == '*' ? Tok::Error : Tok::Star;
-    case '-': return next == '>' ? Tok::Error : Tok::Minus;
-    case '/': return next == '/' ? Tok::SlashSlash : Tok::Slash;
-    case '.': return isDigit(next) ? Tok::Error : Tok::Dot;
-    default: return Tok::Error;
-    }
-  }
-
-  // The keyword or Tok::Name of the name data[start, start + length).
-  [[gnu::always_inline]] static Tok nameKind(const char *data, size_t size, size_t start, size_t length) {
-    if (length < 2 || length > 6) // keywords have 2 to 6 letters
-      return Tok::Name;
-    uint64_t word;
-    if (std::endian::native == std::endian::little && start + 8 <= size) {
-      std::memcpy(&word, data + start, 8); // packWord of the name with one load
-      word &= (uint64_t(1) << (8 * length)) - 1;
-    } else {
-      word = packWord(std::string_view(data + start, length));
-    }
-    return keywordOrName(word);
-  }
-
   // The common tokens of a line: names, keywords, decimal integers, one-character punctuation
   // and `=`, `*`, `-`, `/`, `//`, `.` (not starting a longer token), and the line's end, until
   // another byte (a string, a float, a comparison, ...) or stop_; the main loop lexes that one.
@@ -486,6 +373,8 @@ private:
     return lineEnded;
   }
 
+  // A token the main loop does not lex inline: a number that is no plain integer, a string, an
+  // operator of two characters, or invalid bytes.
   void lexToken(char c) {
     size_t start = pos_;
     if (isDigit(c) || (c == '.' && pos_ + 1 < text_.size() && isDigit(text_[pos_ + 1]))) {
@@ -496,8 +385,12 @@ private:
       lexString(c);
       return;
     }
-    auto [kind, length] = punctuation(c);
+    auto [kind, length] = scanPunctuation(c, pos_ + 1 < text_.size() ? text_[pos_ + 1] : '\0');
     if (kind != Tok::Error) [[likely]] {
+      if (kind == Tok::LParen || kind == Tok::LBracket || kind == Tok::LBrace)
+        openBracket();
+      else if (kind == Tok::RParen || kind == Tok::RBracket || kind == Tok::RBrace)
+        closeBracket();
       pos_ += length;
       push(kind, start, pos_);
       return;
@@ -505,94 +398,10 @@ private:
     lexInvalid(start, c);
   }
 
-  // The operator or bracket token starting at pos_ with character `c`, and its length
-  // (Tok::Error when `c` starts none). Brackets keep the nesting depth.
-  [[gnu::always_inline]] std::pair<Tok, size_t> punctuation(char c) {
-    auto next = [&](size_t k) { return pos_ + k < text_.size() ? text_[pos_ + k] : '\0'; };
-    Tok kind = Tok::Error;
-    size_t length = 1;
-    switch (c) {
-    case '(':
-      kind = Tok::LParen;
-      openBracket();
-      break;
-    case ')':
-      kind = Tok::RParen;
-      closeBracket();
-      break;
-    case '[':
-      kind = Tok::LBracket;
-      openBracket();
-      break;
-    case ']':
-      kind = Tok::RBracket;
-      closeBracket();
-      break;
-    case '{':
-      kind = Tok::LBrace;
-      openBracket();
-      break;
-    case '}':
-      kind = Tok::RBrace;
-      closeBracket();
-      break;
-    case ',': kind = Tok::Comma; break;
-    case ':': kind = Tok::Colon; break;
-    case '.': kind = Tok::Dot; break;
-    case '@': kind = Tok::At; break;
-    case '+': kind = Tok::Plus; break;
-    case '%': kind = Tok::Percent; break;
-    case '&': kind = Tok::Amp; break;
-    case '|': kind = Tok::Pipe; break;
-    case '^': kind = Tok::Caret; break;
-    case '~': kind = Tok::Tilde; break;
-    case '-':
-      kind = next(1) == '>' ? Tok::Arrow : Tok::Minus;
-      length = kind == Tok::Arrow ? 2 : 1;
-      break;
-    case '*':
-      kind = next(1) == '*' ? Tok::StarStar : Tok::Star;
-      length = kind == Tok::StarStar ? 2 : 1;
-      break;
-    case '/':
-      kind = next(1) == '/' ? Tok::SlashSlash : Tok::Slash;
-      length = kind == Tok::SlashSlash ? 2 : 1;
-      break;
-    case '<':
-      kind = next(1) == '=' ? Tok::LessEqual : next(1) == '<' ? Tok::LessLess : Tok::Less;
-      length = kind == Tok::Less ? 1 : 2;
-      break;
-    case '>':
-      kind = next(1) == '=' ? Tok::GreaterEqual : next(1) == '>' ? Tok::GreaterGreater : Tok::Greater;
-      length = kind == Tok::Greater ? 1 : 2;
-      break;
-    case '=':
-      kind = next(1) == '=' ? Tok::EqualEqual : Tok::Assign;
-      length = kind == Tok::EqualEqual ? 2 : 1;
-      break;
-    case '!':
-      if (next(1) == '=') {
-        kind = Tok::NotEqual;
-        length = 2;
-      }
-      break;
-    default: break;
-    }
-    return {kind, length};
-  }
-
   // Coalesces a run of invalid bytes starting at `start` into one diagnostic and token. Out of
   // line: the error path's strings made every call of lexToken pay for a larger frame.
   [[gnu::cold, gnu::noinline]] void lexInvalid(size_t start, char c) {
-    while (pos_ < text_.size()) {
-      char d = text_[pos_];
-      if (isIdentChar(d) || d == ' ' || d == '\n' || d == '\t' || d == '#' || d == '"' || d == '\'' ||
-          std::string_view("()[]{},:.@+-*/%<>=&|^~").find(d) != std::string_view::npos)
-        break;
-      ++pos_;
-    }
-    if (pos_ == start)
-      ++pos_;
+    pos_ = scanInvalid(text_, start);
     error(start, pos_,
           pos_ - start == 1 && static_cast<unsigned char>(c) >= 32 && static_cast<unsigned char>(c) < 127
               ? std::string("invalid character '") + c + "'"
@@ -600,70 +409,22 @@ private:
     push(Tok::Error, start, pos_);
   }
 
-  // Through locals, as skipBlanks: numbers are mostly one or two digits, and reloading the
-  // members per byte was most of their cost.
   void lexNumber() {
-    const char *data = text_.data();
-    const size_t size = text_.size();
-    size_t start = pos_, pos = pos_;
-    bool isFloat = false;
-    while (pos < size && isDigit(data[pos]))
-      ++pos;
-    if (pos < size && data[pos] == '.') {
-      isFloat = true;
-      ++pos;
-      while (pos < size && isDigit(data[pos]))
-        ++pos;
-    }
-    if (pos < size && (data[pos] == 'e' || data[pos] == 'E')) {
-      size_t save = pos++;
-      if (pos < size && (data[pos] == '+' || data[pos] == '-'))
-        ++pos;
-      if (pos < size && isDigit(data[pos])) {
-        isFloat = true;
-        while (pos < size && isDigit(data[pos]))
-          ++pos;
-      } else {
-        pos = save;
-      }
-    }
-    if (pos < size && isIdentChar(data[pos])) {
-      while (pos < size && isIdentChar(data[pos]))
-        ++pos;
-      pos_ = pos;
+    size_t start = pos_;
+    auto [kind, end] = scanNumber(text_, start);
+    pos_ = end;
+    if (kind == Tok::Error)
       error(start, pos_, "invalid number '" + std::string(text_.substr(start, pos_ - start)) + "'");
-      push(Tok::Error, start, pos_);
-      return;
-    }
-    pos_ = pos;
-    push(isFloat ? Tok::Float : Tok::Int, start, pos_);
+    push(kind, start, pos_);
   }
 
   void lexString(char quote) {
     size_t start = pos_;
-    bool triple = pos_ + 2 < text_.size() && text_[pos_ + 1] == quote && text_[pos_ + 2] == quote;
-    pos_ += triple ? 3 : 1;
-    while (pos_ < text_.size()) {
-      char c = text_[pos_];
-      if (c == '\\' && pos_ + 1 < text_.size()) {
-        pos_ += 2;
-        continue;
-      }
-      if (c == '\n' && !triple)
-        break;
-      if (c == quote) {
-        if (!triple) {
-          ++pos_;
-          push(Tok::String, start, pos_);
-          return;
-        }
-        if (pos_ + 2 < text_.size() && text_[pos_ + 1] == quote && text_[pos_ + 2] == quote) {
-          pos_ += 3;
-          push(Tok::String, start, pos_);
-          return;
-        }
-      }
-      ++pos_;
+    auto [closed, end] = scanString(text_, start, quote);
+    pos_ = end;
+    if (closed) {
+      push(Tok::String, start, pos_);
+      return;
     }
     error(start, pos_, "unterminated string literal");
     push(Tok::Error, start, pos_);
@@ -689,74 +450,6 @@ private:
   bool done_ = false;
   bool reportedCarriageReturn_ = false;
 };
-
-const char *tokenName(Tok kind) {
-  switch (kind) {
-  case Tok::EndOfFile: return "end of input";
-  case Tok::Newline: return "end of line";
-  case Tok::Indent: return "indent";
-  case Tok::Dedent: return "dedent";
-  case Tok::Name: return "name";
-  case Tok::Int: return "integer";
-  case Tok::Float: return "number";
-  case Tok::String: return "string";
-  case Tok::KwDef: return "'def'";
-  case Tok::KwClass: return "'class'";
-  case Tok::KwFor: return "'for'";
-  case Tok::KwIn: return "'in'";
-  case Tok::KwIf: return "'if'";
-  case Tok::KwElif: return "'elif'";
-  case Tok::KwElse: return "'else'";
-  case Tok::KwWhile: return "'while'";
-  case Tok::KwWith: return "'with'";
-  case Tok::KwAs: return "'as'";
-  case Tok::KwAssert: return "'assert'";
-  case Tok::KwAnd: return "'and'";
-  case Tok::KwOr: return "'or'";
-  case Tok::KwNot: return "'not'";
-  case Tok::KwLambda: return "'lambda'";
-  case Tok::KwTrue: return "'True'";
-  case Tok::KwFalse: return "'False'";
-  case Tok::KwNone: return "'None'";
-  case Tok::KwReturn: return "'return'";
-  case Tok::KwPass: return "'pass'";
-  case Tok::KwFrom: return "'from'";
-  case Tok::KwImport: return "'import'";
-  case Tok::LParen: return "'('";
-  case Tok::RParen: return "')'";
-  case Tok::LBracket: return "'['";
-  case Tok::RBracket: return "']'";
-  case Tok::LBrace: return "'{'";
-  case Tok::RBrace: return "'}'";
-  case Tok::Comma: return "','";
-  case Tok::Colon: return "':'";
-  case Tok::Dot: return "'.'";
-  case Tok::At: return "'@'";
-  case Tok::Arrow: return "'->'";
-  case Tok::Assign: return "'='";
-  case Tok::Plus: return "'+'";
-  case Tok::Minus: return "'-'";
-  case Tok::Star: return "'*'";
-  case Tok::StarStar: return "'**'";
-  case Tok::Slash: return "'/'";
-  case Tok::SlashSlash: return "'//'";
-  case Tok::Percent: return "'%'";
-  case Tok::Less: return "'<'";
-  case Tok::LessEqual: return "'<='";
-  case Tok::Greater: return "'>'";
-  case Tok::GreaterEqual: return "'>='";
-  case Tok::EqualEqual: return "'=='";
-  case Tok::NotEqual: return "'!='";
-  case Tok::LessLess: return "'<<'";
-  case Tok::GreaterGreater: return "'>>'";
-  case Tok::Amp: return "'&'";
-  case Tok::Pipe: return "'|'";
-  case Tok::Caret: return "'^'";
-  case Tok::Tilde: return "'~'";
-  case Tok::Error: return "invalid token";
-  }
-  return "token";
-}
 
 std::vector<Token> tokenize(std::string_view text, uint32_t fileId, uint32_t begin, uint32_t end,
                             DiagnosticSink &diagnostics) {
@@ -830,41 +523,6 @@ void TokenStream::lexPastOpenBrackets() {
 void TokenStream::lexToEnd() {
   while (lexer_ && !lexer_->done())
     lexChunk(/*release=*/true);
-}
-
-std::string decodeString(std::string_view token, bool &ok) {
-  ok = true;
-  char quote = token.front();
-  size_t q = token.size() >= 6 && token[1] == quote && token[2] == quote ? 3 : 1;
-  std::string_view body = token.substr(q, token.size() - 2 * q);
-  if (body.find('\\') == std::string_view::npos) // no escapes: the text itself ("float32", "NHWC")
-    return std::string(body);
-  std::string out;
-  out.reserve(body.size());
-  for (size_t i = 0; i < body.size(); ++i) {
-    char c = body[i];
-    if (c != '\\' || i + 1 == body.size()) {
-      out += c;
-      continue;
-    }
-    char e = body[++i];
-    switch (e) {
-    case 'n': out += '\n'; break;
-    case 't': out += '\t'; break;
-    case 'r': out += '\r'; break;
-    case '0': out += '\0'; break;
-    case '\\': out += '\\'; break;
-    case '\'': out += '\''; break;
-    case '"': out += '"'; break;
-    case '\n': break;
-    default:
-      ok = false;
-      out += '\\';
-      out += e;
-      break;
-    }
-  }
-  return out;
 }
 
 } // namespace tirlower
