@@ -1,10 +1,9 @@
 // Small structural utilities the arithmetic layer needs: node counts, structural hashing and
-// ordering (variables by name for ordering; equality is ir/equality.h), and a Python-style
-// formatter for messages (arith must not depend on the printer).
+// ordering (variables by name for ordering; equality is ir/equality.h). Messages quote
+// expressions with formatExpr (ir/script_expr_printer.h), as the printer prints them.
 #pragma once
 
 #include <cstddef>
-#include <string>
 #include <vector>
 
 #include "ir/equality.h"
@@ -32,12 +31,5 @@ int structuralCompare(const Expr &a, const Expr &b);
 bool usesAnyVar(const Expr &e, const std::vector<Var> &vars);
 // True if `e` mentions `var`.
 bool usesVar(const Expr &e, const VarNode *var);
-
-// `i // 4 + j * 2`, `min(a, b)`, `i == 3 and j < 2`.
-std::string formatExpr(const Expr &e);
-// `lambda i, j: [i // 4, j, i % 4]`.
-std::string formatIndexMap(const IndexMapNode &map);
-// `(4, 8)`.
-std::string formatShape(const std::vector<Expr> &shape);
 
 } // namespace tirlower

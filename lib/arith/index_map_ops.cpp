@@ -7,6 +7,7 @@
 #include "arith/expr_util.h"
 #include "arith/int_ops.h"
 #include "arith/iter_map.h"
+#include "ir/script_expr_printer.h"
 #include "ir/visitor.h"
 
 namespace tirlower {

@@ -7,6 +7,7 @@
 #include "arith/expr_util.h"
 #include "arith/int_ops.h"
 #include "ir/diagnostic.h"
+#include "ir/script_expr_printer.h"
 
 namespace tirlower {
 

@@ -42,8 +42,8 @@ std::string_view cSpacedInfixOperator(BinaryOp op, bool vector);
 // C's precedence of the infix operator of `op`, higher binding tighter: * / % 10, + - 9,
 // comparisons 7, == != 6, && 3, || 2 (the C emitter writes unary operators and casts at 11 and
 // the conditional operator at 1); 20 for the ops C spells as calls. This is C's table; the
-// TVMScript printer has Python's (tir_print_expr.cpp), where comparisons chain and `==` binds
-// as tightly as `<`.
+// TVMScript printer has Python's (ir/script_expr_printer.cpp), where comparisons chain and
+// `==` binds as tightly as `<`.
 int cPrecedence(BinaryOp op);
 
 // Bounds of scalar integer expressions, from constants and the variables the emitter binds

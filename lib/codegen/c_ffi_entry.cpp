@@ -5,7 +5,7 @@
 // outside is tvm-ffi's TVMFFIErrorSetRaisedFromCStr.
 #include "codegen/c_ffi_entry.h"
 
-#include "codegen/tir_literals.h"
+#include "ir/script_literals.h"
 
 namespace tirlower {
 

@@ -9,11 +9,11 @@
 #include "codegen/c_emitter.h"
 #include "codegen/c_family.h"
 #include "codegen/c_support.h"
-#include "codegen/tir_literals.h"
-#include "codegen/tir_printer.h"
 #include "ir/access_census.h"
-#include "ir/buffer.h"
 #include "ir/attrs.h"
+#include "ir/buffer.h"
+#include "ir/script_expr_printer.h"
+#include "ir/script_literals.h"
 
 namespace tirlower {
 
@@ -32,7 +32,7 @@ void appendValue(std::string &out, const Expr &value) {
   if (const auto *imm = value.as<IntImmNode>(); imm && imm->type == DataType::int32())
     appendInt(out, imm->value);
   else
-    out += printExpr(value);
+    out += formatExpr(value);
 }
 
 void appendTuple(std::string &out, const std::vector<Expr> &values) {

@@ -10,9 +10,9 @@
 
 #include "codegen/launch_expr.h"
 #include "codegen/launch_geometry.h"
-#include "codegen/tir_names.h"
 #include "codegen/tir_script_printer.h"
 #include "ir/functor.h"
+#include "ir/script_names.h"
 #include "ir/storage_scope.h"
 
 namespace tirlower {

@@ -3,9 +3,9 @@
 // predicate, read and write regions, annotations, allocations, match_buffers and init.
 #include <algorithm>
 
-#include "codegen/tir_literals.h"
 #include "codegen/tir_script_printer.h"
 #include "ir/equality.h"
+#include "ir/script_literals.h"
 
 namespace tirlower {
 

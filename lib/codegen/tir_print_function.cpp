@@ -5,9 +5,9 @@
 #include <algorithm>
 #include <unordered_map>
 
-#include "codegen/tir_literals.h"
 #include "codegen/tir_script_printer.h"
 #include "ir/attrs.h"
+#include "ir/script_literals.h"
 #include "ir/visitor.h"
 
 namespace tirlower {
@@ -112,8 +112,10 @@ std::vector<bool> simpleBufferParams(const PrimFuncNode &function) {
 }
 
 void ScriptPrinter::printFunction(const PrimFuncNode &function) {
-  if (!plain_)
+  if (!plain_) {
     resetNames();
+    freeDeclared_.clear();
+  }
   // simpleBuffers_[k]: the buffer of bufferMap[k] when it is a simple parameter, else null;
   // simpleOfParam_: the same, keyed by the parameter.
   simpleBuffers_.assign(function.bufferMap.size(), nullptr);

@@ -4,10 +4,10 @@
 // buffers the body declares. Blocks are in tir_print_block.cpp.
 #include <algorithm>
 
-#include "codegen/tir_literals.h"
 #include "codegen/tir_script_printer.h"
 #include "ir/equality.h"
 #include "ir/gpu_builtins.h"
+#include "ir/script_literals.h"
 #include "ir/storage_scope.h"
 #include "ir/visitor.h"
 
@@ -314,7 +314,7 @@ void ScriptPrinter::printAttr(const AttrStmtNode &attr, bool concise) {
     newline();
     return;
   }
-  if (var && !plain_ && printed_.find(var).empty()) {
+  if (var && !plain_ && !isNamed(var)) {
     // The first launch of `var` in the body gives its tag.
     struct LaunchFinder : IRVisitor {
       const VarNode *var = nullptr;
@@ -360,20 +360,14 @@ void ScriptPrinter::printAttr(const AttrStmtNode &attr, bool concise) {
 
 // `T.comm_reducer(lambda x0, y0: x0 + y0, [T.float32(0.0)])`; several results as a tuple.
 void ScriptPrinter::printReducer(const CommReducerNode &reducer) {
-  lambdaTable_.clear();
-  lambdaNames_.clear();
+  beginLambda();
   out_ += "T.comm_reducer(lambda";
   bool first = true;
   for (const std::vector<Var> *params : {&reducer.lhs, &reducer.rhs}) {
     for (const Var &param : *params) {
       out_ += first ? " " : ", ";
       first = false;
-      if (plain_) {
-        out_ += param->name.view();
-        continue;
-      }
-      lambdaNames_.emplace_back(param.get(), lambdaTable_.fresh(param->name));
-      out_ += lambdaNames_.back().second;
+      out_ += lambdaParam(param.get());
     }
   }
   out_ += ": ";
@@ -384,7 +378,7 @@ void ScriptPrinter::printReducer(const CommReducerNode &reducer) {
     printExprList(reducer.result);
     out_ += ')';
   }
-  lambdaNames_.clear();
+  endLambda();
   out_ += ", [";
   printExprList(reducer.identity);
   out_ += "])";

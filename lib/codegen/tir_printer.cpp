@@ -102,12 +102,6 @@ std::string printFunction(const PrimFunc &function) {
   return printer.take();
 }
 
-std::string printExpr(const Expr &expr) {
-  ScriptPrinter printer(/*plainNames=*/true);
-  printer.printExpr(expr);
-  return printer.take();
-}
-
 std::string printStmt(const Stmt &stmt) {
   ScriptPrinter printer(/*plainNames=*/true);
   printer.printStmt(stmt);
@@ -115,12 +109,6 @@ std::string printStmt(const Stmt &stmt) {
   if (!text.empty() && text.back() == '\n')
     text.pop_back();
   return text;
-}
-
-std::string printIndexMap(const IndexMap &map) {
-  ScriptPrinter printer(/*plainNames=*/true);
-  printer.printIndexMap(*map);
-  return printer.take();
 }
 
 } // namespace tirlower

@@ -17,9 +17,8 @@ std::string printFunction(const PrimFunc &function);
 // printModule in parts (codegen/module_writer.h), in `spelling` when given, else in the
 // pieces' own: pieces of both spellings (without `spelling`) make head() nullopt.
 std::unique_ptr<ModuleWriter> makeTirModuleWriter(std::optional<ScriptSpelling> spelling);
-// Short forms for diagnostics and tests; variables print by their plain names.
-std::string printExpr(const Expr &expr);
+// A statement for diagnostics and tests; variables print by their plain names (expressions,
+// shapes and index maps: formatExpr and its kin in ir/script_expr_printer.h).
 std::string printStmt(const Stmt &stmt);
-std::string printIndexMap(const IndexMap &map);
 
 } // namespace tirlower

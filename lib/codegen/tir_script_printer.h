@@ -1,6 +1,7 @@
 // The TVMScript printer behind tir_printer.h: one pass over the IR appending to one string.
 // Names are handed out as objects are defined (parameters first, then the body in text
-// order); in plain mode every object prints by its own name (for diagnostics).
+// order); in plain mode every object prints by its own name (for diagnostics). Expressions
+// print through ir/script_expr_printer.h, which messages share.
 #pragma once
 
 #include <optional>
@@ -10,31 +11,25 @@
 #include <utility>
 #include <vector>
 
-#include "codegen/tir_names.h"
 #include "ir/function.h"
 #include "ir/functor.h"
+#include "ir/script_expr_printer.h"
 
 namespace tirlower {
 
-// One method per node kind: statements through StmtFunctor (returning the statement to print
-// next at the same level, so declaration chains print without recursion), expressions through
-// ExprFunctor (the node's text, without the parentheses its context may need).
-class ScriptPrinter : private StmtFunctor<const StmtNode *(const Stmt &, bool)>,
-                      private ExprFunctor<void(const Expr &)> {
+// Statements through StmtFunctor, one method per node kind, returning the statement to print
+// next at the same level (so declaration chains print without recursion); expressions, names
+// and index maps through ScriptExprPrinter.
+class ScriptPrinter : public ScriptExprPrinter, private StmtFunctor<const StmtNode *(const Stmt &, bool)> {
 public:
   // `respellAttrs`: TVM's namespaced function attributes are written in `spelling`'s namespace
   // (a spelling the user asked for), not as the input wrote them.
   explicit ScriptPrinter(bool plainNames, ScriptSpelling spelling = ScriptSpelling::Tir, bool respellAttrs = false)
-      : plain_(plainNames), tirx_(spelling == ScriptSpelling::Tirx), respellAttrs_(respellAttrs) {}
-
-  std::string take() { return std::move(out_); }
-  void reserve(size_t bytes) { out_.reserve(bytes); }
+      : ScriptExprPrinter(plainNames), tirx_(spelling == ScriptSpelling::Tirx), respellAttrs_(respellAttrs) {}
 
   void printModule(const Module &module);
   void printFunction(const PrimFuncNode &function);
   void printStmt(const Stmt &stmt);
-  void printExpr(const Expr &expr);
-  void printIndexMap(const IndexMapNode &map);
 
 private:
   // ---- a function's head (tir_print_function.cpp) ----
@@ -42,28 +37,6 @@ private:
   void printSignature(const PrimFuncNode &function);
   void printMatchBuffers(const PrimFuncNode &function);
   void printParamTransforms(const PrimFuncNode &function);
-
-  // ---- names (tir_print_expr.cpp) ----
-  void resetNames();
-  std::string_view defineVar(const VarNode *var);
-  std::string_view defineBuffer(const BufferNode *buffer);
-  // Binding sites (loops, lets, allocations, buffer declarations): an object bound a second
-  // time gets a fresh name, so the text names each binding once and reparses to distinct
-  // objects that print the same way again.
-  std::string_view bindVar(const VarNode *var);
-  std::string_view bindBuffer(const BufferNode *buffer);
-  // A parameter or match_buffer defines its data variable (`A.data`) unless something defined
-  // it earlier; an allocating declaration always does.
-  void defineDataVar(const BufferNode *buffer, std::string_view bufferName, bool allocates = false);
-  // The name a reference prints: a lambda parameter's, else the object's (defined on first use).
-  std::string_view varName(const VarNode *var) {
-    if (lambdaNames_.empty() && !plain_)
-      if (std::string_view name = printed_.find(var); !name.empty())
-        return name;
-    return lambdaOrDefinedName(var);
-  }
-  std::string_view lambdaOrDefinedName(const VarNode *var);
-  std::string_view bufferName(const BufferNode *buffer) { return defineBuffer(buffer); }
 
   // ---- statements (tir_print_stmt.cpp) and blocks (tir_print_block.cpp) ----
   void newline() { out_ += '\n'; }
@@ -99,43 +72,9 @@ private:
   // Prints the pending layout transforms of a buffer the body just declared.
   void printTransformsOf(const BufferNode *buffer);
 
-  // ---- expressions (tir_print_expr.cpp) ----
-  // `expr` in a context of precedence `context`; parenthesized when it binds less tightly (or
-  // as tightly, with parenthesizeEqual).
-  void printExprPrec(const ExprNode *expr, int context, bool parenthesizeEqual);
-  // printExprPrec for the other kinds than variables and int32 literals.
-  void printCompoundExpr(const ExprNode *expr, int context, bool parenthesizeEqual);
-  void visitVar(const VarNode *node) override;
-  void visitIntImm(const IntImmNode *node) override;
-  void visitFloatImm(const FloatImmNode *node) override;
-  void visitStringImm(const StringImmNode *node) override;
-  void visitBinary(const BinaryNode *node) override;
-  void visitNot(const NotNode *node) override;
-  void visitSelect(const SelectNode *node) override;
-  void visitCast(const CastNode *node) override;
-  void visitRamp(const RampNode *node) override;
-  void printLanes(DataType type, int lanes);
-  void visitBroadcast(const BroadcastNode *node) override;
-  void visitLet(const LetNode *node) override;
-  void visitCall(const CallNode *node) override;
-  void visitBufferLoad(const BufferLoadNode *node) override;
-  void printCallArgs(const std::vector<Expr> &args);
-  void printExprList(const std::vector<Expr> &exprs);
-  void printShape(const std::vector<Expr> &shape); // (16,) (16, 64) ()
-  void printIntLiteral(DataType type, int64_t value);
-  void printAccess(const BufferNode *buffer, const std::vector<Expr> &indices);
-
-  bool plain_;
   bool tirx_; // TVM 0.25-0.27's spelling (ScriptSpelling::Tirx)
   bool respellAttrs_;
   int indent_ = 0;
-  std::string out_;
-  NameTable names_;
-  IdentityNames printed_;
-  StringArena dataNames_; // `A.data`
-  // Names of the parameters of the lambda being printed; they shadow the function's names.
-  NameTable lambdaTable_;
-  std::vector<std::pair<const VarNode *, std::string_view>> lambdaNames_;
   // Layout transforms of buffers declared in the body: printed right after the declaration,
   // where the buffer's name is in scope.
   std::vector<const LayoutTransform *> pendingTransforms_;
@@ -149,23 +88,6 @@ private:
   // The loops around the statement being printed (T.axis.remap takes their domains).
   std::vector<const ForNode *> loops_;
 };
-
-// Precedence levels of printed expressions, loosest first (Python's order).
-enum ExprPrecedence : int {
-  kPrecOr = 1,
-  kPrecAnd,
-  kPrecNot,
-  kPrecCompare,
-  kPrecBitOr,
-  kPrecBitXor,
-  kPrecBitAnd,
-  kPrecShift,
-  kPrecAdd,
-  kPrecMul,
-  kPrecUnary,
-  kPrecAtom,
-};
-int exprPrecedence(const ExprNode *expr);
 
 // For each bufferMap[k], whether it prints as `A: T.Buffer(shape, dtype)` in the signature: its
 // data is the parameter itself, every field has its default, its shape uses only earlier

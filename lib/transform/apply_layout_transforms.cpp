@@ -24,26 +24,12 @@
 #include <unordered_set>
 
 #include "arith/index_map_ops.h"
+#include "ir/script_expr_printer.h"
 #include "transform/bound_mutator.h"
 
 namespace tirlower {
 
 namespace {
-
-std::string shapeText(const std::vector<Expr> &shape) {
-  std::string text = "(";
-  for (size_t k = 0; k < shape.size(); ++k) {
-    if (k)
-      text += ", ";
-    if (const int64_t *v = asConstInt(shape[k]))
-      text += std::to_string(*v);
-    else if (const auto *var = shape[k].as<VarNode>())
-      text += var->name.str();
-    else
-      text += "?";
-  }
-  return text + (shape.size() == 1 ? ",)" : ")");
-}
 
 // Every buffer object of a function grouped by data variable, and which data is written.
 class BufferCensus : public IRVisitor {
@@ -257,7 +243,7 @@ DataPlan planFor(const Buffer &declared, std::vector<const LayoutTransform *> tr
                                                         (*mapped.paddingElements == 1 ? "" : "s") + " of padding"
                                                   : "padding";
       throw CompileError(t->loc, "layout transform of '" + declared->name.str() + "' from " +
-                                     shapeText(shapes->shapes[k]) + " to " + shapeText(mapped.shape) + " adds " +
+                                     formatShape(shapes->shapes[k]) + " to " + formatShape(mapped.shape) + " adds " +
                                      amount + "; give pad_value= to say what the padding holds");
     }
     if (t->padValue->type != declared->dtype)
@@ -284,8 +270,8 @@ DataPlan planFor(const Buffer &declared, std::vector<const LayoutTransform *> tr
           Severity::Error,
           first.loc,
           "cannot apply the layout transform of '" + declared->name.str() + "' to its alias '" + view->name.str() +
-              "', which views the same data as " + shapeText(view->shape) + " " + view->dtype.str() + " instead of " +
-              shapeText(declared->shape) + " " + declared->dtype.str(),
+              "', which views the same data as " + formatShape(view->shape) + " " + view->dtype.str() + " instead of " +
+              formatShape(declared->shape) + " " + declared->dtype.str(),
           {}}.note(view->loc, "alias '" + view->name.str() + "' declared here"));
     BufferNode::Fields f = view->fields();
     f.shape = shapes->shapes.back();

@@ -26,6 +26,7 @@
 
 #include "arith/expr_util.h"
 #include "arith/index_map_ops.h"
+#include "ir/script_expr_printer.h"
 #include "ir/visitor.h"
 #include "transform/layout_requirements.h"
 #include "transform/passes.h"

@@ -2,6 +2,7 @@
 
 #include "arith/expr_util.h"
 #include "arith/index_map_ops.h"
+#include "ir/script_expr_printer.h"
 #include "map_check.h"
 
 using namespace tirlower;

@@ -9,6 +9,7 @@
 #include "arith/analyzer_impl.h"
 #include "arith/expr_util.h"
 #include "ir/diagnostic.h"
+#include "ir/script_expr_printer.h"
 #include "map_check.h"
 
 using namespace tirlower;

@@ -1,6 +1,6 @@
 #include <catch2/catch.hpp>
 
-#include "codegen/tir_printer.h"
+#include "ir/script_expr_printer.h"
 #include "ir_builders.h"
 
 using namespace tirlower;
@@ -17,107 +17,107 @@ struct Names {
 TEST_CASE("arithmetic prints with minimal parentheses", "[codegen][print]") {
   Names n;
   using B = BinaryOp;
-  CHECK(printExpr(bin(B::Add, n.a, bin(B::Mul, n.b, n.c))) == "a + b * c");
-  CHECK(printExpr(bin(B::Mul, bin(B::Add, n.a, n.b), n.c)) == "(a + b) * c");
-  CHECK(printExpr(bin(B::Sub, n.a, bin(B::Sub, n.b, n.c))) == "a - (b - c)");
-  CHECK(printExpr(bin(B::Sub, bin(B::Sub, n.a, n.b), n.c)) == "a - b - c");
-  CHECK(printExpr(bin(B::Add, n.a, bin(B::Add, n.b, n.c))) == "a + (b + c)");
-  CHECK(printExpr(bin(B::Add, n.a, bin(B::Sub, n.b, n.c))) == "a + (b - c)");
-  CHECK(printExpr(bin(B::FloorDiv, n.a, n.b)) == "a // b");
-  CHECK(printExpr(bin(B::FloorMod, n.a, n.b)) == "a % b");
-  CHECK(printExpr(bin(B::FloorDiv, bin(B::Add, n.a, n.b), n.c)) == "(a + b) // c");
-  CHECK(printExpr(bin(B::FloorDiv, n.a, bin(B::Mul, n.b, n.c))) == "a // (b * c)");
-  CHECK(printExpr(bin(B::FloorMod, bin(B::Mul, n.a, n.b), n.c)) == "a * b % c");
-  CHECK(printExpr(bin(B::Add, bin(B::FloorMod, n.a, i32(4)), bin(B::FloorDiv, n.b, i32(4)))) == "a % 4 + b // 4");
-  CHECK(printExpr(bin(B::Div, n.a, n.b)) == "T.truncdiv(a, b)");
-  CHECK(printExpr(bin(B::Mod, n.a, n.b)) == "T.truncmod(a, b)");
-  CHECK(printExpr(bin(B::Mul, bin(B::Div, n.a, n.b), n.c)) == "T.truncdiv(a, b) * c");
-  CHECK(printExpr(bin(B::Div, n.x, n.y)) == "x / y");
-  CHECK(printExpr(bin(B::Div, n.x, bin(B::Mul, n.x, n.y))) == "x / (x * y)");
-  CHECK(printExpr(bin(B::FloorDiv, n.x, n.y)) == "T.floordiv(x, y)");
-  CHECK(printExpr(bin(B::FloorMod, n.x, n.y)) == "T.floormod(x, y)");
-  CHECK(printExpr(bin(B::Min, bin(B::Add, n.a, n.b), n.c)) == "T.min(a + b, c)");
-  CHECK(printExpr(bin(B::Max, n.a, n.b)) == "T.max(a, b)");
-  CHECK(printExpr(bin(B::Mul, n.a, i32(-1))) == "a * -1");
-  CHECK(printExpr(bin(B::Add, i32(-1), n.a)) == "-1 + a");
-  CHECK(printExpr(bin(B::Sub, n.a, i32(-1))) == "a - -1");
+  CHECK(formatExpr(bin(B::Add, n.a, bin(B::Mul, n.b, n.c))) == "a + b * c");
+  CHECK(formatExpr(bin(B::Mul, bin(B::Add, n.a, n.b), n.c)) == "(a + b) * c");
+  CHECK(formatExpr(bin(B::Sub, n.a, bin(B::Sub, n.b, n.c))) == "a - (b - c)");
+  CHECK(formatExpr(bin(B::Sub, bin(B::Sub, n.a, n.b), n.c)) == "a - b - c");
+  CHECK(formatExpr(bin(B::Add, n.a, bin(B::Add, n.b, n.c))) == "a + (b + c)");
+  CHECK(formatExpr(bin(B::Add, n.a, bin(B::Sub, n.b, n.c))) == "a + (b - c)");
+  CHECK(formatExpr(bin(B::FloorDiv, n.a, n.b)) == "a // b");
+  CHECK(formatExpr(bin(B::FloorMod, n.a, n.b)) == "a % b");
+  CHECK(formatExpr(bin(B::FloorDiv, bin(B::Add, n.a, n.b), n.c)) == "(a + b) // c");
+  CHECK(formatExpr(bin(B::FloorDiv, n.a, bin(B::Mul, n.b, n.c))) == "a // (b * c)");
+  CHECK(formatExpr(bin(B::FloorMod, bin(B::Mul, n.a, n.b), n.c)) == "a * b % c");
+  CHECK(formatExpr(bin(B::Add, bin(B::FloorMod, n.a, i32(4)), bin(B::FloorDiv, n.b, i32(4)))) == "a % 4 + b // 4");
+  CHECK(formatExpr(bin(B::Div, n.a, n.b)) == "T.truncdiv(a, b)");
+  CHECK(formatExpr(bin(B::Mod, n.a, n.b)) == "T.truncmod(a, b)");
+  CHECK(formatExpr(bin(B::Mul, bin(B::Div, n.a, n.b), n.c)) == "T.truncdiv(a, b) * c");
+  CHECK(formatExpr(bin(B::Div, n.x, n.y)) == "x / y");
+  CHECK(formatExpr(bin(B::Div, n.x, bin(B::Mul, n.x, n.y))) == "x / (x * y)");
+  CHECK(formatExpr(bin(B::FloorDiv, n.x, n.y)) == "T.floordiv(x, y)");
+  CHECK(formatExpr(bin(B::FloorMod, n.x, n.y)) == "T.floormod(x, y)");
+  CHECK(formatExpr(bin(B::Min, bin(B::Add, n.a, n.b), n.c)) == "T.min(a + b, c)");
+  CHECK(formatExpr(bin(B::Max, n.a, n.b)) == "T.max(a, b)");
+  CHECK(formatExpr(bin(B::Mul, n.a, i32(-1))) == "a * -1");
+  CHECK(formatExpr(bin(B::Add, i32(-1), n.a)) == "-1 + a");
+  CHECK(formatExpr(bin(B::Sub, n.a, i32(-1))) == "a - -1");
 }
 
 TEST_CASE("comparisons never chain and logic follows Python precedence", "[codegen][print]") {
   Names n;
   using B = BinaryOp;
   Expr lt = bin(B::LT, n.a, n.b), ge = bin(B::GE, n.c, n.d);
-  CHECK(printExpr(lt) == "a < b");
-  CHECK(printExpr(bin(B::LE, bin(B::Add, n.a, i32(1)), n.b)) == "a + 1 <= b");
-  CHECK(printExpr(bin(B::EQ, lt, ge)) == "(a < b) == (c >= d)");
-  CHECK(printExpr(bin(B::NE, n.p, bin(B::EQ, n.q, n.r))) == "p != (q == r)");
-  CHECK(printExpr(bin(B::GT, n.a, n.b)) == "a > b");
-  CHECK(printExpr(bin(B::And, lt, ge)) == "a < b and c >= d");
-  CHECK(printExpr(bin(B::Or, n.p, bin(B::And, n.q, n.r))) == "p or q and r");
-  CHECK(printExpr(bin(B::And, bin(B::Or, n.p, n.q), n.r)) == "(p or q) and r");
-  CHECK(printExpr(bin(B::And, n.p, bin(B::And, n.q, n.r))) == "p and (q and r)");
-  CHECK(printExpr(bin(B::And, bin(B::And, n.p, n.q), n.r)) == "p and q and r");
-  CHECK(printExpr(NotNode::make(bin(B::And, n.p, n.q))) == "not (p and q)");
-  CHECK(printExpr(bin(B::And, NotNode::make(n.p), n.q)) == "not p and q");
-  CHECK(printExpr(NotNode::make(lt)) == "not a < b");
-  CHECK(printExpr(NotNode::make(NotNode::make(n.p))) == "not not p");
-  CHECK(printExpr(bin(B::EQ, NotNode::make(n.p), n.q)) == "(not p) == q");
+  CHECK(formatExpr(lt) == "a < b");
+  CHECK(formatExpr(bin(B::LE, bin(B::Add, n.a, i32(1)), n.b)) == "a + 1 <= b");
+  CHECK(formatExpr(bin(B::EQ, lt, ge)) == "(a < b) == (c >= d)");
+  CHECK(formatExpr(bin(B::NE, n.p, bin(B::EQ, n.q, n.r))) == "p != (q == r)");
+  CHECK(formatExpr(bin(B::GT, n.a, n.b)) == "a > b");
+  CHECK(formatExpr(bin(B::And, lt, ge)) == "a < b and c >= d");
+  CHECK(formatExpr(bin(B::Or, n.p, bin(B::And, n.q, n.r))) == "p or q and r");
+  CHECK(formatExpr(bin(B::And, bin(B::Or, n.p, n.q), n.r)) == "(p or q) and r");
+  CHECK(formatExpr(bin(B::And, n.p, bin(B::And, n.q, n.r))) == "p and (q and r)");
+  CHECK(formatExpr(bin(B::And, bin(B::And, n.p, n.q), n.r)) == "p and q and r");
+  CHECK(formatExpr(NotNode::make(bin(B::And, n.p, n.q))) == "not (p and q)");
+  CHECK(formatExpr(bin(B::And, NotNode::make(n.p), n.q)) == "not p and q");
+  CHECK(formatExpr(NotNode::make(lt)) == "not a < b");
+  CHECK(formatExpr(NotNode::make(NotNode::make(n.p))) == "not not p");
+  CHECK(formatExpr(bin(B::EQ, NotNode::make(n.p), n.q)) == "(not p) == q");
 }
 
 TEST_CASE("literals are typed except int32 and bool", "[codegen][print]") {
-  CHECK(printExpr(i32(16)) == "16");
-  CHECK(printExpr(i32(-1)) == "-1");
-  CHECK(printExpr(intImm(16, DataType::int64())) == "T.int64(16)");
-  CHECK(printExpr(intImm(-3, DataType(DataType::Code::Int, 8))) == "T.int8(-3)");
-  CHECK(printExpr(intImm(3, DataType(DataType::Code::UInt, 8))) == "T.uint8(3)");
-  CHECK(printExpr(intImm(1, DataType::boolean())) == "True");
-  CHECK(printExpr(intImm(0, DataType::boolean())) == "False");
-  CHECK(printExpr(f32(1.5)) == "T.float32(1.5)");
-  CHECK(printExpr(f32(1)) == "T.float32(1.0)");
-  CHECK(printExpr(f32(0.1)) == "T.float32(0.1)");
-  CHECK(printExpr(FloatImmNode::make(DataType::float64(), 0.1)) == "T.float64(0.1)");
-  CHECK(printExpr(FloatImmNode::make(DataType::float64(), 1e-05)) == "T.float64(1e-05)");
-  CHECK(printExpr(f32(INFINITY)) == "T.float32(\"inf\")");
-  CHECK(printExpr(f32(-INFINITY)) == "T.float32(\"-inf\")");
-  CHECK(printExpr(f32(NAN)) == "T.float32(\"nan\")");
-  CHECK(printExpr(FloatImmNode::make(DataType(DataType::Code::Float, 16), 0.1)) == "T.float16(0.1)");
-  CHECK(printExpr(FloatImmNode::make(DataType(DataType::Code::BFloat, 16), 1.5)) == "T.bfloat16(1.5)");
-  CHECK(printExpr(StringImmNode::make("a\"b\\c\nd\te")) == R"("a\"b\\c\nd\te")");
+  CHECK(formatExpr(i32(16)) == "16");
+  CHECK(formatExpr(i32(-1)) == "-1");
+  CHECK(formatExpr(intImm(16, DataType::int64())) == "T.int64(16)");
+  CHECK(formatExpr(intImm(-3, DataType(DataType::Code::Int, 8))) == "T.int8(-3)");
+  CHECK(formatExpr(intImm(3, DataType(DataType::Code::UInt, 8))) == "T.uint8(3)");
+  CHECK(formatExpr(intImm(1, DataType::boolean())) == "True");
+  CHECK(formatExpr(intImm(0, DataType::boolean())) == "False");
+  CHECK(formatExpr(f32(1.5)) == "T.float32(1.5)");
+  CHECK(formatExpr(f32(1)) == "T.float32(1.0)");
+  CHECK(formatExpr(f32(0.1)) == "T.float32(0.1)");
+  CHECK(formatExpr(FloatImmNode::make(DataType::float64(), 0.1)) == "T.float64(0.1)");
+  CHECK(formatExpr(FloatImmNode::make(DataType::float64(), 1e-05)) == "T.float64(1e-05)");
+  CHECK(formatExpr(f32(INFINITY)) == "T.float32(\"inf\")");
+  CHECK(formatExpr(f32(-INFINITY)) == "T.float32(\"-inf\")");
+  CHECK(formatExpr(f32(NAN)) == "T.float32(\"nan\")");
+  CHECK(formatExpr(FloatImmNode::make(DataType(DataType::Code::Float, 16), 0.1)) == "T.float16(0.1)");
+  CHECK(formatExpr(FloatImmNode::make(DataType(DataType::Code::BFloat, 16), 1.5)) == "T.bfloat16(1.5)");
+  CHECK(formatExpr(StringImmNode::make("a\"b\\c\nd\te")) == R"("a\"b\\c\nd\te")");
   Var i = var("i", DataType::int64());
-  CHECK(printExpr(bin(BinaryOp::Add, i, intImm(1, DataType::int64()))) == "i + T.int64(1)");
+  CHECK(formatExpr(bin(BinaryOp::Add, i, intImm(1, DataType::int64()))) == "i + T.int64(1)");
 }
 
 TEST_CASE("calls, casts, vectors, lets and loads", "[codegen][print]") {
   Names n;
   Buffer A = buffer("A", {16, 64});
   Buffer S = buffer("S", {});
-  CHECK(printExpr(CastNode::make(DataType::float32(), n.a)) == "T.Cast(\"float32\", a)");
-  CHECK(printExpr(SelectNode::make(bin(BinaryOp::LT, n.a, n.b), n.a, n.b)) == "T.Select(a < b, a, b)");
-  CHECK(printExpr(RampNode::make(bin(BinaryOp::Mul, n.a, i32(4)), i32(1), 4)) == "T.Ramp(a * 4, 1, 4)");
-  CHECK(printExpr(BroadcastNode::make(n.x, 4)) == "T.Broadcast(x, 4)");
-  CHECK(printExpr(CastNode::make(DataType::float32(4), RampNode::make(n.a, i32(1), 4))) ==
+  CHECK(formatExpr(CastNode::make(DataType::float32(), n.a)) == "T.Cast(\"float32\", a)");
+  CHECK(formatExpr(SelectNode::make(bin(BinaryOp::LT, n.a, n.b), n.a, n.b)) == "T.Select(a < b, a, b)");
+  CHECK(formatExpr(RampNode::make(bin(BinaryOp::Mul, n.a, i32(4)), i32(1), 4)) == "T.Ramp(a * 4, 1, 4)");
+  CHECK(formatExpr(BroadcastNode::make(n.x, 4)) == "T.Broadcast(x, 4)");
+  CHECK(formatExpr(CastNode::make(DataType::float32(4), RampNode::make(n.a, i32(1), 4))) ==
         "T.Cast(\"float32x4\", T.Ramp(a, 1, 4))");
   Var t = var("t");
-  CHECK(printExpr(LetNode::make(t, n.a, bin(BinaryOp::Add, t, i32(1)))) == "T.Let(t + 1, where={t: a})");
-  CHECK(printExpr(CallNode::make(DataType::float32(), Symbol("call_extern"), {StringImmNode::make("f"), n.x, n.a})) ==
+  CHECK(formatExpr(LetNode::make(t, n.a, bin(BinaryOp::Add, t, i32(1)))) == "T.Let(t + 1, where={t: a})");
+  CHECK(formatExpr(CallNode::make(DataType::float32(), Symbol("call_extern"), {StringImmNode::make("f"), n.x, n.a})) ==
         "T.call_extern(\"float32\", \"f\", x, a)");
-  CHECK(printExpr(CallNode::make(DataType::float32(), Symbol("exp"), {n.x})) == "T.exp(x)");
-  CHECK(printExpr(CallNode::make(DataType::float32(), Symbol("if_then_else"),
+  CHECK(formatExpr(CallNode::make(DataType::float32(), Symbol("exp"), {n.x})) == "T.exp(x)");
+  CHECK(formatExpr(CallNode::make(DataType::float32(), Symbol("if_then_else"),
                                  {bin(BinaryOp::LT, n.a, i32(3)), n.x, f32(0)})) ==
         "T.if_then_else(a < 3, x, T.float32(0.0))");
-  CHECK(printExpr(load(A, {n.a, bin(BinaryOp::Add, n.b, i32(1))})) == "A[a, b + 1]");
-  CHECK(printExpr(bin(BinaryOp::Mul, load(A, {n.a, n.b}), n.x)) == "A[a, b] * x");
-  CHECK(printExpr(load(S, {})) == "S[()]");
-  CHECK(printExpr(load(A, {n.a, RampNode::make(i32(0), i32(1), 4)})) == "A[a, T.Ramp(0, 1, 4)]");
+  CHECK(formatExpr(load(A, {n.a, bin(BinaryOp::Add, n.b, i32(1))})) == "A[a, b + 1]");
+  CHECK(formatExpr(bin(BinaryOp::Mul, load(A, {n.a, n.b}), n.x)) == "A[a, b] * x");
+  CHECK(formatExpr(load(S, {})) == "S[()]");
+  CHECK(formatExpr(load(A, {n.a, RampNode::make(i32(0), i32(1), 4)})) == "A[a, T.Ramp(0, 1, 4)]");
 }
 
 TEST_CASE("index maps print as lambdas with axis separators", "[codegen][print]") {
   Var nn = var("n"), h = var("h"), w = var("w"), c = var("c");
   IndexMap map = IndexMapNode::make(
       {nn, h, w, c}, {nn, bin(BinaryOp::FloorDiv, c, i32(4)), h, w, bin(BinaryOp::FloorMod, c, i32(4))}, {3});
-  CHECK(printIndexMap(map) == "lambda n, h, w, c: [n, c // 4, h, T.AXIS_SEPARATOR, w, c % 4]");
+  CHECK(formatIndexMap(*map) == "lambda n, h, w, c: [n, c // 4, h, T.AXIS_SEPARATOR, w, c % 4]");
   IndexMap edges = IndexMapNode::make({nn}, {nn}, {0, 1});
-  CHECK(printIndexMap(edges) == "lambda n: [T.AXIS_SEPARATOR, n, T.AXIS_SEPARATOR]");
+  CHECK(formatIndexMap(*edges) == "lambda n: [T.AXIS_SEPARATOR, n, T.AXIS_SEPARATOR]");
 }
 
 TEST_CASE("shift and bitwise calls print as Python operators", "[codegen][print]") {
@@ -127,38 +127,38 @@ TEST_CASE("shift and bitwise calls print as Python operators", "[codegen][print]
     return CallNode::make(t, Symbol(op), std::move(args));
   };
   using B = BinaryOp;
-  CHECK(printExpr(call("shift_left", {n.a, i32(2)})) == "a << 2");
-  CHECK(printExpr(call("shift_right", {n.a, n.b})) == "a >> b");
-  CHECK(printExpr(call("bitwise_and", {n.a, n.b})) == "a & b");
-  CHECK(printExpr(call("bitwise_or", {n.a, n.b})) == "a | b");
-  CHECK(printExpr(call("bitwise_xor", {n.a, n.b})) == "a ^ b");
-  CHECK(printExpr(call("bitwise_not", {n.a})) == "~a");
+  CHECK(formatExpr(call("shift_left", {n.a, i32(2)})) == "a << 2");
+  CHECK(formatExpr(call("shift_right", {n.a, n.b})) == "a >> b");
+  CHECK(formatExpr(call("bitwise_and", {n.a, n.b})) == "a & b");
+  CHECK(formatExpr(call("bitwise_or", {n.a, n.b})) == "a | b");
+  CHECK(formatExpr(call("bitwise_xor", {n.a, n.b})) == "a ^ b");
+  CHECK(formatExpr(call("bitwise_not", {n.a})) == "~a");
   // Python: | < ^ < & < << >> < + - < * < unary.
-  CHECK(printExpr(call("bitwise_or", {n.a, call("bitwise_xor", {n.b, call("bitwise_and", {n.c, n.d})})})) ==
+  CHECK(formatExpr(call("bitwise_or", {n.a, call("bitwise_xor", {n.b, call("bitwise_and", {n.c, n.d})})})) ==
         "a | b ^ c & d");
-  CHECK(printExpr(call("bitwise_and", {call("bitwise_or", {n.a, n.b}), n.c})) == "(a | b) & c");
-  CHECK(printExpr(call("shift_left", {bin(B::Add, n.a, n.b), n.c})) == "a + b << c");
-  CHECK(printExpr(bin(B::Add, call("shift_left", {n.a, n.b}), n.c)) == "(a << b) + c");
-  CHECK(printExpr(call("shift_left", {n.a, call("shift_right", {n.b, n.c})})) == "a << (b >> c)");
-  CHECK(printExpr(call("shift_right", {call("shift_left", {n.a, n.b}), n.c})) == "a << b >> c");
-  CHECK(printExpr(call("bitwise_xor", {n.a, call("bitwise_xor", {n.b, n.c})})) == "a ^ (b ^ c)");
-  CHECK(printExpr(bin(B::EQ, call("bitwise_and", {n.a, i32(3)}), n.b)) == "a & 3 == b");
-  CHECK(printExpr(call("bitwise_and", {bin(B::EQ, n.a, n.b), n.p})) == "(a == b) & p");
-  CHECK(printExpr(call("bitwise_not", {bin(B::Add, n.a, n.b)})) == "~(a + b)");
-  CHECK(printExpr(bin(B::Mul, call("bitwise_not", {n.a}), n.b)) == "~a * b");
-  CHECK(printExpr(call("bitwise_not", {i32(-1)})) == "~T.int32(-1)");
-  CHECK(printExpr(call("bitwise_not", {call("bitwise_not", {n.a})})) == "~~a");
+  CHECK(formatExpr(call("bitwise_and", {call("bitwise_or", {n.a, n.b}), n.c})) == "(a | b) & c");
+  CHECK(formatExpr(call("shift_left", {bin(B::Add, n.a, n.b), n.c})) == "a + b << c");
+  CHECK(formatExpr(bin(B::Add, call("shift_left", {n.a, n.b}), n.c)) == "(a << b) + c");
+  CHECK(formatExpr(call("shift_left", {n.a, call("shift_right", {n.b, n.c})})) == "a << (b >> c)");
+  CHECK(formatExpr(call("shift_right", {call("shift_left", {n.a, n.b}), n.c})) == "a << b >> c");
+  CHECK(formatExpr(call("bitwise_xor", {n.a, call("bitwise_xor", {n.b, n.c})})) == "a ^ (b ^ c)");
+  CHECK(formatExpr(bin(B::EQ, call("bitwise_and", {n.a, i32(3)}), n.b)) == "a & 3 == b");
+  CHECK(formatExpr(call("bitwise_and", {bin(B::EQ, n.a, n.b), n.p})) == "(a == b) & p");
+  CHECK(formatExpr(call("bitwise_not", {bin(B::Add, n.a, n.b)})) == "~(a + b)");
+  CHECK(formatExpr(bin(B::Mul, call("bitwise_not", {n.a}), n.b)) == "~a * b");
+  CHECK(formatExpr(call("bitwise_not", {i32(-1)})) == "~T.int32(-1)");
+  CHECK(formatExpr(call("bitwise_not", {call("bitwise_not", {n.a})})) == "~~a");
   // Two bare int32 constants would be Python arithmetic, folded when read back.
-  CHECK(printExpr(call("shift_left", {i32(1), i32(4)})) == "T.int32(1) << 4");
-  CHECK(printExpr(call("bitwise_not", {i32(5)})) == "~T.int32(5)");
-  CHECK(printExpr(call("bitwise_or", {n.p, n.q})) == "p | q");
+  CHECK(formatExpr(call("shift_left", {i32(1), i32(4)})) == "T.int32(1) << 4");
+  CHECK(formatExpr(call("bitwise_not", {i32(5)})) == "~T.int32(5)");
+  CHECK(formatExpr(call("bitwise_or", {n.p, n.q})) == "p | q");
 }
 
 TEST_CASE("calls with a declared type print it first", "[codegen][print]") {
   Names n;
-  CHECK(printExpr(CallNode::make(DataType::float32(), Symbol("reinterpret"), {n.a})) == "T.reinterpret(\"float32\", a)");
-  CHECK(printExpr(CallNode::make(DataType::int32(), Symbol("call_pure_extern"), {StringImmNode::make("g"), n.x})) ==
+  CHECK(formatExpr(CallNode::make(DataType::float32(), Symbol("reinterpret"), {n.a})) == "T.reinterpret(\"float32\", a)");
+  CHECK(formatExpr(CallNode::make(DataType::int32(), Symbol("call_pure_extern"), {StringImmNode::make("g"), n.x})) ==
         "T.call_pure_extern(\"int32\", \"g\", x)");
-  CHECK(printExpr(CallNode::make(DataType::int32(), Symbol("q_multiply_shift"), {n.a, i32(1073741824), i32(31), n.b})) ==
+  CHECK(formatExpr(CallNode::make(DataType::int32(), Symbol("q_multiply_shift"), {n.a, i32(1073741824), i32(31), n.b})) ==
         "T.q_multiply_shift(a, 1073741824, 31, b)");
 }

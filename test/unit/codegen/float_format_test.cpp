@@ -5,7 +5,7 @@
 #include <cstring>
 #include <random>
 
-#include "codegen/tir_literals.h"
+#include "ir/script_literals.h"
 
 using namespace tirlower;
 

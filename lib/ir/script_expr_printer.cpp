@@ -1,9 +1,10 @@
-// The TVMScript printer's expressions (ScriptPrinter, tir_script_printer.h), with the fewest
-// parentheses Python's precedence allows: `a - (b - c)`, `(a < b) == c` (comparisons never
-// chain), `not (a and b)`; the names variables and buffers print by, and index maps (lambdas).
-#include "codegen/tir_literals.h"
-#include "codegen/tir_script_printer.h"
+// The TVMScript text of expressions (script_expr_printer.h), with the fewest parentheses
+// Python's precedence allows: `a - (b - c)`, `(a < b) == c` (comparisons never chain),
+// `not (a and b)`; the names variables and buffers print by, and index maps (lambdas).
+#include "ir/script_expr_printer.h"
+
 #include "ir/intrinsics.h"
+#include "ir/script_literals.h"
 
 namespace tirlower {
 
@@ -103,11 +104,11 @@ int exprPrecedence(const ExprNode *expr) {
   return precedenceOf(expr);
 }
 
-void ScriptPrinter::printExpr(const Expr &expr) {
+void ScriptExprPrinter::printExpr(const Expr &expr) {
   printExprPrec(expr.get(), 0, false);
 }
 
-void ScriptPrinter::printIntLiteral(DataType type, int64_t value) {
+void ScriptExprPrinter::printIntLiteral(DataType type, int64_t value) {
   if (type == DataType::int32()) {
     appendInt(out_, value);
   } else if (type.isBool()) {
@@ -120,7 +121,7 @@ void ScriptPrinter::printIntLiteral(DataType type, int64_t value) {
   }
 }
 
-void ScriptPrinter::printExprList(const std::vector<Expr> &exprs) {
+void ScriptExprPrinter::printExprList(const std::vector<Expr> &exprs) {
   for (size_t k = 0; k < exprs.size(); ++k) {
     if (k)
       out_ += ", ";
@@ -128,13 +129,13 @@ void ScriptPrinter::printExprList(const std::vector<Expr> &exprs) {
   }
 }
 
-void ScriptPrinter::printCallArgs(const std::vector<Expr> &args) {
+void ScriptExprPrinter::printCallArgs(const std::vector<Expr> &args) {
   out_ += '(';
   printExprList(args);
   out_ += ')';
 }
 
-void ScriptPrinter::printShape(const std::vector<Expr> &shape) {
+void ScriptExprPrinter::printShape(const std::vector<Expr> &shape) {
   out_ += '(';
   printExprList(shape);
   if (shape.size() == 1)
@@ -142,7 +143,7 @@ void ScriptPrinter::printShape(const std::vector<Expr> &shape) {
   out_ += ')';
 }
 
-void ScriptPrinter::printAccess(const BufferNode *buffer, const std::vector<Expr> &indices) {
+void ScriptExprPrinter::printAccess(const BufferNode *buffer, const std::vector<Expr> &indices) {
   out_ += bufferName(buffer);
   out_ += '[';
   if (indices.empty())
@@ -158,7 +159,7 @@ bool printsBare(const Expr &e) {
 }
 } // namespace
 
-void ScriptPrinter::visitBinary(const BinaryNode *node) {
+void ScriptExprPrinter::visitBinary(const BinaryNode *node) {
   if (const char *infix = infixSpelling(node->op, node->a->type)) {
     int precedence = binaryPrecedence(node->op, node->a->type);
     if (printsBare(node->a) && printsBare(node->b)) {
@@ -181,7 +182,7 @@ void ScriptPrinter::visitBinary(const BinaryNode *node) {
   out_ += ')';
 }
 
-void ScriptPrinter::visitCall(const CallNode *node) {
+void ScriptExprPrinter::visitCall(const CallNode *node) {
   const IntrinsicInfo *info = node->intrinsic;
   if (info && info->level == OperatorLevel::Unary) {
     out_ += info->operatorText;
@@ -222,7 +223,7 @@ void ScriptPrinter::visitCall(const CallNode *node) {
   printCallArgs(node->args);
 }
 
-void ScriptPrinter::printExprPrec(const ExprNode *expr, int context, bool parenthesizeEqual) {
+void ScriptExprPrinter::printExprPrec(const ExprNode *expr, int context, bool parenthesizeEqual) {
   // Most operands are variables and int32 literals: they bind at least as tightly as unary
   // minus, so below that they never take parentheses.
   if (context < kPrecUnary) {
@@ -241,7 +242,7 @@ void ScriptPrinter::printExprPrec(const ExprNode *expr, int context, bool parent
   printCompoundExpr(expr, context, parenthesizeEqual);
 }
 
-void ScriptPrinter::printCompoundExpr(const ExprNode *expr, int context, bool parenthesizeEqual) {
+void ScriptExprPrinter::printCompoundExpr(const ExprNode *expr, int context, bool parenthesizeEqual) {
   int precedence = precedenceOf(expr);
   bool parens = precedence < context || (parenthesizeEqual && precedence == context);
   if (parens)
@@ -253,20 +254,20 @@ void ScriptPrinter::printCompoundExpr(const ExprNode *expr, int context, bool pa
 
 // ---- one method per node (ExprFunctor), without the parentheses printCompoundExpr adds ----
 
-void ScriptPrinter::visitVar(const VarNode *node) { out_ += varName(node); }
+void ScriptExprPrinter::visitVar(const VarNode *node) { out_ += varName(node); }
 
-void ScriptPrinter::visitIntImm(const IntImmNode *node) { printIntLiteral(node->type, node->value); }
+void ScriptExprPrinter::visitIntImm(const IntImmNode *node) { printIntLiteral(node->type, node->value); }
 
-void ScriptPrinter::visitFloatImm(const FloatImmNode *node) { appendFloatLiteral(out_, node->value, node->type); }
+void ScriptExprPrinter::visitFloatImm(const FloatImmNode *node) { appendFloatLiteral(out_, node->value, node->type); }
 
-void ScriptPrinter::visitStringImm(const StringImmNode *node) { appendQuoted(out_, node->value); }
+void ScriptExprPrinter::visitStringImm(const StringImmNode *node) { appendQuoted(out_, node->value); }
 
-void ScriptPrinter::visitNot(const NotNode *node) {
+void ScriptExprPrinter::visitNot(const NotNode *node) {
   out_ += "not ";
   printExprPrec(node->a.get(), kPrecNot, false);
 }
 
-void ScriptPrinter::visitSelect(const SelectNode *node) {
+void ScriptExprPrinter::visitSelect(const SelectNode *node) {
   out_ += "T.Select(";
   printExpr(node->condition);
   out_ += ", ";
@@ -276,7 +277,7 @@ void ScriptPrinter::visitSelect(const SelectNode *node) {
   out_ += ')';
 }
 
-void ScriptPrinter::visitCast(const CastNode *node) {
+void ScriptExprPrinter::visitCast(const CastNode *node) {
   out_ += "T.Cast(";
   out_ += typeSpelling(node->type).quoted;
   out_ += ", ";
@@ -284,7 +285,7 @@ void ScriptPrinter::visitCast(const CastNode *node) {
   out_ += ')';
 }
 
-void ScriptPrinter::visitRamp(const RampNode *node) {
+void ScriptExprPrinter::visitRamp(const RampNode *node) {
   out_ += "T.Ramp(";
   printExpr(node->base);
   out_ += ", ";
@@ -295,13 +296,13 @@ void ScriptPrinter::visitRamp(const RampNode *node) {
 }
 
 // A lane count: the number, or `T.vscale() * k` for a scalable vector.
-void ScriptPrinter::printLanes(DataType type, int lanes) {
+void ScriptExprPrinter::printLanes(DataType type, int lanes) {
   if (type.isScalable())
     out_ += "T.vscale() * ";
   appendInt(out_, lanes);
 }
 
-void ScriptPrinter::visitBroadcast(const BroadcastNode *node) {
+void ScriptExprPrinter::visitBroadcast(const BroadcastNode *node) {
   out_ += "T.Broadcast(";
   printExpr(node->value);
   out_ += ", ";
@@ -309,7 +310,7 @@ void ScriptPrinter::visitBroadcast(const BroadcastNode *node) {
   out_ += ')';
 }
 
-void ScriptPrinter::visitLet(const LetNode *node) {
+void ScriptExprPrinter::visitLet(const LetNode *node) {
   std::string_view name = bindVar(node->var.get());
   out_ += "T.Let(";
   printExpr(node->body);
@@ -320,18 +321,17 @@ void ScriptPrinter::visitLet(const LetNode *node) {
   out_ += "})";
 }
 
-void ScriptPrinter::visitBufferLoad(const BufferLoadNode *node) { printAccess(node->buffer.get(), node->indices); }
+void ScriptExprPrinter::visitBufferLoad(const BufferLoadNode *node) { printAccess(node->buffer.get(), node->indices); }
 
 // ---- names ---------------------------------------------------------------------------------
 
-void ScriptPrinter::resetNames() {
-  freeDeclared_.clear();
+void ScriptExprPrinter::resetNames() {
   names_.clear();
   printed_.clear();
   dataNames_.clear();
 }
 
-std::string_view ScriptPrinter::defineVar(const VarNode *var) {
+std::string_view ScriptExprPrinter::defineVar(const VarNode *var) {
   if (plain_)
     return var->name.view();
   if (std::string_view name = printed_.find(var); !name.empty())
@@ -339,7 +339,7 @@ std::string_view ScriptPrinter::defineVar(const VarNode *var) {
   return printed_.insert(var, names_.fresh(var->name));
 }
 
-std::string_view ScriptPrinter::defineBuffer(const BufferNode *buffer) {
+std::string_view ScriptExprPrinter::defineBuffer(const BufferNode *buffer) {
   if (plain_)
     return buffer->name.view();
   if (std::string_view name = printed_.find(buffer); !name.empty())
@@ -347,19 +347,19 @@ std::string_view ScriptPrinter::defineBuffer(const BufferNode *buffer) {
   return printed_.insert(buffer, names_.fresh(buffer->name));
 }
 
-std::string_view ScriptPrinter::bindVar(const VarNode *var) {
+std::string_view ScriptExprPrinter::bindVar(const VarNode *var) {
   if (plain_)
     return var->name.view();
   return printed_.assign(var, names_.fresh(var->name));
 }
 
-std::string_view ScriptPrinter::bindBuffer(const BufferNode *buffer) {
+std::string_view ScriptExprPrinter::bindBuffer(const BufferNode *buffer) {
   if (plain_)
     return buffer->name.view();
   return printed_.assign(buffer, names_.fresh(buffer->name));
 }
 
-void ScriptPrinter::defineDataVar(const BufferNode *buffer, std::string_view bufferName, bool allocates) {
+void ScriptExprPrinter::defineDataVar(const BufferNode *buffer, std::string_view bufferName, bool allocates) {
   if (plain_)
     return;
   const VarNode *data = buffer->data.get();
@@ -369,7 +369,7 @@ void ScriptPrinter::defineDataVar(const BufferNode *buffer, std::string_view buf
     printed_.insert(data, dataNames_.store(bufferName, ".data"));
 }
 
-std::string_view ScriptPrinter::lambdaOrDefinedName(const VarNode *var) {
+std::string_view ScriptExprPrinter::lambdaOrDefinedName(const VarNode *var) {
   for (const auto &[param, name] : lambdaNames_)
     if (param == var)
       return name;
@@ -378,21 +378,24 @@ std::string_view ScriptPrinter::lambdaOrDefinedName(const VarNode *var) {
 
 // ---- index maps ------------------------------------------------------------------------------
 
-void ScriptPrinter::printIndexMap(const IndexMapNode &map) {
-  // Lambda parameters are local to the lambda: they get names of their own, which shadow
-  // whatever the function prints for the same objects.
+void ScriptExprPrinter::beginLambda() {
   lambdaTable_.clear();
   lambdaNames_.clear();
+}
+
+std::string_view ScriptExprPrinter::lambdaParam(const VarNode *var) {
+  if (plain_)
+    return var->name.view();
+  lambdaNames_.emplace_back(var, lambdaTable_.fresh(var->name));
+  return lambdaNames_.back().second;
+}
+
+void ScriptExprPrinter::printIndexMap(const IndexMapNode &map) {
+  beginLambda();
   out_ += "lambda";
   for (size_t k = 0; k < map.initialIndices.size(); ++k) {
-    const VarNode *var = map.initialIndices[k].get();
     out_ += k ? ", " : " ";
-    if (plain_) {
-      out_ += var->name.view();
-      continue;
-    }
-    lambdaNames_.emplace_back(var, lambdaTable_.fresh(var->name));
-    out_ += lambdaNames_.back().second;
+    out_ += lambdaParam(map.initialIndices[k].get());
   }
   out_ += ": [";
   size_t separator = 0;
@@ -410,7 +413,27 @@ void ScriptPrinter::printIndexMap(const IndexMapNode &map) {
     first = false;
   }
   out_ += ']';
-  lambdaNames_.clear();
+  endLambda();
+}
+
+// ---- for messages ----------------------------------------------------------------------------
+
+std::string formatExpr(const Expr &expr) {
+  ScriptExprPrinter printer(/*plainNames=*/true);
+  printer.printExpr(expr);
+  return printer.take();
+}
+
+std::string formatIndexMap(const IndexMapNode &map) {
+  ScriptExprPrinter printer(/*plainNames=*/true);
+  printer.printIndexMap(map);
+  return printer.take();
+}
+
+std::string formatShape(const std::vector<Expr> &shape) {
+  ScriptExprPrinter printer(/*plainNames=*/true);
+  printer.printShape(shape);
+  return printer.take();
 }
 
 } // namespace tirlower

@@ -1,4 +1,4 @@
-#include "codegen/tir_names.h"
+#include "ir/script_names.h"
 
 #include <algorithm>
 #include <array>

@@ -1,4 +1,4 @@
-#include "codegen/tir_literals.h"
+#include "ir/script_literals.h"
 
 #include <array>
 #include <charconv>
