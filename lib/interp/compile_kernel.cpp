@@ -4,11 +4,13 @@
 #include "interp/compile_kernel.h"
 
 #include <functional>
+#include <unordered_map>
+#include <unordered_set>
 
 #include "interp/buffer_layout.h"
-#include "ir/visitor.h"
 #include "ir/gpu_builtins.h"
 #include "ir/storage_scope.h"
+#include "ir/visitor.h"
 
 namespace tirlower {
 
@@ -178,6 +180,20 @@ private:
   Parts p_;
 };
 
+// The kernel being compiled: what decides where its threads must meet.
+struct KernelScope {
+  // Before thread-sync (no "tirlower.explicit_barriers" attribute) the kernel means what its
+  // statements compute one after another for all threads: a barrier is implied before and after
+  // every statement that writes shared storage where all threads run alike.
+  bool implicitBarriers = true;
+  bool uniform = true; // the statement being compiled runs alike in every thread of the block
+  std::unordered_set<const VarNode *> varying;          // values that differ between the threads of a block
+  std::unordered_map<const VarNode *, ThreadTag> launch; // launched variables in scope
+  std::array<int64_t, 3> constLocal{1, 1, 1};           // launched thread extents when constant (else 0)
+  int barrierSites = 0;                                  // barriers and reductions compiled
+  int depositStride = 0;                                 // cells per thread the reductions need
+};
+
 class VaryingFinder : public IRVisitor {
 public:
   explicit VaryingFinder(const KernelScope &kernel) : kernel_(kernel) {}
@@ -192,6 +208,28 @@ public:
 private:
   const KernelScope &kernel_;
 };
+
+// Whether `e` may differ between the threads of a block (it reads a thread index, a value derived
+// from one, or memory).
+bool isVarying(const KernelScope &kernel, const Expr &e) {
+  VaryingFinder finder(kernel);
+  finder.visit(e);
+  return finder.found;
+}
+
+// Whether `s` stores to shared storage.
+bool writesShared(const Stmt &s) {
+  struct Finder : IRVisitor {
+    bool found = false;
+    using IRVisitor::visit;
+    void visit(const BufferStoreNode *op) override {
+      found |= isSharedBuffer(*op->buffer);
+      IRVisitor::visit(op);
+    }
+  } finder;
+  finder.visit(s);
+  return finder.found;
+}
 
 // Every launch and thread-bound loop under a kernel's outermost launch.
 class LaunchCollector : public IRVisitor {
@@ -232,14 +270,140 @@ bool coversLaunch(const KernelScope &kernel, const ThreadTag &tag, const Expr &e
   return e && kernel.constLocal[tag.dim] != 0 && *e == kernel.constLocal[tag.dim];
 }
 
-StmtCodePtr compileThreadIndex(Compiler &compiler, const Var &var, const ThreadTag &tag, const Expr &min,
-                               const Expr &extent, const Stmt &body, SourceRange loc) {
+// The kernel hooks (compiler.h): the kernel being compiled (null outside one) and the reducers
+// of the reduce_scope attributes around the statement being compiled.
+class KernelCompiler : public KernelHooks {
+public:
+  KernelCompiler(Compiler &compiler, bool explicitBarriers)
+      : compiler_(compiler), explicitBarriers_(explicitBarriers) {}
+
+  StmtCodePtr launch(const AttrStmtNode &op) override {
+    ThreadTag tag = tagOf(op.threadTag, op.loc);
+    Var var(op.threadVar());
+    auto compileIndex = [&] { return compileThreadIndex(var, tag, nullptr, op.value, op.body, op.loc); };
+    if (kernel_)
+      return compileIndex();
+    return compileKernel(Stmt(&op), compileIndex);
+  }
+
+  StmtCodePtr threadLoop(const ForNode &op) override {
+    if (!kernel_)
+      return nullptr;
+    ThreadTag tag = tagOf(op.threadTag, op.loc);
+    return compileThreadIndex(op.loopVar, tag, op.min, op.extent, op.body, op.loc);
+  }
+
+  StmtCodePtr reduceScope(const AttrStmtNode &op) override {
+    reducers_.push_back(op.reducer.get());
+    struct Pop {
+      std::vector<const CommReducerNode *> &reducers;
+      ~Pop() { reducers.pop_back(); }
+    } pop{reducers_};
+    return compiler_.stmt(op.body);
+  }
+
+  StmtCodePtr threadIntrinsic(const EvaluateNode &op) override {
+    const auto *call = op.value.as<CallNode>();
+    if (!call)
+      return nullptr;
+    if (isThreadAllreduce(*call))
+      return compileAllreduce(*call, op.loc);
+    if (!isStorageSync(*call))
+      return nullptr;
+    if (!kernel_) // thread-bound loops outside a launch run one after another
+      return std::make_unique<NoOpCode>(op.loc);
+    ++kernel_->barrierSites;
+    return std::make_unique<BarrierCode>(op.loc);
+  }
+
+  bool allocatesPerBlock(bool shared) const override { return kernel_ && shared; }
+
+  StmtCodePtr perBlockAllocation(const Var &data, std::string name, DataType dtype,
+                                 std::unique_ptr<BufferLayout> layout, std::vector<ExprCodePtr> extents,
+                                 const Stmt &body, SourceRange loc) override {
+    ScopedBinding binding(compiler_, data);
+    return std::make_unique<SharedAllocationCode>(loc, std::move(name), dtype, binding.slot(), std::move(layout),
+                                                  std::move(extents), compiler_.stmt(body));
+  }
+
+  bool varies(const Expr &e) const override { return kernel_ && isVarying(*kernel_, e); }
+
+  void markVarying(const VarNode *var) override { kernel_->varying.insert(var); }
+
+  bool setUniform(bool uniform) override {
+    if (!kernel_)
+      return true;
+    bool was = kernel_->uniform;
+    kernel_->uniform = uniform;
+    return was;
+  }
+
+  // Inside a kernel without explicit barriers, a statement that writes shared storage where all
+  // threads run alike goes between implied barriers; a statement that contains others is not
+  // one of those itself when the threads run its parts alike (they get their own barriers).
+  bool impliesBarriers(const Stmt &s) const override {
+    if (!kernel_ || !kernel_->implicitBarriers || !kernel_->uniform)
+      return false;
+    bool compound = false;
+    // kind-switch: which kinds contain statements that the implied barriers go around (a
+    // classification, not a walk: the statement itself is compiled by the compiler).
+    switch (s->kind()) {
+    case StmtKind::SeqStmt:
+    case StmtKind::LetStmt:
+    case StmtKind::Allocate:
+    case StmtKind::DeclBuffer:
+    case StmtKind::AllocBuffer: compound = true; break;
+    case StmtKind::AttrStmt: {
+      const auto *op = s.as<AttrStmtNode>();
+      compound = !op->isThreadLaunch() || !isVarying(*kernel_, op->value);
+      break;
+    }
+    case StmtKind::For: {
+      const auto *op = s.as<ForNode>();
+      compound = !isVarying(*kernel_, op->min) && !isVarying(*kernel_, op->extent);
+      break;
+    }
+    case StmtKind::While: compound = !isVarying(*kernel_, s.as<WhileNode>()->condition); break;
+    case StmtKind::IfThenElse: compound = !isVarying(*kernel_, s.as<IfThenElseNode>()->condition); break;
+    default: break;
+    }
+    return !compound && writesShared(s);
+  }
+
+  StmtCodePtr withImpliedBarriers(StmtCodePtr inner, SourceRange loc) override {
+    kernel_->barrierSites += 2;
+    return std::make_unique<ImpliedBarrierCode>(loc, std::move(inner));
+  }
+
+  void mergeImpliedBarriers(std::vector<StmtCodePtr> &stmts) override {
+    if (!kernel_)
+      return;
+    for (size_t k = 1; k < stmts.size(); ++k)
+      if (dynamic_cast<ImpliedBarrierCode *>(stmts[k - 1].get()))
+        if (auto *next = dynamic_cast<ImpliedBarrierCode *>(stmts[k].get()))
+          next->leading = false;
+  }
+
+private:
+  StmtCodePtr compileThreadIndex(const Var &var, const ThreadTag &tag, const Expr &min, const Expr &extent,
+                                 const Stmt &body, SourceRange loc);
+  StmtCodePtr compileKernel(const Stmt &launch, const std::function<StmtCodePtr()> &compileRoot);
+  StmtCodePtr compileAllreduce(const CallNode &call, SourceRange loc);
+
+  Compiler &compiler_;
+  bool explicitBarriers_;         // the function has "tirlower.explicit_barriers"
+  KernelScope *kernel_ = nullptr; // the kernel being compiled, null outside one
+  std::vector<const CommReducerNode *> reducers_;
+};
+
+StmtCodePtr KernelCompiler::compileThreadIndex(const Var &var, const ThreadTag &tag, const Expr &min,
+                                               const Expr &extent, const Stmt &body, SourceRange loc) {
   if (!var->type.isIndex())
     throw CompileError(loc, "thread variable '" + var->name.str() + "' must be a scalar integer");
-  KernelScope &kernel = *compiler.kernel;
-  ExprCodePtr minCode = min ? compiler.expr(min) : nullptr;
-  ExprCodePtr extentCode = compiler.expr(extent);
-  ScopedBinding binding(compiler, var);
+  KernelScope &kernel = *kernel_;
+  ExprCodePtr minCode = min ? compiler_.expr(min) : nullptr;
+  ExprCodePtr extentCode = compiler_.expr(extent);
+  ScopedBinding binding(compiler_, var);
   if (tag.kind == ThreadTag::Kind::Thread || (min && isVarying(kernel, min)))
     kernel.varying.insert(var.get());
   auto saved = kernel.launch.find(var.get());
@@ -249,8 +413,8 @@ StmtCodePtr compileThreadIndex(Compiler &compiler, const Var &var, const ThreadT
   kernel.launch[var.get()] = tag;
   StmtCodePtr bodyCode;
   {
-    DivergentScope divergent(compiler, !coversLaunch(kernel, tag, extent));
-    bodyCode = compiler.stmt(body);
+    DivergentScope divergent(*this, !coversLaunch(kernel, tag, extent));
+    bodyCode = compiler_.stmt(body);
   }
   if (previous)
     kernel.launch[var.get()] = *previous;
@@ -261,11 +425,11 @@ StmtCodePtr compileThreadIndex(Compiler &compiler, const Var &var, const ThreadT
 }
 
 // Starts a kernel at its outermost launch: its geometry is evaluated where it starts.
-StmtCodePtr compileKernel(Compiler &compiler, const Stmt &launch, const std::function<StmtCodePtr()> &compileRoot) {
+StmtCodePtr KernelCompiler::compileKernel(const Stmt &launch, const std::function<StmtCodePtr()> &compileRoot) {
   LaunchCollector collector;
   collector.visit(launch);
   KernelScope scope;
-  scope.implicitBarriers = !compiler.explicitBarriers;
+  scope.implicitBarriers = !explicitBarriers_;
   std::vector<LaunchExtent> launches;
   for (const LaunchCollector::Found &f : collector.found) {
     ThreadTag tag = tagOf(f.tag, f.loc);
@@ -276,7 +440,7 @@ StmtCodePtr compileKernel(Compiler &compiler, const Stmt &launch, const std::fun
     e.dim = tag.dim;
     e.loc = f.loc;
     try {
-      e.extent = compiler.expr(f.extent);
+      e.extent = compiler_.expr(f.extent);
     } catch (const CompileError &error) {
       throw CompileError(f.loc, "the extent of the launch of " + e.tag +
                                     " must be known when its kernel starts: " + error.diagnostic().message);
@@ -291,38 +455,38 @@ StmtCodePtr compileKernel(Compiler &compiler, const Stmt &launch, const std::fun
     }
     launches.push_back(std::move(e));
   }
-  compiler.kernel = &scope;
+  kernel_ = &scope;
   StmtCodePtr body;
   try {
     body = compileRoot();
   } catch (...) {
-    compiler.kernel = nullptr;
+    kernel_ = nullptr;
     throw;
   }
-  compiler.kernel = nullptr;
+  kernel_ = nullptr;
   return std::make_unique<KernelCode>(launch->loc, std::move(launches), std::move(body), scope.barrierSites == 0,
                                       static_cast<size_t>(scope.depositStride));
 }
 
-StmtCodePtr compileAllreduce(Compiler &compiler, const CallNode &call, SourceRange loc) {
-  if (!compiler.kernel)
+StmtCodePtr KernelCompiler::compileAllreduce(const CallNode &call, SourceRange loc) {
+  if (!kernel_)
     throw InterpreterLimit(loc, "T.tvm_thread_allreduce outside a thread launch: the interpreter runs cross-thread "
                             "reductions in kernels (T.launch_thread; lower-thread-binding turns thread-bound loops "
                             "into launches)");
-  if (compiler.reducers.empty())
+  if (reducers_.empty())
     throw CompileError(loc, "T.tvm_thread_allreduce outside a reduce_scope attribute: no T.comm_reducer says how "
                             "to combine the values");
-  const CommReducerNode &reducer = *compiler.reducers.back();
+  const CommReducerNode &reducer = *reducers_.back();
   const auto *countNode = call.args.empty() ? nullptr : asConstInt(call.args[0]);
   const size_t count = countNode ? static_cast<size_t>(*countNode) : 0;
   if (count != reducer.lhs.size() || call.args.size() < 2 * count + 2)
     throw CompileError(loc, "T.tvm_thread_allreduce reduces " + std::to_string(count) + " values but its reducer " +
                                 std::to_string(reducer.lhs.size()));
-  KernelScope &kernel = *compiler.kernel;
+  KernelScope &kernel = *kernel_;
   AllreduceCode::Parts parts;
   for (size_t k = 0; k < count; ++k)
-    parts.values.push_back(compiler.expr(call.args[1 + k]));
-  parts.condition = compiler.expr(call.args[1 + count]);
+    parts.values.push_back(compiler_.expr(call.args[1 + k]));
+  parts.condition = compiler_.expr(call.args[1 + count]);
   for (size_t a = 2 * count + 2; a < call.args.size(); ++a) {
     const auto *var = call.args[a].as<VarNode>();
     auto it = var ? kernel.launch.find(var) : kernel.launch.end();
@@ -337,19 +501,19 @@ StmtCodePtr compileAllreduce(Compiler &compiler, const CallNode &call, SourceRan
     if (!dest)
       throw CompileError(loc, "the destinations of T.tvm_thread_allreduce are buffer elements");
     Var result = VarNode::make(Symbol("tl_allreduce_result"), dest->type, loc);
-    bindings.push_back(std::make_unique<ScopedBinding>(compiler, result));
+    bindings.push_back(std::make_unique<ScopedBinding>(compiler_, result));
     parts.results.push_back(bindings.back()->slot());
-    parts.stores.push_back(compiler.stmt(BufferStoreNode::make(dest->buffer, result, dest->indices, loc)));
+    parts.stores.push_back(compiler_.stmt(BufferStoreNode::make(dest->buffer, result, dest->indices, loc)));
   }
   for (size_t k = 0; k < count; ++k) {
-    bindings.push_back(std::make_unique<ScopedBinding>(compiler, reducer.lhs[k]));
+    bindings.push_back(std::make_unique<ScopedBinding>(compiler_, reducer.lhs[k]));
     parts.lhs.push_back(bindings.back()->slot());
-    bindings.push_back(std::make_unique<ScopedBinding>(compiler, reducer.rhs[k]));
+    bindings.push_back(std::make_unique<ScopedBinding>(compiler_, reducer.rhs[k]));
     parts.rhs.push_back(bindings.back()->slot());
   }
   for (size_t k = 0; k < count; ++k) {
-    parts.combined.push_back(compiler.expr(reducer.result[k]));
-    parts.identity.push_back(compiler.expr(reducer.identity[k]));
+    parts.combined.push_back(compiler_.expr(reducer.result[k]));
+    parts.identity.push_back(compiler_.expr(reducer.identity[k]));
   }
   while (!bindings.empty())
     bindings.pop_back();
@@ -360,80 +524,8 @@ StmtCodePtr compileAllreduce(Compiler &compiler, const CallNode &call, SourceRan
 
 } // namespace
 
-bool isVarying(const KernelScope &kernel, const Expr &e) {
-  VaryingFinder finder(kernel);
-  finder.visit(e);
-  return finder.found;
-}
-
-bool writesShared(const Stmt &s) {
-  struct Finder : IRVisitor {
-    bool found = false;
-    using IRVisitor::visit;
-    void visit(const BufferStoreNode *op) override {
-      found |= isSharedBuffer(*op->buffer);
-      IRVisitor::visit(op);
-    }
-  } finder;
-  finder.visit(s);
-  return finder.found;
-}
-
-StmtCodePtr withImpliedBarriers(Compiler &compiler, StmtCodePtr inner, SourceRange loc) {
-  compiler.kernel->barrierSites += 2;
-  return std::make_unique<ImpliedBarrierCode>(loc, std::move(inner));
-}
-
-void mergeImpliedBarriers(std::vector<StmtCodePtr> &stmts) {
-  for (size_t k = 1; k < stmts.size(); ++k)
-    if (dynamic_cast<ImpliedBarrierCode *>(stmts[k - 1].get()))
-      if (auto *next = dynamic_cast<ImpliedBarrierCode *>(stmts[k].get()))
-        next->leading = false;
-}
-
-StmtCodePtr compileLaunch(Compiler &compiler, const AttrStmtNode &op) {
-  ThreadTag tag = tagOf(op.threadTag, op.loc);
-  Var var(op.threadVar());
-  auto compileIndex = [&] { return compileThreadIndex(compiler, var, tag, nullptr, op.value, op.body, op.loc); };
-  if (compiler.kernel)
-    return compileIndex();
-  return compileKernel(compiler, Stmt(&op), compileIndex);
-}
-
-StmtCodePtr compileThreadLoopInKernel(Compiler &compiler, const ForNode &op) {
-  ThreadTag tag = tagOf(op.threadTag, op.loc);
-  return compileThreadIndex(compiler, op.loopVar, tag, op.min, op.extent, op.body, op.loc);
-}
-
-StmtCodePtr compileReduceScope(Compiler &compiler, const AttrStmtNode &op) {
-  compiler.reducers.push_back(op.reducer.get());
-  struct Pop {
-    Compiler &compiler;
-    ~Pop() { compiler.reducers.pop_back(); }
-  } pop{compiler};
-  return compiler.stmt(op.body);
-}
-
-StmtCodePtr compileThreadIntrinsic(Compiler &compiler, const EvaluateNode &op) {
-  const auto *call = op.value.as<CallNode>();
-  if (!call)
-    return nullptr;
-  if (isThreadAllreduce(*call))
-    return compileAllreduce(compiler, *call, op.loc);
-  if (!isStorageSync(*call))
-    return nullptr;
-  if (!compiler.kernel) // thread-bound loops outside a launch run one after another
-    return std::make_unique<NoOpCode>(op.loc);
-  ++compiler.kernel->barrierSites;
-  return std::make_unique<BarrierCode>(op.loc);
-}
-
-StmtCodePtr compileSharedAllocation(Compiler &compiler, const Var &data, std::string name, DataType dtype,
-                                    std::unique_ptr<BufferLayout> layout, std::vector<ExprCodePtr> extents,
-                                    const Stmt &body, SourceRange loc) {
-  ScopedBinding binding(compiler, data);
-  return std::make_unique<SharedAllocationCode>(loc, std::move(name), dtype, binding.slot(), std::move(layout),
-                                                std::move(extents), compiler.stmt(body));
+std::unique_ptr<KernelHooks> makeKernelHooks(Compiler &compiler, bool explicitBarriers) {
+  return std::make_unique<KernelCompiler>(compiler, explicitBarriers);
 }
 
 } // namespace tirlower

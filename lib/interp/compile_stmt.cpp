@@ -1,10 +1,13 @@
 // Statement code. Loops of every kind run serially in index order; each iteration of a For or
 // While is one step against RunOptions::stepLimit. Allocations get fresh, uninitialised storage
-// that lives until the end of their scope.
+// that lives until the end of their scope. What a GPU kernel's statements do otherwise is asked
+// of the compiler's kernel hooks (KernelHooks, compiler.h; compile_kernel.cpp).
+#include <stdexcept>
+
 #include "interp/buffer_layout.h"
-#include "interp/compile_kernel.h"
-#include "ir/visitor.h"
+#include "interp/compiler.h"
 #include "ir/storage_scope.h"
+#include "ir/visitor.h"
 
 namespace tirlower {
 namespace {
@@ -168,9 +171,9 @@ public:
 
 StmtCodePtr allocateBuffer(Compiler &compiler, const Buffer &buffer, const Stmt &body, SourceRange loc) {
   auto layout = std::make_unique<BufferLayout>(compiler, *buffer, loc);
-  if (compiler.kernel && isSharedBuffer(*buffer))
-    return compileSharedAllocation(compiler, buffer->data, buffer->name.str(), buffer->dtype, std::move(layout), {}, body,
-                                   loc);
+  if (compiler.kernels().allocatesPerBlock(isSharedBuffer(*buffer)))
+    return compiler.kernels().perBlockAllocation(buffer->data, buffer->name.str(), buffer->dtype, std::move(layout), {},
+                                                 body, loc);
   ScopedBinding binding(compiler, buffer->data);
   return std::make_unique<AllocateCode>(loc, buffer->name.str(), buffer->dtype, binding.slot(), std::move(layout),
                                         std::vector<ExprCodePtr>{}, compiler.stmt(body));
@@ -281,42 +284,23 @@ StmtCodePtr compileBlock(Compiler &compiler, const BlockNode &op) {
 
 } // namespace
 
+KernelHooks &Compiler::kernels() const {
+  if (!kernels_)
+    throw std::logic_error("the interpreter compiles statements with kernel hooks (Compiler::setKernelHooks)");
+  return *kernels_;
+}
+
 // Inside a kernel without explicit barriers, a statement that writes shared storage where all
-// threads run alike is compiled between implied barriers (compile_kernel.h).
+// threads run alike is compiled between implied barriers (KernelHooks, compiler.h).
 StmtCodePtr Compiler::stmt(const Stmt &s) {
-  if (!kernel || !kernel->implicitBarriers || !kernel->uniform)
-    return compileStmt(s);
-  bool compound = false;
-  // kind-switch: which kinds contain statements that the implied barriers go around (a
-  // classification, not a walk: the statement itself is compiled by compileStmt).
-  switch (s->kind()) {
-  case StmtKind::SeqStmt:
-  case StmtKind::LetStmt:
-  case StmtKind::Allocate:
-  case StmtKind::DeclBuffer:
-  case StmtKind::AllocBuffer: compound = true; break;
-  case StmtKind::AttrStmt: {
-    const auto *op = s.as<AttrStmtNode>();
-    compound = !op->isThreadLaunch() || !isVarying(*kernel, op->value);
-    break;
-  }
-  case StmtKind::For: {
-    const auto *op = s.as<ForNode>();
-    compound = !isVarying(*kernel, op->min) && !isVarying(*kernel, op->extent);
-    break;
-  }
-  case StmtKind::While: compound = !isVarying(*kernel, s.as<WhileNode>()->condition); break;
-  case StmtKind::IfThenElse: compound = !isVarying(*kernel, s.as<IfThenElseNode>()->condition); break;
-  default: break;
-  }
-  if (compound || !writesShared(s))
+  if (!kernels().impliesBarriers(s))
     return compileStmt(s);
   StmtCodePtr inner;
   {
-    DivergentScope divergent(*this, true);
+    DivergentScope divergent(kernels(), true);
     inner = compileStmt(s);
   }
-  return withImpliedBarriers(*this, std::move(inner), s->loc);
+  return kernels().withImpliedBarriers(std::move(inner), s->loc);
 }
 
 StmtCodePtr Compiler::compileStmt(const Stmt &s) { return visitStmt(s); }
@@ -326,27 +310,28 @@ StmtCodePtr Compiler::visitBufferStore(const BufferStoreNode *op) {
 }
 
 StmtCodePtr Compiler::visitFor(const ForNode *op) {
-  if (op->forKind == ForKind::ThreadBinding && kernel)
-    return compileThreadLoopInKernel(*this, *op);
+  if (op->forKind == ForKind::ThreadBinding)
+    if (StmtCodePtr threadIndex = kernels().threadLoop(*op))
+      return threadIndex;
   if (!op->loopVar->type.isIndex())
     throw CompileError(op->loc, "loop variable '" + op->loopVar->name.str() + "' must be a scalar integer");
   ExprCodePtr min = expr(op->min), extent = expr(op->extent);
   ScopedBinding binding(*this, op->loopVar);
-  bool varying = kernel && (isVarying(*kernel, op->min) || isVarying(*kernel, op->extent));
+  bool varying = kernels().varies(op->min) || kernels().varies(op->extent);
   if (varying)
-    kernel->varying.insert(op->loopVar.get());
-  DivergentScope divergent(*this, varying);
+    kernels().markVarying(op->loopVar.get());
+  DivergentScope divergent(kernels(), varying);
   return std::make_unique<ForCode>(op->loc, op->loopVar->type, binding.slot(), std::move(min), std::move(extent),
                                    stmt(op->body));
 }
 
 StmtCodePtr Compiler::visitWhile(const WhileNode *op) {
-  DivergentScope divergent(*this, kernel && isVarying(*kernel, op->condition));
+  DivergentScope divergent(kernels(), kernels().varies(op->condition));
   return std::make_unique<WhileCode>(op->loc, expr(op->condition), stmt(op->body));
 }
 
 StmtCodePtr Compiler::visitIfThenElse(const IfThenElseNode *op) {
-  DivergentScope divergent(*this, kernel && isVarying(*kernel, op->condition));
+  DivergentScope divergent(kernels(), kernels().varies(op->condition));
   return std::make_unique<IfCode>(op->loc, expr(op->condition), stmt(op->thenCase),
                                   op->elseCase ? stmt(op->elseCase) : nullptr);
 }
@@ -354,8 +339,8 @@ StmtCodePtr Compiler::visitIfThenElse(const IfThenElseNode *op) {
 StmtCodePtr Compiler::visitLetStmt(const LetStmtNode *op) {
   ExprCodePtr value = expr(op->value);
   ScopedBinding binding(*this, op->var);
-  if (kernel && isVarying(*kernel, op->value))
-    kernel->varying.insert(op->var.get());
+  if (kernels().varies(op->value))
+    kernels().markVarying(op->var.get());
   return std::make_unique<LetCode>(op->loc, binding.slot(), std::move(value), stmt(op->body));
 }
 
@@ -364,9 +349,9 @@ StmtCodePtr Compiler::visitAllocate(const AllocateNode *op) {
   std::vector<ExprCodePtr> extents;
   for (const Expr &e : op->extents)
     extents.push_back(expr(e));
-  if (kernel && (isSharedScope(op->scope.view()) || isSharedData(*op->bufferVar)))
-    return compileSharedAllocation(*this, op->bufferVar, op->bufferVar->name.str(), op->dtype, nullptr,
-                                   std::move(extents), op->body, op->loc);
+  if (kernels().allocatesPerBlock(isSharedScope(op->scope.view()) || isSharedData(*op->bufferVar)))
+    return kernels().perBlockAllocation(op->bufferVar, op->bufferVar->name.str(), op->dtype, nullptr,
+                                        std::move(extents), op->body, op->loc);
   ScopedBinding binding(*this, op->bufferVar);
   return std::make_unique<AllocateCode>(op->loc, op->bufferVar->name.str(), op->dtype, binding.slot(), nullptr,
                                         std::move(extents), stmt(op->body));
@@ -384,9 +369,9 @@ StmtCodePtr Compiler::visitAllocBuffer(const AllocBufferNode *op) {
 
 StmtCodePtr Compiler::visitAttrStmt(const AttrStmtNode *op) {
   if (op->isThreadLaunch())
-    return compileLaunch(*this, *op);
+    return kernels().launch(*op);
   if (op->reducer)
-    return compileReduceScope(*this, *op);
+    return kernels().reduceScope(*op);
   return stmt(op->body);
 }
 
@@ -395,7 +380,7 @@ StmtCodePtr Compiler::visitAssertStmt(const AssertStmtNode *op) {
 }
 
 StmtCodePtr Compiler::visitEvaluate(const EvaluateNode *op) {
-  if (StmtCodePtr intrinsic = compileThreadIntrinsic(*this, *op))
+  if (StmtCodePtr intrinsic = kernels().threadIntrinsic(*op))
     return intrinsic;
   return std::make_unique<EvaluateCode>(op->loc, expr(op->value));
 }
@@ -408,8 +393,7 @@ StmtCodePtr Compiler::visitSeqStmt(const SeqStmtNode *op) {
   std::vector<StmtCodePtr> stmts;
   for (const Stmt &child : op->stmts)
     stmts.push_back(stmt(child));
-  if (kernel)
-    mergeImpliedBarriers(stmts);
+  kernels().mergeImpliedBarriers(stmts);
   return std::make_unique<SeqCode>(op->loc, std::move(stmts));
 }
 

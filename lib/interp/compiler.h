@@ -3,6 +3,8 @@
 // is a located error, so the interpreter also checks that the function is well scoped.
 #pragma once
 
+#include <memory>
+#include <string>
 #include <unordered_map>
 #include <vector>
 
@@ -10,6 +12,50 @@
 #include "ir/functor.h"
 
 namespace tirlower {
+
+class BufferLayout;
+
+// The points where the statements of a GPU kernel compile otherwise than a host's: thread
+// launches, barriers and cross-thread reductions, storage that is one per block, which values
+// differ between the threads of a block, and (before thread-sync) the barriers a kernel's
+// statements imply. The statements (compile_stmt.cpp) ask these hooks and know nothing else of
+// kernels; compile_kernel.h implements them (makeKernelHooks). Outside a kernel each hook does
+// what the host does.
+class KernelHooks {
+public:
+  virtual ~KernelHooks() = default;
+
+  // A thread launch: starts a kernel, or binds a thread index inside one.
+  virtual StmtCodePtr launch(const AttrStmtNode &op) = 0;
+  // A thread-bound loop: a thread index inside a kernel; null outside one (it runs as a loop).
+  virtual StmtCodePtr threadLoop(const ForNode &op) = 0;
+  // A reduce_scope attribute: its reducer says how a T.tvm_thread_allreduce in the body combines.
+  virtual StmtCodePtr reduceScope(const AttrStmtNode &op) = 0;
+  // T.tvm_storage_sync and T.tvm_thread_allreduce; null for other evaluations.
+  virtual StmtCodePtr threadIntrinsic(const EvaluateNode &op) = 0;
+  // Whether storage (`shared`: of shared scope) is one per block here rather than fresh for each
+  // execution of its body; perBlockAllocation then compiles it.
+  virtual bool allocatesPerBlock(bool shared) const = 0;
+  virtual StmtCodePtr perBlockAllocation(const Var &data, std::string name, DataType dtype,
+                                         std::unique_ptr<BufferLayout> layout, std::vector<ExprCodePtr> extents,
+                                         const Stmt &body, SourceRange loc) = 0;
+
+  // Whether `e` may differ between the threads of a block (never outside a kernel).
+  virtual bool varies(const Expr &e) const = 0;
+  // `var` (bound to a value that varies) varies too.
+  virtual void markVarying(const VarNode *var) = 0;
+  // Whether the statement being compiled runs alike in every thread of its block from now on;
+  // returns the previous answer (DivergentScope below).
+  virtual bool setUniform(bool uniform) = 0;
+
+  // Whether `s` goes between two implied barriers (then compiled as divergent and given to
+  // withImpliedBarriers).
+  virtual bool impliesBarriers(const Stmt &s) const = 0;
+  virtual StmtCodePtr withImpliedBarriers(StmtCodePtr inner, SourceRange loc) = 0;
+  // For a sequence: drops the leading implied barrier of a statement that follows another's
+  // trailing one.
+  virtual void mergeImpliedBarriers(std::vector<StmtCodePtr> &stmts) = 0;
+};
 
 // Statements and expressions compile through the typed functors: one method per node kind
 // (compile_stmt.cpp, compile_expr.cpp).
@@ -26,10 +72,10 @@ public:
   bool isBound(const VarNode *var) const;
   int slotCount() const { return nextSlot_; }
 
-  // ---- GPU kernels (compile_kernel.cpp)
-  struct KernelScope *kernel = nullptr; // the kernel being compiled, null outside one
-  bool explicitBarriers = false;        // the function has "tirlower.explicit_barriers"
-  std::vector<const CommReducerNode *> reducers; // of the reduce_scope attributes around
+  // Statements compile with the hooks of GPU kernels, set before the first statement (by
+  // interpreter.cpp); expressions need none.
+  void setKernelHooks(KernelHooks *hooks) { kernels_ = hooks; }
+  KernelHooks &kernels() const;
 
 private:
   StmtCodePtr compileStmt(const Stmt &s);
@@ -62,6 +108,24 @@ private:
   ExprCodePtr visitBufferLoad(const BufferLoadNode *op) override;
   std::unordered_map<const VarNode *, std::vector<int>> bindings_;
   int nextSlot_ = 0;
+  KernelHooks *kernels_ = nullptr;
+};
+
+// Compiles statements with the position marked as divergent (threads may take different paths).
+class DivergentScope {
+public:
+  DivergentScope(KernelHooks &kernels, bool divergent)
+      : kernels_(divergent ? &kernels : nullptr), saved_(kernels_ ? kernels_->setUniform(false) : true) {}
+  ~DivergentScope() {
+    if (kernels_)
+      kernels_->setUniform(saved_);
+  }
+  DivergentScope(const DivergentScope &) = delete;
+  DivergentScope &operator=(const DivergentScope &) = delete;
+
+private:
+  KernelHooks *kernels_;
+  bool saved_;
 };
 
 // Binds a variable for the lifetime of a C++ scope.
@@ -85,7 +149,6 @@ ExprCodePtr makeCallCode(const CallNode &call, std::vector<ExprCodePtr> args);
 ExprCodePtr makeLoadCode(Compiler &compiler, const BufferLoadNode &load);
 StmtCodePtr makeStoreCode(Compiler &compiler, const BufferStoreNode &store);
 
-class BufferLayout;
 // Fresh, uninitialised storage of `dtype` for the product of `extents` (or what `layout` needs),
 // within the interpreter's allocation limit.
 std::unique_ptr<BufferData> allocateStorage(Frame &frame, SourceRange loc, const std::string &name, DataType dtype,

@@ -3,6 +3,7 @@
 #include <new>
 
 #include "interp/buffer_layout.h"
+#include "interp/compile_kernel.h"
 #include "ir/attrs.h"
 #include "ir/vscale.h"
 
@@ -51,8 +52,11 @@ void execute(const PrimFunc &func, std::vector<ArgValue> &args, Frame &frame, co
     throw CompileError(func->loc, "function '" + func->name.str() + "' takes " + std::to_string(func->params.size()) +
                                       " arguments but was given " + std::to_string(args.size()));
   Compiler compiler;
+  bool explicitBarriers = false;
   if (const AttrValue *a = func->attrs.find(attr::kExplicitBarriers))
-    compiler.explicitBarriers = a->kind() == AttrValue::Kind::Bool ? a->asBool() : a->asInt() != 0;
+    explicitBarriers = a->kind() == AttrValue::Kind::Bool ? a->asBool() : a->asInt() != 0;
+  std::unique_ptr<KernelHooks> kernels = makeKernelHooks(compiler, explicitBarriers);
+  compiler.setKernelHooks(kernels.get());
   std::vector<int> slots;
   for (const Var &param : func->params)
     slots.push_back(compiler.bind(param));
