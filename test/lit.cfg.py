@@ -2,7 +2,8 @@
 # `# RUN:` lines are shell commands, as in LLVM:
 #     # RUN: %tirlower %s --pass=flatten | %FileCheck %s
 # Substitutions: %tirlower (the binary under test: --param tirlower=PATH, else `tirlower` on
-# PATH), %FileCheck and %not (LLVM 15's FileCheck and not), plus lit's own (%s, %t, ...).
+# PATH), %FileCheck and %not (LLVM 15's FileCheck and not), %ocl_runner (below), plus lit's own
+# (%s, %t, ...).
 # The LLVM 15 tool directory comes first on PATH, so `FileCheck` and `not` also work unprefixed.
 # Run: lit.py -sv test/lit --param tirlower=build/tools/tirlower/tirlower --param build=build/test/lit
 # (docs/testing.md). Only test/lit holds lit tests: the other folders of test/ have their own
@@ -35,3 +36,12 @@ config.environment["PATH"] = os.pathsep.join([llvm_bin, config.environment.get("
 config.substitutions.append(("%tirlower", os.path.abspath(tirlower)))
 config.substitutions.append(("%FileCheck", filecheck))
 config.substitutions.append(("%not", os.path.join(llvm_bin, "not")))
+# %ocl_runner (test/opencl's ocl_runner: --param ocl_runner=PATH, given when OpenCL is found) and
+# the feature `opencl` that tests needing it REQUIRE.
+ocl_runner = lit_config.params.get("ocl_runner")
+if ocl_runner and os.access(ocl_runner, os.X_OK):
+    config.available_features.add("opencl")
+    config.substitutions.append(("%ocl_runner", os.path.abspath(ocl_runner)))
+    for name, value in os.environ.items():  # where PoCL keeps its kernel cache, which ICD to load
+        if name.startswith(("POCL_", "OCL_ICD_")):
+            config.environment[name] = value
