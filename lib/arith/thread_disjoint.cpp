@@ -52,8 +52,8 @@ int64_t floorDivide(int64_t x, int64_t y) {
 
 class ThreadDigits {
 public:
-  ThreadDigits(const ThreadIndexSpace &space, Analyzer &analyzer, Analyzer *sizes)
-      : space_(space), analyzer_(analyzer), sizes_(sizes) {}
+  ThreadDigits(const ThreadIndexSpace &space, Analyzer &analyzer, const SizeFacts &sizes)
+      : space_(space), analyzer_(analyzer), sizeFacts_(sizes) {}
 
   bool neverMeet(const Expr &ea, const Expr &eb) {
     std::optional<Digits> g = digits(ea, eb);
@@ -199,7 +199,7 @@ private:
       Step step{std::abs(g.a[k].coef), g.a[k].factor, std::max(*x.max, *y.max) - std::min(*x.min, *y.min) + 1};
       (step.factor ? symbolic : g.steps).push_back(step);
     }
-    if (!symbolic.empty() && !sizes_)
+    if (!symbolic.empty() && !sizes_ && (!sizeFacts_ || !(sizes_ = sizeFacts_())))
       return std::nullopt;
     std::sort(g.steps.begin(), g.steps.end(),
               [](const Step &x, const Step &y) { return std::pair(x.coef, x.values) < std::pair(y.coef, y.values); });
@@ -361,14 +361,20 @@ private:
 
   const ThreadIndexSpace &space_;
   Analyzer &analyzer_;
-  Analyzer *sizes_;
+  const SizeFacts &sizeFacts_;
+  Analyzer *sizes_ = nullptr; // sizeFacts_'s, once a symbolic coefficient needs it
 };
 
 } // namespace
 
 bool differentThreadsNeverMeet(const Expr &a, const Expr &b, const ThreadIndexSpace &space, Analyzer &analyzer,
-                               Analyzer *sizes) {
+                               const SizeFacts &sizes) {
   return ThreadDigits(space, analyzer, sizes).neverMeet(a, b);
+}
+
+bool differentThreadsNeverMeet(const Expr &a, const Expr &b, const ThreadIndexSpace &space, Analyzer &analyzer,
+                               Analyzer *sizes) {
+  return differentThreadsNeverMeet(a, b, space, analyzer, sizes ? SizeFacts([sizes] { return sizes; }) : SizeFacts());
 }
 
 std::optional<std::pair<Var, int64_t>> sizeLowerBound(const Expr &e, int64_t k) {

@@ -15,6 +15,7 @@
 // Anything this cannot show is reported as meeting: disjointness is proven, never assumed.
 #pragma once
 
+#include <functional>
 #include <optional>
 #include <utility>
 #include <vector>
@@ -31,10 +32,16 @@ struct ThreadIndexSpace {
   std::vector<bool> varying;
 };
 
+// Gives the analyzer that proves the inequalities between symbolic coefficients, called only
+// when an index has one (building it costs; null: none is accepted).
+using SizeFacts = std::function<Analyzer *()>;
+
 // Whether `a` for one thread never equals `b` for a different thread. The thread variables of
 // `space` stand for each thread's own indices on both sides. `analyzer` knows the ranges of the
 // thread and loop variables; `sizes` (optional: without it no symbolic coefficient is accepted)
 // proves the inequalities between symbolic coefficients.
+bool differentThreadsNeverMeet(const Expr &a, const Expr &b, const ThreadIndexSpace &space, Analyzer &analyzer,
+                               const SizeFacts &sizes);
 bool differentThreadsNeverMeet(const Expr &a, const Expr &b, const ThreadIndexSpace &space, Analyzer &analyzer,
                                Analyzer *sizes = nullptr);
 

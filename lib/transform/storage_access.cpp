@@ -265,14 +265,18 @@ bool SharedAccessAnalysis::meet(const SharedAccess &a, const SharedAccess &b, si
       space.varying.push_back(hi > lo);
       both.bindRange(canon_[d], lo, std::max<int64_t>(hi - lo + 1, 0));
     }
-    Analyzer sizes = both;
-    sizes.assumeNoOverflow();
-    std::vector<Expr> extents = a.extents;
-    for (const Expr &e : b.extents)
-      extents.push_back(renamed.empty() ? e : substitute(e, renamed));
-    bindSizeFacts(sizes, extents);
+    std::optional<Analyzer> sizes;
+    SizeFacts facts = [&]() -> Analyzer * {
+      sizes = both;
+      sizes->assumeNoOverflow();
+      std::vector<Expr> extents = a.extents;
+      for (const Expr &e : b.extents)
+        extents.push_back(renamed.empty() ? e : substitute(e, renamed));
+      bindSizeFacts(*sizes, extents);
+      return &*sizes;
+    };
     if (differentThreadsNeverMeet(a.index[k], renamed.empty() ? b.index[k] : substitute(b.index[k], renamed), space,
-                                  both, &sizes))
+                                  both, facts))
       return false;
   }
   return true;
