@@ -16,9 +16,10 @@
 // parameter of a function with noalias. The body holds only serial or unrolled loops whose
 // bounds do not use the loop's variable and stores of scalars, and calls nothing opaque. Each
 // output still receives its updates in the same order, so floating-point results are
-// unchanged. For profit, every other load moves by zero or one element per iteration (a
-// broadcast or a contiguous vector; else the jammed copies below), and the inner loops make
-// more than 16 iterations in all.
+// unchanged. For profit, every other load moves by zero, one or two elements per iteration (a
+// broadcast, a contiguous vector, or the stride-2 window of a strided convolution, which the
+// LLVM emitter reads with one masked load and a shuffle; else the jammed copies below), and the
+// inner loops make more than 16 iterations in all.
 //
 // When a load would need a gather (it moves by another amount), a float reduction runs 8
 // iterations jammed as scalar copies instead (8 independent accumulators); an integer one is
@@ -226,7 +227,7 @@ private:
       if (it != stored.end()) {
         if (it->second->buffer.get() != l->buffer.get() || !structurallyEqual(it->second->indices, l->indices))
           return {};
-      } else if (!moves(l->indices, loop, {0, 1})) {
+      } else if (!moves(l->indices, loop, {0, 1, 2})) {
         contiguous = false;
       }
     }

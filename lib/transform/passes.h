@@ -13,6 +13,7 @@ PassInfo removeNoOpPassInfo();            // remove_no_op.cpp
 PassInfo convertSSAPassInfo();            // convert_ssa.cpp
 PassInfo vectorizePassInfo();             // vectorize.cpp
 PassInfo tileCopiesPassInfo();            // tile_copies.cpp
+PassInfo collapseLoopsPassInfo();         // collapse_loops.cpp
 PassInfo unrollPassInfo();                // unroll.cpp
 PassInfo vectorTypeRewritePassInfo();     // vector_type_rewrite.cpp
 PassInfo lowerVectorAccessPassInfo();     // lower_vector_access.cpp

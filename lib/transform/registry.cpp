@@ -30,6 +30,7 @@ const PassRegistry &PassRegistry::builtin() {
     r.add(simplifyPassInfo());
     r.add(removeNoOpPassInfo());
     r.add(convertSSAPassInfo());
+    r.add(collapseLoopsPassInfo());
     r.add(tileCopiesPassInfo());
     r.add(outerLoopVectorizePassInfo());
     r.add(unrollPassInfo());

@@ -27,11 +27,11 @@ const std::vector<Target> &targets() {
       // A reduction's init leaves its loops once blocks are gone (hoist-reduction-init), so that
       // the C compiler and LLVM see a loop of updates they can keep in registers and vectorise.
       {"c", "c",
-       TL_LOWER_BLOCKS "hoist-reduction-init,apply-layout-transforms,compact-buffer-allocation,flatten,tile-copies,"
+       TL_LOWER_BLOCKS "hoist-reduction-init,apply-layout-transforms,compact-buffer-allocation,flatten,tile-copies,collapse-loops,"
                        "outer-loop-vectorize,vectorize,simplify,remove-no-op",
        {"--openmp", "--abi"}, "c"},
       {"llvm", "llvm",
-       TL_LOWER_BLOCKS "hoist-reduction-init,apply-layout-transforms,compact-buffer-allocation,flatten,tile-copies,"
+       TL_LOWER_BLOCKS "hoist-reduction-init,apply-layout-transforms,compact-buffer-allocation,flatten,tile-copies,collapse-loops,"
                        "outer-loop-vectorize,vectorize,simplify,remove-no-op",
        {"-O", "--target-triple", "--mcpu", "--mattr", "--fp-contract", "--abi"}, "obj"},
       // The layout passes meet the texture role of the target (and any --require-layout).

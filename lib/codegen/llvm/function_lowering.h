@@ -113,6 +113,8 @@ private:
   llvm::Value *wideOf(const IndexValue &value);
   llvm::Value *narrowOf(const IndexValue &value);
   llvm::Value *lowerOffset(const Expr &index); // any integer index as i64
+  // A load of a small constant-stride Ramp as a masked load and a shuffle; null for others.
+  llvm::Value *stridedLoad(const BufferNode &buffer, llvm::Value *base, const Expr &index, DataType type);
   llvm::Value *lowerIndexCompare(const BinaryNode *op);
 
   // ---- lower_access.cpp ------------------------------------------------------------------

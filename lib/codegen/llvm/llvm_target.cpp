@@ -3,10 +3,15 @@
 
 #include <fcntl.h>
 #include <unistd.h>
+#if defined(__x86_64__) || defined(__i386__)
+#include <cpuid.h>
+#endif
 
 #include <cstdio>
+#include <cstring>
 #include <mutex>
 #include <sstream>
+#include <utility>
 
 #include <llvm/Analysis/CGSCCPassManager.h>
 #include <llvm/Analysis/LoopAnalysisManager.h>
@@ -59,6 +64,27 @@ bool isKnownFeature(const llvm::Target &target, const std::string &triple, const
   return !enabled || !disabled || enabled->getFeatureBits() != disabled->getFeatureBits();
 }
 
+// The CPUID vendor string and family of the x86 host; empty and 0 elsewhere.
+std::pair<std::string, unsigned> hostVendorFamily() {
+#if defined(__x86_64__) || defined(__i386__)
+  unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
+  if (!__get_cpuid(0, &eax, &ebx, &ecx, &edx))
+    return {"", 0};
+  char vendor[13] = {};
+  std::memcpy(vendor, &ebx, 4);
+  std::memcpy(vendor + 4, &edx, 4);
+  std::memcpy(vendor + 8, &ecx, 4);
+  if (!__get_cpuid(1, &eax, &ebx, &ecx, &edx))
+    return {vendor, 0};
+  unsigned family = (eax >> 8) & 0xf;
+  if (family == 0xf)
+    family += (eax >> 20) & 0xff;
+  return {vendor, family};
+#else
+  return {"", 0};
+#endif
+}
+
 } // namespace
 
 std::string checkLLVMTarget(const LLVMEmitOptions &options) {
@@ -91,6 +117,12 @@ std::string checkLLVMTarget(const LLVMEmitOptions &options) {
   return "";
 }
 
+std::string tuningCpuFor(const std::string &llvmHostName, const std::string &vendor, unsigned family) {
+  if (llvmHostName == "generic" && vendor == "AuthenticAMD" && family >= 0x19)
+    return "znver3";
+  return llvmHostName;
+}
+
 std::string llvmVersion() {
   return LLVM_VERSION_STRING;
 }
@@ -98,7 +130,8 @@ std::string llvmVersion() {
 TargetCpu targetCpuOf(const LLVMEmitOptions &options) {
   TargetCpu result{options.cpu.empty() ? "generic" : options.cpu, options.features};
   if (result.cpu == "native") {
-    result.cpu = llvm::sys::getHostCPUName().str();
+    auto [vendor, family] = hostVendorFamily();
+    result.cpu = tuningCpuFor(llvm::sys::getHostCPUName().str(), vendor, family);
     llvm::StringMap<bool> hostFeatures;
     std::string hostFeatureList;
     if (llvm::sys::getHostCPUFeatures(hostFeatures))

@@ -25,6 +25,15 @@ struct TargetCpu {
 };
 TargetCpu targetCpuOf(const LLVMEmitOptions &options);
 
+// The CPU --mcpu=native tunes for, from the name LLVM gives the host and the host's CPUID vendor
+// and family. LLVM 15 names only the CPUs it knows, and a newer one comes back as "generic": the
+// baseline x86-64's scheduling model and tuning, which with the host's AVX-512 features costs
+// hardware gathers as cheap and schedules wide vector code badly (on an AMD Zen 5, family 1Ah,
+// a batch_matmul took 2.2x the time of the same code tuned as znver3). A Zen 3 or later that
+// LLVM does not know is tuned as znver3, the newest Zen it knows; the features stay the host's
+// own (getHostCPUFeatures), so no instruction the host lacks is used. Any other name is kept.
+std::string tuningCpuFor(const std::string &llvmHostName, const std::string &vendor, unsigned family);
+
 // The target machine for options.targetTriple (host when empty) and options.cpu. Throws
 // CompileError when LLVM has no such target.
 std::unique_ptr<llvm::TargetMachine> createTargetMachine(const LLVMEmitOptions &options);

@@ -7,6 +7,7 @@
 #include <llvm/IR/Module.h>
 
 #include "codegen/llvm/llvm_emitter.h"
+#include "codegen/llvm/llvm_target.h"
 #include "ir/intrinsics.h"
 #include "llvm_test_ir.h"
 
@@ -230,4 +231,17 @@ TEST_CASE("every LLVM intrinsic the intrinsic table names exists in LLVM 15", "[
   for (const IntrinsicInfo &info : intrinsicTable())
     if (info.llvm == "libm")
       CHECK(!info.c.empty());
+}
+
+TEST_CASE("--mcpu=native tunes an x86 host LLVM 15 does not know as the nearest CPU it knows") {
+  // An AMD Zen 5 (family 1Ah) is "generic" to LLVM 15; Zen 3/4 (19h) that it names keep their name.
+  CHECK(tuningCpuFor("generic", "AuthenticAMD", 0x1a) == "znver3");
+  CHECK(tuningCpuFor("generic", "AuthenticAMD", 0x19) == "znver3");
+  CHECK(tuningCpuFor("znver3", "AuthenticAMD", 0x19) == "znver3");
+  CHECK(tuningCpuFor("znver2", "AuthenticAMD", 0x17) == "znver2");
+  // Older AMD parts, other vendors and other architectures are left as LLVM names them.
+  CHECK(tuningCpuFor("generic", "AuthenticAMD", 0x17) == "generic");
+  CHECK(tuningCpuFor("generic", "GenuineIntel", 6) == "generic");
+  CHECK(tuningCpuFor("sapphirerapids", "GenuineIntel", 6) == "sapphirerapids");
+  CHECK(tuningCpuFor("generic", "", 0) == "generic");
 }
