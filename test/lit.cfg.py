@@ -18,6 +18,8 @@ config.suffixes = [".tir"]
 config.test_source_root = os.path.dirname(os.path.abspath(__file__))
 config.excludes = [entry for entry in os.listdir(config.test_source_root)
                    if entry != "lit" and os.path.isdir(os.path.join(config.test_source_root, entry))]
+# A test's own input files (Inputs/ beside it) are no tests.
+config.excludes.append("Inputs")
 # lit writes each test's %t files under the exec root: keep them out of the source tree.
 build = lit_config.params.get("build")
 config.test_exec_root = os.path.abspath(build) if build else os.path.join(config.test_source_root, "..", "build",

@@ -6,6 +6,7 @@
 #include <functional>
 
 #include "interp/buffer_layout.h"
+#include "interp/warp_code.h"
 #include "ir/visitor.h"
 #include "ir/gpu_builtins.h"
 #include "ir/storage_scope.h"
@@ -266,6 +267,7 @@ StmtCodePtr compileKernel(Compiler &compiler, const Stmt &launch, const std::fun
   collector.visit(launch);
   KernelScope scope;
   scope.implicitBarriers = !compiler.explicitBarriers;
+  scope.warpCollectives = usesWarpIntrinsics(launch);
   std::vector<LaunchExtent> launches;
   for (const LaunchCollector::Found &f : collector.found) {
     ThreadTag tag = tagOf(f.tag, f.loc);
@@ -425,6 +427,8 @@ StmtCodePtr compileThreadIntrinsic(Compiler &compiler, const EvaluateNode &op) {
   if (!compiler.kernel) // thread-bound loops outside a launch run one after another
     return std::make_unique<NoOpCode>(op.loc);
   ++compiler.kernel->barrierSites;
+  if (storageSyncScope(*call) == scope::kWarp) // CUDA's __syncwarp: the lanes of a warp that reach it
+    return compileWarpBarrier(op.loc);
   return std::make_unique<BarrierCode>(op.loc);
 }
 

@@ -24,6 +24,8 @@ struct KernelScope {
   std::array<int64_t, 3> constLocal{1, 1, 1};           // launched thread extents when constant (else 0)
   int barrierSites = 0;                                  // barriers and reductions compiled
   int depositStride = 0;                                 // cells per thread the reductions need
+  // It calls warp intrinsics: stores to local storage may keep undefined values (kernel.h).
+  bool warpCollectives = false;
 };
 
 struct LaunchExtent {

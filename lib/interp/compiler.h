@@ -83,7 +83,10 @@ private:
 ExprCodePtr makeBinaryCode(BinaryOp op, ExprCodePtr a, ExprCodePtr b, DataType type, SourceRange loc);
 ExprCodePtr makeCallCode(const CallNode &call, std::vector<ExprCodePtr> args);
 ExprCodePtr makeLoadCode(Compiler &compiler, const BufferLoadNode &load);
-StmtCodePtr makeStoreCode(Compiler &compiler, const BufferStoreNode &store);
+// `undefinedTolerated`: the store may keep an undefined value (a kernel with warp collectives,
+// kernel.h), leaving the element uninitialised; for scalar stores to local storage at indices
+// that read no memory.
+StmtCodePtr makeStoreCode(Compiler &compiler, const BufferStoreNode &store, bool undefinedTolerated = false);
 
 class BufferLayout;
 // Fresh, uninitialised storage of `dtype` for the product of `extents` (or what `layout` needs),
