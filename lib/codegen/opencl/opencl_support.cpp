@@ -261,10 +261,8 @@ std::string OpenCLSupport::preamble() const {
     out += "#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n";
   if (fp16_)
     out += "#pragma OPENCL EXTENSION cl_khr_fp16 : enable\n";
-  if (subgroups_)
-    out += "#pragma OPENCL EXTENSION cl_khr_subgroups : enable\n"
-           "#pragma OPENCL EXTENSION cl_khr_subgroup_shuffle : enable\n"
-           "#pragma OPENCL EXTENSION cl_khr_subgroup_shuffle_relative : enable\n";
+  if (subgroups_) // the shuffle extensions take no pragma; they need OpenCL C 2.0 or later
+    out += "#pragma OPENCL EXTENSION cl_khr_subgroups : enable\n";
   if (sampler_)
     out += "__constant sampler_t tl_sampler = CLK_NORMALIZED_COORDS_FALSE | CLK_ADDRESS_CLAMP | CLK_FILTER_NEAREST;\n";
   if (!out.empty())

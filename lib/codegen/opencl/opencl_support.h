@@ -39,6 +39,7 @@ public:
   // tl_warp_activemask(void)). Needs subgroupSize().
   std::string warpHelper(std::string_view op, DataType type, SourceRange where);
   void useSubgroups() { subgroups_ = true; } // the file enables the sub-group extensions
+  bool usesSubgroups() const { return subgroups_; } // then it is OpenCL C 2.0
   // Integer floor division and modulo (scalar or vector) for signed types; float ones use floor.
   // Signed integer division helpers are defined wherever the interpreter is: MIN / -1 wraps to
   // MIN with remainder 0 (OpenCL C, like C, leaves it undefined).
