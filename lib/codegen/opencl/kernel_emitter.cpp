@@ -37,7 +37,8 @@ std::string KernelEmitter::emit(const std::string &symbol, KernelLaunch &launch)
   if (warps) {
     census_.assertMessages.insert(census_.assertMessages.begin(),
                                   "the device runs this kernel in sub-groups of " +
-                                      std::to_string(support_.subgroupSize()) + " work-items (--subgroup-size)");
+                                      std::to_string(support_.subgroupSize()) +
+                                      " work-items in local id order (--subgroup-size)");
     asserts_ = 1;
   }
   std::string head = signature(symbol, launch);
@@ -46,15 +47,17 @@ std::string KernelEmitter::emit(const std::string &symbol, KernelLaunch &launch)
          "}\n";
 }
 
-// TVM lowered the kernel's warp operations for warps of --subgroup-size lanes: a device whose
-// sub-groups differ would compute other sums, so the kernel fails as assert 1 does (a work-group
-// smaller than a sub-group is one sub-group of its size).
+// TVM lowered the kernel's warp operations for warps of --subgroup-size lanes, lane k of a warp
+// being the work-item of local linear id k mod N: a device whose sub-groups differ in size or
+// in that order would compute other sums, so the whole work-group fails as assert 1 does (a
+// work-group smaller than a sub-group is one sub-group of its size).
 std::string KernelEmitter::subgroupCheck() {
   const int64_t items = census_.local[0] * census_.local[1] * census_.local[2];
-  const int64_t expected = std::min<int64_t>(support_.subgroupSize(), items);
-  return "  if (get_max_sub_group_size() != " + std::to_string(expected) + "u) { // assert 1: " +
-         census_.assertMessages.front() + "\n    atomic_cmpxchg(" + std::string(kErrorFlag) +
-         ", 0, 1);\n    return;\n  }\n";
+  const std::string lanes = std::to_string(support_.subgroupSize()) + "u";
+  const std::string expected = std::to_string(std::min<int64_t>(support_.subgroupSize(), items)) + "u";
+  return "  if (work_group_any(get_sub_group_local_id() != (uint)(get_local_linear_id() % " + lanes +
+         ")) || get_max_sub_group_size() != " + expected + ") { // assert 1: " + census_.assertMessages.front() +
+         "\n    atomic_cmpxchg(" + std::string(kErrorFlag) + ", 0, 1);\n    return;\n  }\n";
 }
 
 // `// launch K: global {128, 8, 1}, local {8, 8, 1} (groups {16, 1, 1})`; a number of groups
