@@ -86,7 +86,7 @@ public:
     std::unique_ptr<BufferData> &storage = block.shared[this];
     if (!storage) {
       storage = allocate(frame);
-      block.logs.push_back(std::make_unique<RaceLog>(storage->size()));
+      block.logs.push_back(std::make_unique<RaceLog>(storage->size(), block.warpBarriers));
       storage->raceLog = block.logs.back().get();
     }
     run(frame, storage.get());
@@ -303,7 +303,7 @@ StmtCodePtr compileKernel(Compiler &compiler, const Stmt &launch, const std::fun
   }
   compiler.kernel = nullptr;
   return std::make_unique<KernelCode>(launch->loc, std::move(launches), std::move(body), scope.barrierSites == 0,
-                                      static_cast<size_t>(scope.depositStride));
+                                      static_cast<size_t>(scope.depositStride), scope.warpBarriers);
 }
 
 StmtCodePtr compileAllreduce(Compiler &compiler, const CallNode &call, SourceRange loc) {
@@ -427,8 +427,10 @@ StmtCodePtr compileThreadIntrinsic(Compiler &compiler, const EvaluateNode &op) {
   if (!compiler.kernel) // thread-bound loops outside a launch run one after another
     return std::make_unique<NoOpCode>(op.loc);
   ++compiler.kernel->barrierSites;
-  if (storageSyncScope(*call) == scope::kWarp) // CUDA's __syncwarp: the lanes of a warp that reach it
+  if (storageSyncScope(*call) == scope::kWarp) { // CUDA's __syncwarp: the lanes of a warp that reach it
+    compiler.kernel->warpBarriers = true;
     return compileWarpBarrier(op.loc);
+  }
   return std::make_unique<BarrierCode>(op.loc);
 }
 

@@ -26,6 +26,7 @@ struct KernelScope {
   int depositStride = 0;                                 // cells per thread the reductions need
   // It calls warp intrinsics: stores to local storage may keep undefined values (kernel.h).
   bool warpCollectives = false;
+  bool warpBarriers = false; // it has T.tvm_storage_sync("warp")
 };
 
 struct LaunchExtent {
@@ -41,9 +42,9 @@ struct LaunchExtent {
 class KernelCode : public StmtCode {
 public:
   KernelCode(SourceRange loc, std::vector<LaunchExtent> launches, StmtCodePtr body, bool sequential,
-             size_t depositStride)
+             size_t depositStride, bool warpBarriers)
       : StmtCode(loc), launches_(std::move(launches)), body_(std::move(body)), sequential_(sequential),
-        depositStride_(depositStride) {}
+        depositStride_(depositStride), warpBarriers_(warpBarriers) {}
   void exec(Frame &frame) const override;
 
 private:
@@ -51,6 +52,7 @@ private:
   StmtCodePtr body_;
   bool sequential_;
   size_t depositStride_;
+  bool warpBarriers_;
 };
 
 StmtCodePtr compileLaunch(Compiler &compiler, const AttrStmtNode &op);

@@ -98,6 +98,7 @@ public:
   void runBlock(BlockState &block, const std::array<int64_t, 3> &local, uint64_t &steps) {
     size_t count = static_cast<size_t>(local[0] * local[1] * local[2]);
     fibers_.resize(count);
+    warpWaiters_ = 0;
     for (size_t t = 0; t < count; ++t) {
       Fiber &f = fibers_[t];
       if (!f.stack)
@@ -106,6 +107,7 @@ public:
       f.error = nullptr;
       f.abort = false;
       f.site = nullptr;
+      f.inWarp = false;
       f.thread.block = &block;
       f.thread.run = this;
       f.thread.id = static_cast<int32_t>(t);
@@ -137,6 +139,7 @@ public:
     Fiber &f = fibers_[static_cast<size_t>(thread.id)];
     f.state = Fiber::State::Waiting;
     f.inWarp = inWarp;
+    warpWaiters_ += inWarp ? 1 : 0;
     f.site = site;
     f.siteLoc = loc;
     startSwitch(&f.fakeStack, schedulerBottom_, schedulerSize_);
@@ -235,6 +238,7 @@ private:
   const StmtCode &body_;
   const Frame &parent_;
   std::vector<Fiber> fibers_;
+  size_t warpWaiters_ = 0; // fibers waiting at a warp collective: most kernels have none
   BlockState *block_ = nullptr;
   ucontext_t scheduler_;
   void *schedulerFakeStack_ = nullptr;
@@ -352,6 +356,8 @@ void KernelRun::checkMask(const Fiber &f, size_t l, const std::vector<Fiber *> &
 }
 
 bool KernelRun::meetInWarps() {
+  if (warpWaiters_ == 0)
+    return false;
   const size_t width = static_cast<size_t>(parent_.options->warpSize);
   bool met = false;
   for (size_t t = 0; t < fibers_.size(); ++t) {
@@ -382,6 +388,7 @@ bool KernelRun::meetInWarps() {
       if (f) {
         f->state = Fiber::State::Ready;
         f->inWarp = false;
+        --warpWaiters_;
       }
     if (first.thread.warp.op == WarpOp::Barrier) { // orders the shared accesses of the lanes that met
       std::vector<uint64_t> &epochs = block_->warpEpochs;
@@ -394,20 +401,26 @@ bool KernelRun::meetInWarps() {
   return met;
 }
 
-void checkRace(Frame &frame, BufferData &storage, size_t byteOffset, size_t bytes, bool isStore,
-               const SourceRange &loc, Symbol bufferName) {
+namespace {
+
+// kWarps: the kernel has warp barriers, which order the accesses of one warp's lanes (a kernel
+// without them takes the plain path).
+template <bool kWarps>
+[[gnu::always_inline]] inline void checkRaceIn(Frame &frame, BufferData &storage, size_t byteOffset, size_t bytes, bool isStore,
+                 const SourceRange &loc, Symbol bufferName) {
   const ThreadState *thread = frame.thread;
-  if (!thread)
-    return;
   RaceLog &log = *storage.raceLog;
   const uint64_t epoch = thread->block->epoch;
   const int32_t me = thread->id;
-  const int32_t lanes = frame.options->warpSize, myWarp = me / lanes;
-  const std::vector<uint64_t> &warpEpochs = thread->block->warpEpochs;
-  const uint64_t warpEpoch = static_cast<size_t>(myWarp) < warpEpochs.size() ? warpEpochs[myWarp] : 0;
+  const int32_t lanes = kWarps ? frame.options->warpSize : 1, myWarp = kWarps ? me / lanes : 0;
+  uint64_t warpEpoch = 0;
+  if constexpr (kWarps) {
+    const std::vector<uint64_t> &warpEpochs = thread->block->warpEpochs;
+    warpEpoch = static_cast<size_t>(myWarp) < warpEpochs.size() ? warpEpochs[myWarp] : 0;
+  }
   // An access of another lane of this warp before a warp barrier this warp has met since.
   auto warpOrdered = [&](int32_t other, uint64_t otherWarpEpoch) {
-    return other >= 0 && other / lanes == myWarp && otherWarpEpoch < warpEpoch;
+    return kWarps && other >= 0 && other / lanes == myWarp && otherWarpEpoch < warpEpoch;
   };
   const size_t scalar = static_cast<size_t>(storage.elementType().laneBytes());
   const size_t first = byteOffset / scalar, last = (byteOffset + std::max(bytes, scalar) - 1) / scalar;
@@ -415,12 +428,13 @@ void checkRace(Frame &frame, BufferData &storage, size_t byteOffset, size_t byte
     const char *conflict = nullptr;
     const SourceRange *at = nullptr;
     int32_t with = -1;
-    if (log.writeEpoch[k] == epoch && log.writer[k] != me && !warpOrdered(log.writer[k], log.writeWarpEpoch[k])) {
+    if (log.writeEpoch[k] == epoch && log.writer[k] != me &&
+        !(kWarps && warpOrdered(log.writer[k], log.writeWarpEpoch[k]))) {
       conflict = isStore ? "writes an element that thread %d wrote" : "reads an element that thread %d wrote";
       at = log.writeAt[k];
       with = log.writer[k];
     } else if (isStore && log.readEpoch[k] == epoch && log.reader[k] != me && log.reader[k] != -1 &&
-               !(log.readWarp[k] == myWarp && log.readWarpEpoch[k] < warpEpoch)) {
+               !(kWarps && log.readWarp[k] == myWarp && log.readWarpEpoch[k] < warpEpoch)) {
       conflict = log.reader[k] == RaceLog::kManyReaders ? "writes an element that other threads read"
                                                         : "writes an element that thread %d read";
       at = log.readAt[k];
@@ -442,22 +456,39 @@ void checkRace(Frame &frame, BufferData &storage, size_t byteOffset, size_t byte
     if (isStore) {
       log.writer[k] = me;
       log.writeEpoch[k] = epoch;
-      log.writeWarpEpoch[k] = warpEpoch;
       log.writeAt[k] = &loc;
+      if constexpr (kWarps)
+        log.writeWarpEpoch[k] = warpEpoch;
     } else if (log.readEpoch[k] != epoch) {
       log.reader[k] = me;
       log.readEpoch[k] = epoch;
-      log.readWarp[k] = myWarp;
-      log.readWarpEpoch[k] = warpEpoch;
       log.readAt[k] = &loc;
+      if constexpr (kWarps) {
+        log.readWarp[k] = myWarp;
+        log.readWarpEpoch[k] = warpEpoch;
+      }
     } else {
       if (log.reader[k] != me)
         log.reader[k] = RaceLog::kManyReaders;
-      if (log.readWarp[k] != myWarp)
-        log.readWarp[k] = -1;
-      log.readWarpEpoch[k] = warpEpoch;
+      if constexpr (kWarps) {
+        if (log.readWarp[k] != myWarp)
+          log.readWarp[k] = -1;
+        log.readWarpEpoch[k] = warpEpoch;
+      }
     }
   }
+}
+
+} // namespace
+
+void checkRace(Frame &frame, BufferData &storage, size_t byteOffset, size_t bytes, bool isStore,
+               const SourceRange &loc, Symbol bufferName) {
+  const ThreadState *thread = frame.thread;
+  if (!thread)
+    return;
+  if (thread->block->warpBarriers) [[unlikely]]
+    return checkRaceIn<true>(frame, storage, byteOffset, bytes, isStore, loc, bufferName);
+  checkRaceIn<false>(frame, storage, byteOffset, bytes, isStore, loc, bufferName);
 }
 
 // ---- KernelCode -----------------------------------------------------------------------------
@@ -493,6 +524,7 @@ void KernelCode::exec(Frame &frame) const {
         block.blockIdx = {bx, by, bz};
         block.local = local;
         block.depositStride = depositStride_;
+        block.warpBarriers = warpBarriers_;
         block.deposit.assign(static_cast<size_t>(threads) * depositStride_, Cell{});
         if (run) {
           run->runBlock(block, local, steps);

@@ -38,10 +38,11 @@ struct BlockState;
 
 // Which thread last wrote and which read each scalar of a shared storage since the last barrier.
 struct RaceLog {
-  explicit RaceLog(size_t scalars)
+  // `warps`: the kernel has warp barriers (BlockState::warpBarriers), whose epochs are kept too.
+  RaceLog(size_t scalars, bool warps)
       : writer(scalars, -1), reader(scalars, -1), writeEpoch(scalars, 0), readEpoch(scalars, 0),
-        writeWarpEpoch(scalars, 0), readWarpEpoch(scalars, 0), readWarp(scalars, -1), writeAt(scalars, nullptr),
-        readAt(scalars, nullptr) {}
+        writeWarpEpoch(warps ? scalars : 0, 0), readWarpEpoch(warps ? scalars : 0, 0), readWarp(warps ? scalars : 0, -1),
+        writeAt(scalars, nullptr), readAt(scalars, nullptr) {}
   static constexpr int32_t kManyReaders = -2;
   std::vector<int32_t> writer, reader; // thread ids within the block; -1 none
   std::vector<uint64_t> writeEpoch, readEpoch;
@@ -92,8 +93,10 @@ struct BlockState {
   // `values` cells then a condition cell (see AllreduceCode).
   std::vector<Cell> deposit, completed;
   size_t depositStride = 0;
-  // Per warp: the warp barriers (T.tvm_storage_sync("warp")) its lanes have met at.
+  // Per warp: the warp barriers (T.tvm_storage_sync("warp")) its lanes have met at; the kernel
+  // has such barriers at all (the race check then counts them).
   std::vector<uint64_t> warpEpochs;
+  bool warpBarriers = false;
 };
 
 // Checks an access of `bytes` bytes at `byteOffset` of shared storage `storage` by the current
