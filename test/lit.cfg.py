@@ -2,7 +2,8 @@
 # `# RUN:` lines are shell commands, as in LLVM:
 #     # RUN: %tirlower %s --pass=flatten | %FileCheck %s
 # Substitutions: %tirlower (the binary under test: --param tirlower=PATH, else `tirlower` on
-# PATH), %FileCheck and %not (LLVM 15's FileCheck and not), plus lit's own (%s, %t, ...).
+# PATH), %FileCheck and %not (LLVM 15's FileCheck and not), %ocl_runner (below), plus lit's own
+# (%s, %t, ...).
 # The LLVM 15 tool directory comes first on PATH, so `FileCheck` and `not` also work unprefixed.
 # Run: lit.py -sv test/lit --param tirlower=build/tools/tirlower/tirlower --param build=build/test/lit
 # (docs/testing.md). Only test/lit holds lit tests: the other folders of test/ have their own
@@ -18,8 +19,7 @@ config.suffixes = [".tir"]
 config.test_source_root = os.path.dirname(os.path.abspath(__file__))
 config.excludes = [entry for entry in os.listdir(config.test_source_root)
                    if entry != "lit" and os.path.isdir(os.path.join(config.test_source_root, entry))]
-# A test's own input files (Inputs/ beside it) are no tests.
-config.excludes.append("Inputs")
+config.excludes.append("Inputs")  # a test's input files (a .tir there is no test of its own)
 # lit writes each test's %t files under the exec root: keep them out of the source tree.
 build = lit_config.params.get("build")
 config.test_exec_root = os.path.abspath(build) if build else os.path.join(config.test_source_root, "..", "build",
@@ -37,3 +37,12 @@ config.environment["PATH"] = os.pathsep.join([llvm_bin, config.environment.get("
 config.substitutions.append(("%tirlower", os.path.abspath(tirlower)))
 config.substitutions.append(("%FileCheck", filecheck))
 config.substitutions.append(("%not", os.path.join(llvm_bin, "not")))
+# %ocl_runner (test/opencl's ocl_runner: --param ocl_runner=PATH, given when OpenCL is found) and
+# the feature `opencl` that tests needing it REQUIRE.
+ocl_runner = lit_config.params.get("ocl_runner")
+if ocl_runner and os.access(ocl_runner, os.X_OK):
+    config.available_features.add("opencl")
+    config.substitutions.append(("%ocl_runner", os.path.abspath(ocl_runner)))
+    for name, value in os.environ.items():  # where PoCL keeps its kernel cache, which ICD to load
+        if name.startswith(("POCL_", "OCL_ICD_")):
+            config.environment[name] = value

@@ -4,8 +4,7 @@
 
 #include "codegen/launch_expr.h"
 #include "ir/equality.h"
-#include "ir/visitor.h"
-#include "ir/attrs.h"
+#include "ir/thread_extents.h"
 
 namespace tirlower {
 
@@ -62,36 +61,11 @@ void addThreadBinding(LaunchGeometry &geometry, const PrimFuncNode &func, std::s
   slot = std::max(slot, *value);
 }
 
-namespace {
-
-class BindingVisitor : public IRVisitor {
-public:
-  BindingVisitor(LaunchGeometry &geometry, const PrimFuncNode &func) : geometry_(geometry), func_(func) {}
-  using IRVisitor::visit;
-
-protected:
-  void visit(const ForNode *op) override {
-    if (op->forKind == ForKind::ThreadBinding)
-      addThreadBinding(geometry_, func_, op->threadTag.view(), op->extent, op->loc);
-    IRVisitor::visit(op);
-  }
-  void visit(const AttrStmtNode *op) override {
-    if (op->key.view() == attr::kThreadExtent)
-      addThreadBinding(geometry_, func_, op->threadTag.view(), op->value, op->loc);
-    IRVisitor::visit(op);
-  }
-
-private:
-  LaunchGeometry &geometry_;
-  const PrimFuncNode &func_;
-};
-
-} // namespace
-
 LaunchGeometry launchGeometryOf(const PrimFuncNode &func) {
   LaunchGeometry geometry;
-  BindingVisitor visitor(geometry, func);
-  visitor.visit(func.body);
+  for (const ThreadBinding &b : threadExtentCensus(func.body).bindings)
+    if (b.form != ThreadBinding::Form::VirtualThread)
+      addThreadBinding(geometry, func, b.tag.view(), b.extent, b.loc);
   return geometry;
 }
 

@@ -30,6 +30,7 @@
 #include "ir/attrs.h"
 #include "ir/gpu_builtins.h"
 #include "ir/storage_scope.h"
+#include "ir/thread_extents.h"
 
 namespace tirlower {
 
@@ -97,24 +98,9 @@ private:
 
   // The launched thread extents of the kernel (the largest launch per dimension).
   void measureKernel(const Stmt &kernel) {
-    struct Collector : IRVisitor {
-      std::array<int64_t, 3> local{1, 1, 1};
-      std::array<bool, 3> constant{true, true, true};
-      using IRVisitor::visit;
-      void visit(const AttrStmtNode *op) override {
-        std::optional<ThreadTag> tag = parseThreadTag(op->threadTag.view());
-        if (op->key.view() == attr::kThreadExtent && tag && tag->kind == ThreadTag::Kind::Thread) {
-          if (const int64_t *e = asConstInt(op->value))
-            local[tag->dim] = std::max(local[tag->dim], *e);
-          else
-            constant[tag->dim] = false;
-        }
-        IRVisitor::visit(op);
-      }
-    } collector;
-    collector.visit(kernel);
-    local_ = collector.local;
-    constant_ = collector.constant;
+    ThreadExtentCensus census = threadExtentCensus(kernel);
+    local_ = census.local;
+    constant_ = census.localConstant;
   }
 
   // The shared buffers and thread indices of one reduction tree.

@@ -5,9 +5,9 @@
 
 #include "codegen/source_names.h"
 #include "ir/diagnostic.h"
-#include "ir/visitor.h"
-#include "ir/attrs.h"
 #include "ir/storage_scope.h"
+#include "ir/thread_extents.h"
+#include "ir/visitor.h"
 
 namespace tirlower {
 
@@ -15,47 +15,41 @@ namespace {
 
 class CensusVisitor : public IRVisitor {
 public:
-  CensusVisitor(KernelCensus &census, const PrimFuncNode &func) : census_(census), func_(func) {}
+  explicit CensusVisitor(KernelCensus &census) : census_(census) {}
   using IRVisitor::visit;
 
 protected:
   void visitBuffer(const Buffer &b) override { census_.hasTexture |= isTextureBuffer(*b); }
-  void visit(const ForNode *op) override {
-    if (op->forKind == ForKind::ThreadBinding)
-      bind(op->threadTag.view(), op->extent, op->loc);
-    IRVisitor::visit(op);
-  }
-  void visit(const AttrStmtNode *op) override {
-    if (op->key.view() == attr::kThreadExtent)
-      bind(op->threadTag.view(), op->value, op->loc);
-    if (const int64_t *extent = asConstInt(op->value); op->key.view() == attr::kVirtualThread && !(extent && *extent == 1))
-      throw CompileError(op->loc, "OpenCL emitter: virtual thread '" + op->threadTag.str() +
-                                      "' has an extent other than 1; virtual threads are not lowered (only an "
-                                      "extent of 1, which names index 0, is supported)");
-    IRVisitor::visit(op);
-  }
   void visit(const AssertStmtNode *op) override {
     census_.assertMessages.push_back(op->message);
     IRVisitor::visit(op);
   }
 
 private:
-  void bind(std::string_view tag, const Expr &extent, SourceRange where) {
-    LaunchGeometry geometry;
-    geometry.groups = census_.groups;
-    geometry.local = census_.local;
-    geometry.symbolicGroups = census_.symbolicGroups;
-    addThreadBinding(geometry, func_, tag, extent, where);
-    if (!geometry.error.empty())
-      throw CompileError(where, "OpenCL emitter: " + geometry.error);
-    census_.groups = geometry.groups;
-    census_.local = geometry.local;
-    census_.symbolicGroups = geometry.symbolicGroups;
-  }
-
   KernelCensus &census_;
-  const PrimFuncNode &func_;
 };
+
+// The launch geometry of the function's thread bindings (in the order a walk meets them, so the
+// first binding that cannot be launched is the one reported); a virtual thread of an extent
+// other than 1 is an error there too.
+void measureThreads(KernelCensus &census, const PrimFuncNode &func) {
+  LaunchGeometry geometry;
+  for (const ThreadBinding &b : threadExtentCensus(func.body).bindings) {
+    if (b.form == ThreadBinding::Form::VirtualThread) {
+      if (const int64_t *extent = asConstInt(b.extent); !(extent && *extent == 1))
+        throw CompileError(b.loc, "OpenCL emitter: virtual thread '" + b.tag.str() +
+                                      "' has an extent other than 1; virtual threads are not lowered (only an "
+                                      "extent of 1, which names index 0, is supported)");
+      continue;
+    }
+    addThreadBinding(geometry, func, b.tag.view(), b.extent, b.loc);
+    if (!geometry.error.empty())
+      throw CompileError(b.loc, "OpenCL emitter: " + geometry.error);
+  }
+  census.groups = geometry.groups;
+  census.local = geometry.local;
+  census.symbolicGroups = geometry.symbolicGroups;
+}
 
 } // namespace
 
@@ -157,7 +151,8 @@ private:
 
 KernelCensus takeCensus(const PrimFuncNode &func) {
   KernelCensus census;
-  CensusVisitor visitor(census, func);
+  measureThreads(census, func);
+  CensusVisitor visitor(census);
   visitor.visit(func.body);
   bool symbolic = census.symbolicGroups[0] || census.symbolicGroups[1] || census.symbolicGroups[2];
   KernelRegions regions(census, !symbolic && census.groups == std::array<int64_t, 3>{1, 1, 1});
