@@ -422,6 +422,9 @@ void CFunctionEmitter::visitCall(const CallNode *op, int parent, bool right) {
   const IntrinsicInfo *info = op->intrinsic;
   if (!info)
     fail(op->loc, "unknown intrinsic T." + op->op.str());
+  if (isGpuBuiltin(*info))
+    fail(op->loc, "T." + op->op.str() + " runs on the threads of a GPU kernel, which C code has none of (use "
+                                         "--target=opencl)");
   if (Expr expanded = expandIntrinsic(*op))
     return expr(expanded, parent, right);
   const DataType t = op->type;

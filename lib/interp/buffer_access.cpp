@@ -77,6 +77,12 @@ public:
 
   bool hasVectorIndex() const { return indexLanes_ > 1; }
 
+  // Marks the element at `element` (a pointer locateScalar gave) uninitialised again.
+  void forget(Frame &frame, const uint8_t *element) const {
+    BufferData *storage = frame.env[dataSlot_].p;
+    std::memset(storage->initMap() + (element - storage->bytes()), 0, static_cast<size_t>(elemBytes_));
+  }
+
 private:
   // A plain variable index is read from its slot directly: most indices are loop variables.
   int64_t scalarIndex(Frame &frame, size_t k) const {
@@ -111,6 +117,10 @@ private:
     if (isStore_) {
       std::memset(init, 1, static_cast<size_t>(elemBytes_));
     } else if (frame.checkUninitialized && !allInitialized(init, elemBytes_)) {
+      if (frame.undefinedAllowed) { // a value in a kernel with warp collectives (kernel.h)
+        frame.undefinedSeen = true;
+        return storage->bytes() + byteOffset;
+      }
       runtimeError(loc_, "read of uninitialised memory: buffer '" + buffer_->name.str() + "' at " + accessText() +
                              " (element offset " + std::to_string(offset) + ")" +
                              (storage->raceLog ? "; in shared storage another thread may be meant to write it first, "
@@ -209,6 +219,30 @@ private:
   Scratch values_;
 };
 
+// A scalar store to local storage in a kernel with warp collectives: the value may be undefined
+// (kernel.h), and the element is then left uninitialised.
+class ToleratingStoreCode : public StmtCode {
+public:
+  ToleratingStoreCode(SourceRange loc, ExprCodePtr value, std::unique_ptr<Access> access)
+      : StmtCode(loc), value_(std::move(value)), access_(std::move(access)) {}
+  void exec(Frame &frame) const override {
+    frame.undefinedAllowed = true;
+    frame.undefinedSeen = false;
+    const Cell v = value_->scalar(frame);
+    frame.undefinedAllowed = false;
+    uint8_t *element = access_->locateScalar(frame);
+    storeFormat(element, access_->format(), v);
+    if (frame.undefinedSeen) {
+      access_->forget(frame, element);
+      frame.undefinedSeen = false;
+    }
+  }
+
+private:
+  ExprCodePtr value_;
+  std::unique_ptr<Access> access_;
+};
+
 } // namespace
 
 ExprCodePtr makeLoadCode(Compiler &compiler, const BufferLoadNode &load) {
@@ -216,9 +250,11 @@ ExprCodePtr makeLoadCode(Compiler &compiler, const BufferLoadNode &load) {
   return std::make_unique<LoadCode>(load.type, load.loc, std::move(access));
 }
 
-StmtCodePtr makeStoreCode(Compiler &compiler, const BufferStoreNode &store) {
+StmtCodePtr makeStoreCode(Compiler &compiler, const BufferStoreNode &store, bool undefinedTolerated) {
   ExprCodePtr value = compiler.expr(store.value);
   auto access = std::make_unique<Access>(compiler, store.buffer, store.indices, store.loc, true);
+  if (undefinedTolerated)
+    return std::make_unique<ToleratingStoreCode>(store.loc, std::move(value), std::move(access));
   return std::make_unique<StoreCode>(store.loc, std::move(value), std::move(access));
 }
 

@@ -2,7 +2,8 @@
 // Arithmetic is in binary_code.cpp, intrinsics in call_code.cpp, buffer reads in
 // buffer_access.cpp.
 #include "interp/compiler.h"
-#include "ir/intrinsics.h"
+#include "interp/warp_code.h"
+#include "ir/gpu_builtins.h"
 
 namespace tirlower {
 
@@ -244,6 +245,8 @@ ExprCodePtr Compiler::visitLet(const LetNode *op) {
 ExprCodePtr Compiler::visitCall(const CallNode *op) {
   if (Expr expanded = expandIntrinsic(*op)) // composite intrinsics: the table's expansion
     return expr(expanded);
+  if (isWarpIntrinsic(*op))
+    return compileWarpCall(*this, *op);
   std::vector<ExprCodePtr> args;
   for (const Expr &arg : op->args)
     args.push_back(expr(arg));

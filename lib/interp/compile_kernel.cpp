@@ -8,6 +8,7 @@
 #include <unordered_set>
 
 #include "interp/buffer_layout.h"
+#include "interp/warp_code.h"
 #include "ir/gpu_builtins.h"
 #include "ir/storage_scope.h"
 #include "ir/visitor.h"
@@ -87,7 +88,7 @@ public:
     std::unique_ptr<BufferData> &storage = block.shared[this];
     if (!storage) {
       storage = allocate(frame);
-      block.logs.push_back(std::make_unique<RaceLog>(storage->size()));
+      block.logs.push_back(std::make_unique<RaceLog>(storage->size(), block.warpBarriers));
       storage->raceLog = block.logs.back().get();
     }
     run(frame, storage.get());
@@ -192,6 +193,9 @@ struct KernelScope {
   std::array<int64_t, 3> constLocal{1, 1, 1};           // launched thread extents when constant (else 0)
   int barrierSites = 0;                                  // barriers and reductions compiled
   int depositStride = 0;                                 // cells per thread the reductions need
+  // It calls warp intrinsics: stores to local storage may keep undefined values (kernel.h).
+  bool warpCollectives = false;
+  bool warpBarriers = false; // it has T.tvm_storage_sync("warp")
 };
 
 class VaryingFinder : public IRVisitor {
@@ -313,7 +317,19 @@ public:
     if (!kernel_) // thread-bound loops outside a launch run one after another
       return std::make_unique<NoOpCode>(op.loc);
     ++kernel_->barrierSites;
+    if (storageSyncScope(*call) == scope::kWarp) { // CUDA's __syncwarp: the lanes of a warp that reach it
+      kernel_->warpBarriers = true;
+      return compileWarpBarrier(op.loc);
+    }
     return std::make_unique<BarrierCode>(op.loc);
+  }
+
+  bool inWarpCollectiveKernel() const override { return kernel_ && kernel_->warpCollectives; }
+  bool addCollectiveSite() override {
+    if (!kernel_)
+      return false;
+    ++kernel_->barrierSites;
+    return true;
   }
 
   bool allocatesPerBlock(bool shared) const override { return kernel_ && shared; }
@@ -430,6 +446,7 @@ StmtCodePtr KernelCompiler::compileKernel(const Stmt &launch, const std::functio
   collector.visit(launch);
   KernelScope scope;
   scope.implicitBarriers = !explicitBarriers_;
+  scope.warpCollectives = usesWarpIntrinsics(launch);
   std::vector<LaunchExtent> launches;
   for (const LaunchCollector::Found &f : collector.found) {
     ThreadTag tag = tagOf(f.tag, f.loc);
@@ -465,7 +482,7 @@ StmtCodePtr KernelCompiler::compileKernel(const Stmt &launch, const std::functio
   }
   kernel_ = nullptr;
   return std::make_unique<KernelCode>(launch->loc, std::move(launches), std::move(body), scope.barrierSites == 0,
-                                      static_cast<size_t>(scope.depositStride));
+                                      static_cast<size_t>(scope.depositStride), scope.warpBarriers);
 }
 
 StmtCodePtr KernelCompiler::compileAllreduce(const CallNode &call, SourceRange loc) {

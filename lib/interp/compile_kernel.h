@@ -25,9 +25,9 @@ struct LaunchExtent {
 class KernelCode : public StmtCode {
 public:
   KernelCode(SourceRange loc, std::vector<LaunchExtent> launches, StmtCodePtr body, bool sequential,
-             size_t depositStride)
+             size_t depositStride, bool warpBarriers)
       : StmtCode(loc), launches_(std::move(launches)), body_(std::move(body)), sequential_(sequential),
-        depositStride_(depositStride) {}
+        depositStride_(depositStride), warpBarriers_(warpBarriers) {}
   void exec(Frame &frame) const override;
 
 private:
@@ -35,6 +35,7 @@ private:
   StmtCodePtr body_;
   bool sequential_;
   size_t depositStride_;
+  bool warpBarriers_;
 };
 
 // The hooks through which `compiler` compiles the statements of kernels (compiler.h), for a

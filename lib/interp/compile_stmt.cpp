@@ -17,6 +17,23 @@ namespace {
                         " loop iterations exceeded; raise it with " + frame.options->stepLimitHint);
 }
 
+// A store that may keep an undefined value in a kernel with warp collectives (kernel.h): a
+// scalar to local storage, at indices that read no memory (an index is never undefined).
+bool toleratesUndefined(const BufferStoreNode &store) {
+  struct ReadsMemory : IRVisitor {
+    using IRVisitor::visit;
+    bool found = false;
+    void visit(const BufferLoadNode *op) override {
+      found = true;
+      IRVisitor::visit(op);
+    }
+  } reads;
+  for (const Expr &index : store.indices)
+    reads.visit(index);
+  return !reads.found && store.value->type.isScalar() &&
+         StorageScope::parse(store.buffer->scope.view()).rank == StorageRank::Local;
+}
+
 inline void countStep(Frame &frame, SourceRange loc) {
   if (++frame.steps > frame.stepLimit)
     stepLimitExceeded(frame, loc);
@@ -306,7 +323,7 @@ StmtCodePtr Compiler::stmt(const Stmt &s) {
 StmtCodePtr Compiler::compileStmt(const Stmt &s) { return visitStmt(s); }
 
 StmtCodePtr Compiler::visitBufferStore(const BufferStoreNode *op) {
-  return makeStoreCode(*this, *op);
+  return makeStoreCode(*this, *op, kernels().inWarpCollectiveKernel() && toleratesUndefined(*op));
 }
 
 StmtCodePtr Compiler::visitFor(const ForNode *op) {

@@ -47,6 +47,12 @@ public:
   // Whether the statement being compiled runs alike in every thread of its block from now on;
   // returns the previous answer (DivergentScope below).
   virtual bool setUniform(bool uniform) = 0;
+  // Whether the statement being compiled is in a kernel that calls warp intrinsics, whose stores
+  // to local storage may keep undefined values (kernel.h).
+  virtual bool inWarpCollectiveKernel() const = 0;
+  // A collective the threads of a kernel meet at (a warp shuffle): counted as a barrier site;
+  // false outside a kernel.
+  virtual bool addCollectiveSite() = 0;
 
   // Whether `s` goes between two implied barriers (then compiled as divergent and given to
   // withImpliedBarriers).
@@ -147,7 +153,10 @@ private:
 ExprCodePtr makeBinaryCode(BinaryOp op, ExprCodePtr a, ExprCodePtr b, DataType type, SourceRange loc);
 ExprCodePtr makeCallCode(const CallNode &call, std::vector<ExprCodePtr> args);
 ExprCodePtr makeLoadCode(Compiler &compiler, const BufferLoadNode &load);
-StmtCodePtr makeStoreCode(Compiler &compiler, const BufferStoreNode &store);
+// `undefinedTolerated`: the store may keep an undefined value (a kernel with warp collectives,
+// kernel.h), leaving the element uninitialised; for scalar stores to local storage at indices
+// that read no memory.
+StmtCodePtr makeStoreCode(Compiler &compiler, const BufferStoreNode &store, bool undefinedTolerated = false);
 
 // Fresh, uninitialised storage of `dtype` for the product of `extents` (or what `layout` needs),
 // within the interpreter's allocation limit.

@@ -92,6 +92,9 @@ struct RunOptions {
   // The value of T.vscale(): scalable vectors ("float32xvscalex4") run with vscale times their
   // lanes, as on a target whose vectors hold vscale 128-bit granules (2: 256-bit Arm SVE).
   int vscale = 2;
+  // The lanes of a warp: threads of a block whose ids differ only below this power of two (x fastest)
+  // meet at T.tvm_warp_shuffle and T.tvm_warp_activemask (1 to 32; 32 as CUDA).
+  int warpSize = 32;
 };
 
 enum class RunStatus { Ok, AssertFailed, Error };

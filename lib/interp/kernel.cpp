@@ -83,6 +83,7 @@ public:
     ThreadState thread;
     std::unique_ptr<Frame> frame;
     const void *site = nullptr; // where it waits
+    bool inWarp = false;        // at a warp collective, not a barrier of the block
     SourceRange siteLoc;
     std::exception_ptr error;
     bool abort = false;
@@ -97,6 +98,7 @@ public:
   void runBlock(BlockState &block, const std::array<int64_t, 3> &local, uint64_t &steps) {
     size_t count = static_cast<size_t>(local[0] * local[1] * local[2]);
     fibers_.resize(count);
+    warpWaiters_ = 0;
     for (size_t t = 0; t < count; ++t) {
       Fiber &f = fibers_[t];
       if (!f.stack)
@@ -105,6 +107,7 @@ public:
       f.error = nullptr;
       f.abort = false;
       f.site = nullptr;
+      f.inWarp = false;
       f.thread.block = &block;
       f.thread.run = this;
       f.thread.id = static_cast<int32_t>(t);
@@ -132,9 +135,11 @@ public:
     }
   }
 
-  void wait(ThreadState &thread, const void *site, SourceRange loc) {
+  void wait(ThreadState &thread, const void *site, SourceRange loc, bool inWarp) {
     Fiber &f = fibers_[static_cast<size_t>(thread.id)];
     f.state = Fiber::State::Waiting;
+    f.inWarp = inWarp;
+    warpWaiters_ += inWarp ? 1 : 0;
     f.site = site;
     f.siteLoc = loc;
     startSwitch(&f.fakeStack, schedulerBottom_, schedulerSize_);
@@ -181,8 +186,11 @@ private:
     finishSwitch(schedulerFakeStack_, nullptr, nullptr);
   }
 
-  // Every thread waits or has ended: they must all wait at one site, which they then pass.
+  // Every thread waits or has ended: the warps whose lanes wait at a collective meet there
+  // (meetInWarps); when none does, all threads must wait at one barrier, which they then pass.
   void release() {
+    if (meetInWarps())
+      return;
     const Fiber *waiting = nullptr;
     for (const Fiber &f : fibers_)
       if (f.state == Fiber::State::Waiting) {
@@ -212,6 +220,10 @@ private:
       f.state = Fiber::State::Ready;
   }
 
+  // Completes every warp collective some lanes wait at; false when no lane waits at one.
+  bool meetInWarps();
+  void checkMask(const Fiber &f, size_t lane, const std::vector<Fiber *> &lanes, size_t base, size_t end);
+
   // Unwinds every suspended fiber, then rethrows `error` in the scheduler.
   [[noreturn]] void abortAll(std::exception_ptr error) {
     for (Fiber &f : fibers_) {
@@ -226,6 +238,7 @@ private:
   const StmtCode &body_;
   const Frame &parent_;
   std::vector<Fiber> fibers_;
+  size_t warpWaiters_ = 0; // fibers waiting at a warp collective: most kernels have none
   BlockState *block_ = nullptr;
   ucontext_t scheduler_;
   void *schedulerFakeStack_ = nullptr;
@@ -237,28 +250,191 @@ void waitAtBarrier(Frame &frame, const void *site, SourceRange loc) {
   ThreadState *thread = frame.thread;
   if (!thread || !thread->run)
     return; // outside a kernel (loops bound to threads run one after another): nothing to wait for
-  thread->run->wait(*thread, site, loc);
+  thread->run->wait(*thread, site, loc, false);
 }
 
-void checkRace(Frame &frame, BufferData &storage, size_t byteOffset, size_t bytes, bool isStore,
-               const SourceRange &loc, Symbol bufferName) {
+void waitInWarp(Frame &frame, const void *site, SourceRange loc) {
+  ThreadState *thread = frame.thread;
+  thread->run->wait(*thread, site, loc, true);
+}
+
+// ---- warps ----------------------------------------------------------------------------------
+
+namespace {
+
+std::string hexMask(uint32_t mask) {
+  static const char *digits = "0123456789abcdef";
+  std::string text = "0x";
+  for (int shift = 28; shift >= 0; shift -= 4)
+    text += digits[(mask >> shift) & 15];
+  return text;
+}
+
+// The source lane of `lane` (in its warp) for its call, or -1 when it keeps its own value.
+int64_t sourceLane(const WarpCall &call, int64_t lane) {
+  const int64_t segment = call.width - 1;
+  const uint64_t distance = static_cast<uint32_t>(call.lane); // CUDA's delta is unsigned
+  switch (call.op) {
+  case WarpOp::Shuffle: return (lane & ~segment) | (call.lane & segment);
+  case WarpOp::ShuffleDown: return static_cast<uint64_t>(lane & segment) + distance < static_cast<uint64_t>(call.width) ? lane + static_cast<int64_t>(distance) : -1;
+  case WarpOp::ShuffleUp: return static_cast<uint64_t>(lane & segment) >= distance ? lane - static_cast<int64_t>(distance) : -1;
+  case WarpOp::ActiveMask:
+  case WarpOp::Barrier: break;
+  }
+  return -1;
+}
+
+// Gives each lane at a shuffle (calls[lane], null where a lane is not there) its source lane's value.
+void giveShuffleResults(const std::vector<WarpCall *> &calls) {
+  for (size_t l = 0; l < calls.size(); ++l) {
+    WarpCall *call = calls[l];
+    if (!call || call->op == WarpOp::ActiveMask || call->op == WarpOp::Barrier)
+      continue;
+    const int64_t source = sourceLane(*call, static_cast<int64_t>(l));
+    if (source < 0) {
+      call->result = call->value;
+      call->resultUndefined = call->undefined;
+      call->why = "its own value was computed from uninitialised storage";
+    } else if (!((call->mask >> source) & 1)) {
+      call->result = call->value;
+      call->resultUndefined = true;
+      call->why = "its source lane " + std::to_string(source) + " is not in the mask " + hexMask(call->mask);
+    } else {
+      const WarpCall &from = *calls[static_cast<size_t>(source)];
+      call->result = from.value;
+      call->resultUndefined = from.undefined;
+      call->why = "the value of its source lane " + std::to_string(source) + " was computed from uninitialised storage";
+    }
+  }
+}
+
+} // namespace
+
+// The lanes of warp `warp` (fibers [base, end)) at one shuffle: every lane the mask of lane
+// `l` names is there with the same mask, else a located error.
+void KernelRun::checkMask(const Fiber &f, size_t l, const std::vector<Fiber *> &lanes, size_t base, size_t end) {
+  const size_t width = lanes.size(), warp = base / width;
+  const WarpCall &call = f.thread.warp;
+  auto fail = [&](const std::string &message, const Fiber *other, const std::string &note) {
+    Diagnostic d{Severity::Error, f.siteLoc, message, {}};
+    if (other)
+      d.note(other->siteLoc, note);
+    abortAll(std::make_exception_ptr(CompileError(d)));
+  };
+  const std::string who =
+      "lane " + std::to_string(l) + " of warp " + std::to_string(warp) + " (" + f.thread.describe() + ")";
+  const std::string mask = hexMask(call.mask);
+  if (!((call.mask >> l) & 1))
+    fail(std::string(call.name) + ": the mask " + mask + " of " + who +
+             " does not name the lane itself (a lane shuffles with the lanes its mask names)",
+         nullptr, "");
+  for (size_t b = 0; b < 32; ++b) {
+    if (!((call.mask >> b) & 1))
+      continue;
+    if (b >= end - base)
+      fail(std::string(call.name) + ": the mask " + mask + " of " + who + " names lane " + std::to_string(b) +
+               ", which " +
+               (b >= width ? "is past the warp of " + std::to_string(width) + " lanes (--warp-size)"
+                           : "this warp does not have (its block has " + std::to_string(fibers_.size()) + " threads)"),
+           nullptr, "");
+    const Fiber *other = lanes[b];
+    if (!other) {
+      const Fiber &absent = fibers_[base + b];
+      const bool ended = absent.state == Fiber::State::Done;
+      fail("warp shuffle divergence: " + who + " waits at this " + call.name + " with the mask " + mask +
+               ", but lane " + std::to_string(b) + ", which the mask names, " +
+               (ended ? "has ended without reaching it" : "waits at another operation") +
+               " (every lane a mask names must reach the same shuffle)",
+           ended ? nullptr : &absent, absent.thread.describe() + " waits here");
+    }
+    if (other->thread.warp.mask != call.mask)
+      fail(std::string(call.name) + ": lanes " + std::to_string(l) + " and " + std::to_string(b) + " of warp " +
+               std::to_string(warp) + " meet here with different masks (" + mask + " and " +
+               hexMask(other->thread.warp.mask) + ")",
+           nullptr, "");
+  }
+}
+
+bool KernelRun::meetInWarps() {
+  if (warpWaiters_ == 0)
+    return false;
+  const size_t width = static_cast<size_t>(parent_.options->warpSize);
+  bool met = false;
+  for (size_t t = 0; t < fibers_.size(); ++t) {
+    Fiber &first = fibers_[t];
+    if (first.state != Fiber::State::Waiting || !first.inWarp)
+      continue;
+    const size_t base = t / width * width, end = std::min(base + width, fibers_.size()), warp = base / width;
+    std::vector<Fiber *> lanes(width, nullptr); // the lanes of this warp at this call
+    std::vector<WarpCall *> calls(width, nullptr);
+    uint32_t present = 0;
+    for (size_t u = base; u < end; ++u)
+      if (Fiber &f = fibers_[u]; f.state == Fiber::State::Waiting && f.inWarp && f.site == first.site) {
+        lanes[u - base] = &f;
+        calls[u - base] = &f.thread.warp;
+        present |= uint32_t(1) << (u - base);
+      }
+    for (size_t l = 0; l < width; ++l) {
+      if (!lanes[l])
+        continue;
+      WarpCall &call = *calls[l];
+      if (call.op == WarpOp::ActiveMask || call.op == WarpOp::Barrier)
+        call.result.u = present; // the lanes that met
+      else
+        checkMask(*lanes[l], l, lanes, base, end);
+    }
+    giveShuffleResults(calls);
+    for (Fiber *f : lanes)
+      if (f) {
+        f->state = Fiber::State::Ready;
+        f->inWarp = false;
+        --warpWaiters_;
+      }
+    if (first.thread.warp.op == WarpOp::Barrier) { // orders the shared accesses of the lanes that met
+      std::vector<uint64_t> &epochs = block_->warpEpochs;
+      if (epochs.size() <= warp)
+        epochs.resize(warp + 1, 0);
+      ++epochs[warp];
+    }
+    met = true;
+  }
+  return met;
+}
+
+namespace {
+
+// kWarps: the kernel has warp barriers, which order the accesses of one warp's lanes (a kernel
+// without them takes the plain path).
+template <bool kWarps>
+[[gnu::always_inline]] inline void checkRaceIn(Frame &frame, BufferData &storage, size_t byteOffset, size_t bytes, bool isStore,
+                 const SourceRange &loc, Symbol bufferName) {
   const ThreadState *thread = frame.thread;
-  if (!thread)
-    return;
   RaceLog &log = *storage.raceLog;
   const uint64_t epoch = thread->block->epoch;
   const int32_t me = thread->id;
+  const int32_t lanes = kWarps ? frame.options->warpSize : 1, myWarp = kWarps ? me / lanes : 0;
+  uint64_t warpEpoch = 0;
+  if constexpr (kWarps) {
+    const std::vector<uint64_t> &warpEpochs = thread->block->warpEpochs;
+    warpEpoch = static_cast<size_t>(myWarp) < warpEpochs.size() ? warpEpochs[myWarp] : 0;
+  }
+  // An access of another lane of this warp before a warp barrier this warp has met since.
+  auto warpOrdered = [&](int32_t other, uint64_t otherWarpEpoch) {
+    return kWarps && other >= 0 && other / lanes == myWarp && otherWarpEpoch < warpEpoch;
+  };
   const size_t scalar = static_cast<size_t>(storage.elementType().laneBytes());
   const size_t first = byteOffset / scalar, last = (byteOffset + std::max(bytes, scalar) - 1) / scalar;
   for (size_t k = first; k <= last; ++k) {
     const char *conflict = nullptr;
     const SourceRange *at = nullptr;
     int32_t with = -1;
-    if (log.writeEpoch[k] == epoch && log.writer[k] != me) {
+    if (log.writeEpoch[k] == epoch && log.writer[k] != me &&
+        !(kWarps && warpOrdered(log.writer[k], log.writeWarpEpoch[k]))) {
       conflict = isStore ? "writes an element that thread %d wrote" : "reads an element that thread %d wrote";
       at = log.writeAt[k];
       with = log.writer[k];
-    } else if (isStore && log.readEpoch[k] == epoch && log.reader[k] != me && log.reader[k] != -1) {
+    } else if (isStore && log.readEpoch[k] == epoch && log.reader[k] != me && log.reader[k] != -1 &&
+               !(kWarps && log.readWarp[k] == myWarp && log.readWarpEpoch[k] < warpEpoch)) {
       conflict = log.reader[k] == RaceLog::kManyReaders ? "writes an element that other threads read"
                                                         : "writes an element that thread %d read";
       at = log.readAt[k];
@@ -281,14 +457,38 @@ void checkRace(Frame &frame, BufferData &storage, size_t byteOffset, size_t byte
       log.writer[k] = me;
       log.writeEpoch[k] = epoch;
       log.writeAt[k] = &loc;
+      if constexpr (kWarps)
+        log.writeWarpEpoch[k] = warpEpoch;
     } else if (log.readEpoch[k] != epoch) {
       log.reader[k] = me;
       log.readEpoch[k] = epoch;
       log.readAt[k] = &loc;
-    } else if (log.reader[k] != me) {
-      log.reader[k] = RaceLog::kManyReaders;
+      if constexpr (kWarps) {
+        log.readWarp[k] = myWarp;
+        log.readWarpEpoch[k] = warpEpoch;
+      }
+    } else {
+      if (log.reader[k] != me)
+        log.reader[k] = RaceLog::kManyReaders;
+      if constexpr (kWarps) {
+        if (log.readWarp[k] != myWarp)
+          log.readWarp[k] = -1;
+        log.readWarpEpoch[k] = warpEpoch;
+      }
     }
   }
+}
+
+} // namespace
+
+void checkRace(Frame &frame, BufferData &storage, size_t byteOffset, size_t bytes, bool isStore,
+               const SourceRange &loc, Symbol bufferName) {
+  const ThreadState *thread = frame.thread;
+  if (!thread)
+    return;
+  if (thread->block->warpBarriers) [[unlikely]]
+    return checkRaceIn<true>(frame, storage, byteOffset, bytes, isStore, loc, bufferName);
+  checkRaceIn<false>(frame, storage, byteOffset, bytes, isStore, loc, bufferName);
 }
 
 // ---- KernelCode -----------------------------------------------------------------------------
@@ -324,6 +524,7 @@ void KernelCode::exec(Frame &frame) const {
         block.blockIdx = {bx, by, bz};
         block.local = local;
         block.depositStride = depositStride_;
+        block.warpBarriers = warpBarriers_;
         block.deposit.assign(static_cast<size_t>(threads) * depositStride_, Cell{});
         if (run) {
           run->runBlock(block, local, steps);

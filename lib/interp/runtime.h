@@ -27,6 +27,10 @@ struct Frame {
   bool checkLogicalBounds, checkUninitialized;
   // The simulated GPU thread running this frame (kernel.h); null outside kernels.
   ThreadState *thread = nullptr;
+  // In a kernel whose threads meet in warps: while `undefinedAllowed`, a read of uninitialised
+  // storage (or an undefined warp shuffle) sets `undefinedSeen` instead of being an error; the
+  // value computed from it is undefined (kernel.h, "Undefined values").
+  bool undefinedAllowed = false, undefinedSeen = false;
 };
 
 // An evaluable expression. Scalar nodes override scalar(); vector nodes override eval(), which

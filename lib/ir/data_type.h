@@ -20,6 +20,7 @@ public:
 
   static constexpr DataType int32(int lanes = 1) { return {Code::Int, 32, lanes}; }
   static constexpr DataType int64(int lanes = 1) { return {Code::Int, 64, lanes}; }
+  static constexpr DataType uint32(int lanes = 1) { return {Code::UInt, 32, lanes}; }
   static constexpr DataType float32(int lanes = 1) { return {Code::Float, 32, lanes}; }
   static constexpr DataType float64(int lanes = 1) { return {Code::Float, 64, lanes}; }
   static constexpr DataType boolean(int lanes = 1) { return {Code::Bool, 1, lanes}; }

@@ -1,6 +1,7 @@
 #include "ir/gpu_builtins.h"
 
 #include "ir/storage_scope.h"
+#include "ir/visitor.h"
 
 namespace tirlower {
 
@@ -11,14 +12,38 @@ const CallNode *evaluatedCall(const Stmt &stmt) {
   return evaluate ? evaluate->value.as<CallNode>() : nullptr;
 }
 
+bool hasId(const CallNode &call, IntrinsicId id) {
+  return call.intrinsic && call.intrinsic->id == id;
+}
+
+class WarpFinder : public IRVisitor {
+public:
+  using IRVisitor::visit;
+  explicit WarpFinder(bool barriers) : barriers_(barriers) {}
+  bool found = false;
+
+protected:
+  void visit(const CallNode *op) override {
+    found |= isWarpIntrinsic(*op) || (barriers_ && isStorageSync(*op) && storageSyncScope(*op) == scope::kWarp);
+    IRVisitor::visit(op);
+  }
+
+private:
+  bool barriers_;
+};
+
 } // namespace
 
 bool isStorageSync(const CallNode &call) {
-  return call.op.view() == builtin::kStorageSync;
+  return hasId(call, IntrinsicId::StorageSync);
 }
 
 bool isThreadAllreduce(const CallNode &call) {
-  return call.op.view() == builtin::kThreadAllreduce;
+  return hasId(call, IntrinsicId::ThreadAllreduce);
+}
+
+bool isWarpIntrinsic(const CallNode &call) {
+  return call.intrinsic && (isWarpShuffle(*call.intrinsic) || call.intrinsic->id == IntrinsicId::WarpActiveMask);
 }
 
 const CallNode *storageSyncOf(const Stmt &stmt) {
@@ -39,6 +64,18 @@ std::string_view storageSyncScope(const CallNode &call) {
 Stmt makeSharedStorageSync(SourceRange loc) {
   Expr scope = StringImmNode::make(std::string(scope::kShared), loc);
   return EvaluateNode::make(CallNode::make(DataType::int32(), Symbol(builtin::kStorageSync), {scope}, loc), loc);
+}
+
+bool usesWarpIntrinsics(const Stmt &stmt) {
+  WarpFinder finder(false);
+  finder.visit(stmt);
+  return finder.found;
+}
+
+bool usesWarps(const Stmt &stmt) {
+  WarpFinder finder(true);
+  finder.visit(stmt);
+  return finder.found;
 }
 
 } // namespace tirlower

@@ -1,23 +1,22 @@
 // The GPU builtins TVM prints as calls that stand as statements: T.tvm_storage_sync("shared")
 // (a barrier over a storage scope) and T.tvm_thread_allreduce(...) (a reduction across the
-// threads of a block). They are not rows of the intrinsic table — they compute no value, and
-// their arguments are storage scopes, buffer elements and thread variables — but their names and
-// the barrier's construction live here once.
+// threads of a block), and the warp operations of TVM's CUDA lowering (T.tvm_warp_shuffle,
+// _up, _down, T.tvm_warp_activemask). They are rows of the intrinsic table (ir/intrinsics.h,
+// which spells their names); these are the questions the passes ask of them, and the barrier's
+// construction.
 #pragma once
 
 #include <string_view>
 
+#include "ir/intrinsics.h"
 #include "ir/stmt.h"
 
 namespace tirlower {
 
-namespace builtin {
-inline constexpr std::string_view kStorageSync = "tvm_storage_sync";
-inline constexpr std::string_view kThreadAllreduce = "tvm_thread_allreduce";
-} // namespace builtin
-
 bool isStorageSync(const CallNode &call);
 bool isThreadAllreduce(const CallNode &call);
+// T.tvm_warp_shuffle, _up, _down or T.tvm_warp_activemask.
+bool isWarpIntrinsic(const CallNode &call);
 // The call of a statement `T.tvm_storage_sync(...)` or `T.tvm_thread_allreduce(...)`, else null.
 const CallNode *storageSyncOf(const Stmt &stmt);
 const CallNode *threadAllreduceOf(const Stmt &stmt);
@@ -25,5 +24,9 @@ const CallNode *threadAllreduceOf(const Stmt &stmt);
 std::string_view storageSyncScope(const CallNode &call);
 // T.tvm_storage_sync("shared") as a statement.
 Stmt makeSharedStorageSync(SourceRange loc);
+// Whether `stmt` calls a warp intrinsic anywhere (a kernel whose threads meet in warps).
+bool usesWarpIntrinsics(const Stmt &stmt);
+// Whether it calls one or has a warp barrier, T.tvm_storage_sync("warp") (code for warps of a size).
+bool usesWarps(const Stmt &stmt);
 
 } // namespace tirlower

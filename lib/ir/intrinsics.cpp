@@ -118,6 +118,13 @@ constexpr IntrinsicInfo kTable[] = {
     // The lane multiplier of scalable vectors (Arm SVE's vscale): fixed by the target at run
     // time; the interpreter takes it as an option, the emitters reject it.
     special(Id::VScale, "vscale", Rule::VScale, Effect::Pure, false),
+    // GPU builtins: opaque (no pass may drop, move or duplicate a barrier or a collective).
+    special(Id::StorageSync, builtin::kStorageSync, Rule::StorageSync, Effect::Opaque, false),
+    special(Id::ThreadAllreduce, builtin::kThreadAllreduce, Rule::ThreadAllreduce, Effect::Opaque, false),
+    special(Id::WarpShuffle, builtin::kWarpShuffle, Rule::WarpShuffle, Effect::Opaque, false),
+    special(Id::WarpShuffleUp, builtin::kWarpShuffleUp, Rule::WarpShuffle, Effect::Opaque, false),
+    special(Id::WarpShuffleDown, builtin::kWarpShuffleDown, Rule::WarpShuffle, Effect::Opaque, false),
+    special(Id::WarpActiveMask, builtin::kWarpActiveMask, Rule::WarpActiveMask, Effect::Opaque, false),
 };
 
 #undef TL_UNARY
@@ -128,7 +135,7 @@ constexpr bool inIdOrder() {
   for (size_t k = 0; k < std::size(kTable); ++k)
     if (static_cast<size_t>(kTable[k].id) != k)
       return false;
-  return static_cast<size_t>(Id::VScale) + 1 == std::size(kTable);
+  return static_cast<size_t>(Id::WarpActiveMask) + 1 == std::size(kTable);
 }
 static_assert(inIdOrder(), "the intrinsic table lists every IntrinsicId once, in order");
 
@@ -192,6 +199,21 @@ IntrinsicTyping oneArgument(const Spelling &who, DataType arg, bool (*ok)(DataTy
   return success(result);
 }
 
+// (uint32 mask, value, lane or delta, width, warp size) -> the value's type.
+IntrinsicTyping typeWarpShuffle(const Spelling &who, std::span<const DataType> args) {
+  static constexpr const char *kOperands[] = {"mask", "value", "lane", "width", "warp size"};
+  if (args[0] != DataType::uint32())
+    return failure("the mask of " + who.name() + " is a uint32, not " + args[0].str(), 0);
+  if (!args[1].isScalar() || !(args[1].isIntOrUInt() || args[1].isFloat()))
+    return failure(who.name() + " shuffles a scalar number, not " + args[1].str(), 1);
+  for (int k = 2; k < 5; ++k)
+    if (!args[k].isScalar() || !args[k].isIntOrUInt())
+      return failure("the " + std::string(kOperands[k]) + " of " + who.name() + " is a scalar integer, not " +
+                         args[k].str(),
+                     k);
+  return success(args[1]);
+}
+
 } // namespace
 
 std::span<const IntrinsicInfo> intrinsicTable() {
@@ -253,7 +275,11 @@ std::pair<size_t, size_t> intrinsicArity(const IntrinsicInfo &info) {
   case Rule::QMultiplyShift: return {4, 4};
   case Rule::QMultiplyShiftPerAxis: return {7, 7};
   case Rule::Extern: return {1, SIZE_MAX};
-  case Rule::VScale: return {0, 0};
+  case Rule::VScale:
+  case Rule::WarpActiveMask: return {0, 0};
+  case Rule::StorageSync: return {1, 1};
+  case Rule::ThreadAllreduce: return {4, SIZE_MAX};
+  case Rule::WarpShuffle: return {5, 5};
   }
   return {0, 0};
 }
@@ -327,8 +353,28 @@ IntrinsicTyping typeIntrinsicCall(const IntrinsicInfo &info, std::span<const Dat
     }
     return success(args[0]);
   case Rule::VScale: return success(DataType::int32());
+  case Rule::StorageSync:
+    if (!args[0].isHandle())
+      return failure(who.name() + " takes the storage scope to synchronise, such as \"shared\"", 0);
+    return success(DataType::int32());
+  case Rule::ThreadAllreduce: return success(DataType::handle()); // the parser checks its operands
+  case Rule::WarpShuffle: return typeWarpShuffle(who, args);
+  case Rule::WarpActiveMask: return success(DataType::uint32());
   }
   return failure("unknown intrinsic rule");
+}
+
+bool isGpuBuiltin(const IntrinsicInfo &info) {
+  return info.rule == Rule::StorageSync || info.rule == Rule::ThreadAllreduce || info.rule == Rule::WarpShuffle ||
+         info.rule == Rule::WarpActiveMask;
+}
+
+bool isStatementIntrinsic(const IntrinsicInfo &info) {
+  return info.rule == Rule::StorageSync || info.rule == Rule::ThreadAllreduce;
+}
+
+bool isWarpShuffle(const IntrinsicInfo &info) {
+  return info.rule == Rule::WarpShuffle;
 }
 
 bool appliesLanewise(const CallNode &call) {

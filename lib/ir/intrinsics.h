@@ -5,6 +5,12 @@
 // effects, the interpreter and the emitters for the computation): a new intrinsic of an
 // existing kind is one row in intrinsics.cpp plus its tests (docs/intrinsics.md).
 //
+// The GPU builtins are rows too: T.tvm_storage_sync (a barrier) and T.tvm_thread_allreduce (a
+// reduction across threads), which stand as statements, and the warp operations TVM's
+// LowerThreadAllreduce prints for CUDA (T.tvm_warp_shuffle[_up|_down], T.tvm_warp_activemask),
+// which the interpreter runs as collectives of a warp and the OpenCL emitter spells as sub-group
+// functions (docs/intrinsics.md, "GPU builtins").
+//
 // Composite intrinsics (sigmoid, rsqrt, exp10, tan, tanh, q_multiply_shift[_per_axis]) are rewritten
 // once, by expandIntrinsic, into IR of simpler operations: the interpreter and every emitter
 // without a direct spelling compute that same IR, so they agree bit for bit.
@@ -20,6 +26,16 @@
 #include "ir/expr.h"
 
 namespace tirlower {
+
+// The names of the GPU builtins, spelled here once (the table's rows and the passes use these).
+namespace builtin {
+inline constexpr std::string_view kStorageSync = "tvm_storage_sync";
+inline constexpr std::string_view kThreadAllreduce = "tvm_thread_allreduce";
+inline constexpr std::string_view kWarpShuffle = "tvm_warp_shuffle";
+inline constexpr std::string_view kWarpShuffleUp = "tvm_warp_shuffle_up";
+inline constexpr std::string_view kWarpShuffleDown = "tvm_warp_shuffle_down";
+inline constexpr std::string_view kWarpActiveMask = "tvm_warp_activemask";
+} // namespace builtin
 
 enum class IntrinsicId : uint8_t {
   Exp,
@@ -71,6 +87,12 @@ enum class IntrinsicId : uint8_t {
   BitwiseXor,
   BitwiseNot,
   VScale,
+  StorageSync,
+  ThreadAllreduce,
+  WarpShuffle,
+  WarpShuffleUp,
+  WarpShuffleDown,
+  WarpActiveMask,
 };
 
 // Argument and result types. Operands of the binary rules have one type; "T" keeps the
@@ -91,6 +113,11 @@ enum class TypeRule : uint8_t {
   // (int32 x, y, left shift, right shift, q, bool left required, bool right required) -> int32
   QMultiplyShiftPerAxis,
   VScale, // () -> int32                                vscale: the multiplier of scalable vectors
+  StorageSync,     // ("scope") -> int32                  a barrier; a statement
+  ThreadAllreduce, // (uint32 n, values, cond, dests, threads...) -> handle; a statement
+  // (uint32 mask, T value, int lane or delta, int width, int warp size) -> T, T a scalar number
+  WarpShuffle,
+  WarpActiveMask, // () -> uint32                        the lanes of the warp that run this call
 };
 
 // What a call does besides computing its value (TVM's CallEffectKind, in order).
@@ -167,6 +194,13 @@ struct IntrinsicTyping {
 };
 IntrinsicTyping typeIntrinsicCall(const IntrinsicInfo &info, std::span<const DataType> args,
                                   std::optional<DataType> declared = std::nullopt, std::string_view spelled = {});
+
+// The GPU builtins: rows the C and LLVM emitters refuse (they run on GPU threads).
+bool isGpuBuiltin(const IntrinsicInfo &info);
+// The rows that stand as statements, not expressions (T.tvm_storage_sync, T.tvm_thread_allreduce).
+bool isStatementIntrinsic(const IntrinsicInfo &info);
+// The warp shuffles (T.tvm_warp_shuffle, _up, _down).
+bool isWarpShuffle(const IntrinsicInfo &info);
 
 // Whether vectorize may widen this call lane by lane (the row's flag; T.reinterpret only when
 // it keeps the lane width).

@@ -170,9 +170,10 @@ Typed Parser::lowerBuiltin(uint32_t id, std::string_view name) {
     return *operation;
   const BuiltinEntry *entry = findBuiltin(name);
   if (!entry) {
-    if (const IntrinsicInfo *info = findIntrinsic(name))
+    const IntrinsicInfo *info = findIntrinsic(name);
+    if (info && !isStatementIntrinsic(*info))
       return lowerIntrinsic(id, *info);
-    if (isStatementBuiltin(name))
+    if (info || isStatementBuiltin(name))
       fail(where, "T." + std::string(name) + " is a statement, not an expression");
     unknownBuiltin(id, name);
   }

@@ -42,7 +42,7 @@ const std::vector<Target> &targets() {
       {"opencl", "opencl",
        "lower-cross-thread-reduction," TL_LOWER_BLOCKS "compact-buffer-allocation,lower-thread-binding,legalize-layouts,apply-layout-transforms,verify-layouts,flatten,vectorize,"
                        "simplify,remove-no-op,lower-thread-allreduce,thread-sync",
-       {}, "", openclTextureRequirements},
+       {"--subgroup-size"}, "", openclTextureRequirements},
   };
   return all;
 }

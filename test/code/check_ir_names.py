@@ -5,8 +5,10 @@
 
 Attribute keys (thread_extent, the tir./tirx. function attributes, ...), storage scopes
 ("shared", "global.texture", ...) and the GPU builtins' names (tvm_storage_sync,
-tvm_thread_allreduce) live in lib/ir/attrs.h, lib/ir/storage_scope.h and lib/ir/gpu_builtins.h;
-everyone else uses the named constants and predicates there. A string literal in ROOT/lib or
+tvm_thread_allreduce, the warp intrinsics tvm_warp_shuffle[_up|_down] and tvm_warp_activemask)
+live in lib/ir/attrs.h, lib/ir/storage_scope.h and lib/ir/intrinsics.h (the builtins are rows of
+the intrinsic table; lib/ir/gpu_builtins.h has their predicates); everyone else uses the named
+constants and predicates there. A string literal in ROOT/lib or
 ROOT/tools (outside those homes) that spells one of these names is an error unless one of the
 four lines above it carries an `// ir-names: <reason>` comment saying the text means something
 else there (a reserved word of C, a JSON member). Exit 1 when one has no reason.
@@ -19,7 +21,8 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import cxx_source  # noqa: E402
 
 HOMES = {os.path.join("lib", "ir", name) for name in (
-    "attrs.h", "attrs.cpp", "storage_scope.h", "storage_scope.cpp", "gpu_builtins.h", "gpu_builtins.cpp")}
+    "attrs.h", "attrs.cpp", "storage_scope.h", "storage_scope.cpp", "gpu_builtins.h", "gpu_builtins.cpp",
+    "intrinsics.h", "intrinsics.cpp")}
 
 NAMES = {
     # statement attributes
@@ -29,7 +32,8 @@ NAMES = {
     # storage scopes
     "global", "shared", "shared.dyn", "local", "warp", "global.texture",
     # GPU builtins
-    "tvm_storage_sync", "tvm_thread_allreduce",
+    "tvm_storage_sync", "tvm_thread_allreduce", "tvm_warp_shuffle", "tvm_warp_shuffle_up",
+    "tvm_warp_shuffle_down", "tvm_warp_activemask",
 }
 # TVM's namespaced function attributes in either spelling; scopes with a tag.
 PATTERNS = [re.compile(r"tirx?\.(noalias|is_entry_func|is_global_func|is_host_func|is_scheduled|"
@@ -74,7 +78,7 @@ def main():
                         missing.append((rel, line, content))
     for rel, line, content in missing:
         print(f'{rel}:{line}: the IR name "{content}" is spelled outside its home; use the constant or '
-              f"predicate of lib/ir/attrs.h, storage_scope.h or gpu_builtins.h (or say why with an "
+              f"predicate of lib/ir/attrs.h, storage_scope.h or intrinsics.h (or say why with an "
               f"'// ir-names: <reason>' comment above it)", file=sys.stderr)
     print(f"{checked} string literals read; {reasoned} IR name(s) outside their homes with a reason, "
           f"{len(missing)} without")

@@ -581,6 +581,7 @@ private:
     run.stepLimitHint = "--max-steps=N";
     run.maxAllocationBytes = options_.maxBufferBytes;
     run.vscale = options_.vscale;
+    run.warpSize = options_.warpSize;
     return run;
   }
 

@@ -112,20 +112,22 @@ const std::vector<Emitter> &emitters() {
        {".cl"},
        findTarget("opencl"),
        false,
-       [](const Module &m, const SourceInfo *, const EmitSettings &, DiagnosticSink &d) { return emitOpenCL(m, d); }},
+       [](const Module &m, const SourceInfo *, const EmitSettings &s, DiagnosticSink &d) {
+         return emitOpenCL(m, d, {s.subgroupSize});
+       }},
       {"launch",
        {".launch.json"},
        findTarget("opencl"),
        false,
-       [](const Module &m, const SourceInfo *, const EmitSettings &, DiagnosticSink &d) {
-         return emitLaunchJson(m, d);
+       [](const Module &m, const SourceInfo *, const EmitSettings &s, DiagnosticSink &d) {
+         return emitLaunchJson(m, d, {s.subgroupSize});
        }},
       {"launch-h",
        {".launch.h"},
        findTarget("opencl"),
        false,
-       [](const Module &m, const SourceInfo *, const EmitSettings &, DiagnosticSink &d) {
-         return emitLaunchHeader(m, d);
+       [](const Module &m, const SourceInfo *, const EmitSettings &s, DiagnosticSink &d) {
+         return emitLaunchHeader(m, d, {s.subgroupSize});
        }},
   };
   return all;

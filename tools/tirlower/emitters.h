@@ -26,6 +26,7 @@ struct EmitSettings {
   std::string features;     // --mattr for LLVM: "+avx2,-fma"
   bool fpContract = true;   // --fp-contract=on|off for LLVM: a*b+c as llvm.fmuladd
   bool tvmFfi = false;      // --abi=tvm-ffi: every function also gets its TVM FFI entry
+  int subgroupSize = 0;     // --subgroup-size for OpenCL: warp shuffles as sub-group functions; 0: none
   const Target *target = nullptr; // --target (for --emit=so: the code it compiles, Target::sharedLibraryCode)
   std::string cc;           // --cc for --emit=so; empty: $CC, else cc
   // --tir-spelling for TVMScript output; unset = the input's own spelling.

@@ -167,6 +167,10 @@ std::optional<int> checkEmitterFlags(const CLI::App &app, ToolOptions &options, 
     printToolError("--openmp applies to the C emitter, not to --emit=" + emitter.name);
     return kUsageError;
   }
+  if (options.emitSettings.subgroupSize && !applies("--subgroup-size")) {
+    printToolError("--subgroup-size applies to the OpenCL emitters, not to --emit=" + emitter.name);
+    return kUsageError;
+  }
   if (!values.abi.empty() && !applies("--abi")) {
     printToolError("--abi applies to the C and LLVM emitters and to --emit=so, not to --emit=" + emitter.name);
     return kUsageError;
@@ -289,6 +293,8 @@ void applyFlagValues(const FlagValues &values, ToolOptions &options) {
     options.maxBufferBytes = *parseCount(values.maxBufferBytes, true);
   if (!values.vscale.empty())
     options.vscale = static_cast<int>(*parseCount(values.vscale, false));
+  if (!values.warpSize.empty())
+    options.warpSize = static_cast<int>(*parseCount(values.warpSize, false));
 }
 
 std::optional<int> choosePipeline(CLI::App &app, ToolOptions &options, const FlagValues &values) {

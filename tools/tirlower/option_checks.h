@@ -21,7 +21,7 @@ constexpr int kInputError = 1;
 // The flags whose values are text until every flag is parsed (then applyFlagValues).
 struct FlagValues {
   std::string input, runFile, emit, timing, diagnosticsFormat = "text", pipeline, layoutVerify = "error";
-  std::string optLevel, seed, maxSteps, maxBufferBytes, vscale, outputsFormat, threads, abi, target;
+  std::string optLevel, seed, maxSteps, maxBufferBytes, vscale, warpSize, outputsFormat, threads, abi, target;
 };
 
 // Flags that do nothing in `run`: refused there rather than ignored.

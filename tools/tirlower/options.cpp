@@ -94,6 +94,16 @@ std::function<std::string(const std::string &)> countCheck(bool suffixes, bool p
   };
 }
 
+// A warp or sub-group width: a power of two from 1 to 32 (a warp's lanes are the bits of a uint32 mask).
+std::function<std::string(const std::string &)> warpWidthCheck(const char *what) {
+  return [what](const std::string &value) -> std::string {
+    std::optional<uint64_t> count = parseCount(value, false);
+    if (count && *count >= 1 && *count <= 32 && (*count & (*count - 1)) == 0)
+      return "";
+    return std::string("expected a ") + what + " of 1, 2, 4, 8, 16 or 32, got '" + value + "'";
+  };
+}
+
 // Help text grouped by category, each flag with its value's form ("--timing[=text|json]"),
 // not CLI11's default-value syntax ("--timing{text}").
 class HelpFormatter : public CLI::Formatter {
@@ -246,6 +256,14 @@ void addTargetFlags(CLI::App &app, ToolOptions &options, FlagValues &values) {
       ->group(kTarget);
   app.add_flag("--openmp", options.emitSettings.openmp, "C: emit T.parallel loops as OpenMP parallel loops")
       ->group(kTarget);
+  app.add_option_function<std::string>(
+         "--subgroup-size",
+         [&options](const std::string &v) { options.emitSettings.subgroupSize = static_cast<int>(*parseCount(v, false)); },
+         "OpenCL: the device offers sub-group shuffles (cl_khr_subgroup_shuffle, _relative) and runs kernels in "
+         "sub-groups of N work-items (1 to 32, a power of two): warp shuffles become sub-group functions")
+      ->option_text("=N")
+      ->check(warpWidthCheck("sub-group size"))
+      ->group(kTarget);
   app.add_option("--abi", values.abi,
                  "C and LLVM: c (plain C functions) or tvm-ffi (also a TVM FFI entry __tvm_ffi_NAME per function, "
                  "docs/abi.md); default c, tvm-ffi for --emit=so")
@@ -297,6 +315,12 @@ void addInterpreterFlags(CLI::App &app, ToolOptions &, FlagValues &values) {
         std::optional<uint64_t> count = parseCount(value, false);
         return count && *count >= 1 && *count <= 16 ? "" : "expected a vscale from 1 to 16, got '" + value + "'";
       })
+      ->group(kInterpreter);
+  app.add_option("--warp-size", values.warpSize,
+                 "the lanes of a warp (1, 2, 4, 8, 16 or 32): the threads whose T.tvm_warp_shuffle calls meet "
+                 "(default 32, as CUDA)")
+      ->option_text("=N")
+      ->check(warpWidthCheck("warp size"))
       ->group(kInterpreter);
   app.add_option("--max-buffer-bytes", values.maxBufferBytes,
                  "bytes of storage one buffer may take in the interpreter (default 1G)")
@@ -477,7 +501,7 @@ std::optional<int> parseCommandLine(int argc, char **argv, ToolOptions &options)
   // The interpreter's flags seed and limit run and --verify-semantics only: elsewhere they
   // would be accepted and do nothing.
   if (!options.runMode && !options.verifySemantics)
-    for (const char *flag : {"--seed", "--max-steps", "--max-buffer-bytes", "--vscale"})
+    for (const char *flag : {"--seed", "--max-steps", "--max-buffer-bytes", "--vscale", "--warp-size"})
       if (app.get_option(flag)->count() > 0) {
         printToolError(std::string(flag) + " applies to 'run' and --verify-semantics (the interpreter), which this "
                                            "command does not use");

@@ -46,6 +46,7 @@ struct ToolOptions {
   uint64_t maxSteps = 100'000'000;             // --max-steps: loop iterations of one interpreter run
   uint64_t maxBufferBytes = uint64_t(1) << 30; // --max-buffer-bytes: storage of one buffer in the interpreter
   int vscale = 2;                              // --vscale: the value of T.vscale() in the interpreter
+  int warpSize = 32;                           // --warp-size: the lanes of a warp in the interpreter
   // `tirlower run FILE`: run a function (after the pipeline, if any) and write its outputs.
   bool runMode = false;
   std::string runFunction;      // --func; empty: the only function

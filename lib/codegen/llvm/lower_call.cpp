@@ -15,6 +15,10 @@ llvm::Value *FunctionLowering::visitCall(const CallNode *op) {
   const IntrinsicInfo *info = op->intrinsic;
   if (!info)
     throw CompileError(op->loc, "LLVM emitter: unknown intrinsic T." + op->op.str());
+  if (isGpuBuiltin(*info))
+    throw CompileError(op->loc, "LLVM emitter: T." + op->op.str() +
+                                    " runs on the threads of a GPU kernel, which CPU code has none of (use "
+                                    "--target=opencl)");
   if (Expr expanded = expandIntrinsic(*op))
     return lowerExpr(expanded);
   switch (info->id) {

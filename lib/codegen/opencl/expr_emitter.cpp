@@ -222,6 +222,8 @@ void KernelEmitter::visitCall(const CallNode *op, int, bool) {
     fail(op->loc, "intrinsic T." + name + " has no OpenCL C equivalent");
   if (info->id == IntrinsicId::VScale)
     fail(op->loc, "scalable vectors (T.vscale()) are not supported by the OpenCL target");
+  if (isGpuBuiltin(*info) && !isStatementIntrinsic(*info))
+    return warpCall(op);
   const DataType t = op->type, argType = op->args[0]->type;
   switch (info->id) {
   case IntrinsicId::IfThenElse: return conditional(op->args[0], op->args[1], op->args[2], op->loc);
@@ -268,6 +270,33 @@ void KernelEmitter::visitCall(const CallNode *op, int, bool) {
   if (info->rule == TypeRule::FloatPredicate && argType.isVector() && argType.bits() != 32)
     return put("convert_int" + std::to_string(argType.lanes()) + "(" + text + ")");
   return put(text);
+}
+
+// T.tvm_warp_shuffle[_up|_down](mask, value, lane or delta, width, warp size) as the helper
+// computing CUDA's __shfl_*_sync with sub-group functions, T.tvm_warp_activemask() as the
+// sub-group's lanes. Sub-group functions take no mask: every work-item of the sub-group reaches
+// them (the interpreter checks that the lanes a mask names meet, at --warp-size).
+void KernelEmitter::warpCall(const CallNode *op) {
+  const int lanes = support_.subgroupSize();
+  const std::string name = "T." + op->op.str();
+  if (!lanes)
+    fail(op->loc, name + " needs sub-group functions: give --subgroup-size=N when the device offers "
+                         "cl_khr_subgroup_shuffle and cl_khr_subgroup_shuffle_relative and runs kernels in "
+                         "sub-groups of N work-items (OpenCL has no warps otherwise)");
+  if (op->intrinsic->id == IntrinsicId::WarpActiveMask)
+    return put(support_.warpHelper("activemask", op->type, op->loc) + "()");
+  const int64_t *warp = asConstInt(op->args[4]);
+  if (!warp || *warp != lanes)
+    fail(op->loc, name + " was lowered for warps of " +
+                      (warp ? std::to_string(*warp) + " lanes" : std::string("a size that is not a constant")) +
+                      ", but --subgroup-size=" + std::to_string(lanes) + " says the device's sub-groups have " +
+                      std::to_string(lanes) + " work-items");
+  const std::string kind = op->intrinsic->id == IntrinsicId::WarpShuffleUp     ? "shuffle_up"
+                           : op->intrinsic->id == IntrinsicId::WarpShuffleDown ? "shuffle_down"
+                                                                               : "shuffle";
+  const std::string helper = support_.warpHelper(kind, op->type, op->loc);
+  put(helper + "(" + bare(op->args[1]) + ", (uint)" + exprText(op->args[2]) + ", (uint)" + exprText(op->args[3]) +
+      ")");
 }
 
 // Shifts and bitwise operations. A signed left shift is done on the unsigned type (OpenCL C

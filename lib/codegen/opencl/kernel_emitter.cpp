@@ -33,9 +33,31 @@ std::string KernelEmitter::emit(const std::string &symbol, KernelLaunch &launch)
         census_.symbolicGroups[d] ? census_.symbolicGroups[d] : IntImmNode::make(DataType::int64(), census_.groups[d]);
     launch.globalSize[d] = census_.symbolicGroups[d] ? 0 : census_.groups[d] * census_.local[d];
   }
+  const bool warps = support_.subgroupSize() && usesWarps(func_.body);
+  if (warps) {
+    census_.assertMessages.insert(census_.assertMessages.begin(),
+                                  "the device runs this kernel in sub-groups of " +
+                                      std::to_string(support_.subgroupSize()) +
+                                      " work-items in local id order (--subgroup-size)");
+    asserts_ = 1;
+  }
   std::string head = signature(symbol, launch);
   emitStmt(func_.body);
-  return launchComment(launch) + head + " {\n" + localDecls_ + prologue_ + body_ + "}\n";
+  return launchComment(launch) + head + " {\n" + localDecls_ + (warps ? subgroupCheck() : "") + prologue_ + body_ +
+         "}\n";
+}
+
+// TVM lowered the kernel's warp operations for warps of --subgroup-size lanes, lane k of a warp
+// being the work-item of local linear id k mod N: a device whose sub-groups differ in size or
+// in that order would compute other sums, so the whole work-group fails as assert 1 does (a
+// work-group smaller than a sub-group is one sub-group of its size).
+std::string KernelEmitter::subgroupCheck() {
+  const int64_t items = census_.local[0] * census_.local[1] * census_.local[2];
+  const std::string lanes = std::to_string(support_.subgroupSize()) + "u";
+  const std::string expected = std::to_string(std::min<int64_t>(support_.subgroupSize(), items)) + "u";
+  return "  if (work_group_any(get_sub_group_local_id() != (uint)(get_local_linear_id() % " + lanes +
+         ")) || get_max_sub_group_size() != " + expected + ") { // assert 1: " + census_.assertMessages.front() +
+         "\n    atomic_cmpxchg(" + std::string(kErrorFlag) + ", 0, 1);\n    return;\n  }\n";
 }
 
 // `// launch K: global {128, 8, 1}, local {8, 8, 1} (groups {16, 1, 1})`; a number of groups
@@ -173,6 +195,16 @@ void KernelEmitter::visitEvaluate(const EvaluateNode *op) {
   if (call && isThreadAllreduce(*call))
     fail(op->loc, "T.tvm_thread_allreduce must be lowered first (the lower-thread-allreduce pass, in the opencl "
                   "target's pipeline)");
+  if (call && isStorageSync(*call) && storageSyncScope(*call) == scope::kWarp) {
+    // CUDA's __syncwarp: the sub-group's barrier, which every work-item of the sub-group must reach.
+    if (!support_.subgroupSize())
+      fail(op->loc, "T.tvm_storage_sync(\"warp\") orders the lanes of a warp: give --subgroup-size=N when the "
+                    "device offers cl_khr_subgroups and runs kernels in sub-groups of N work-items (OpenCL has no "
+                    "warps otherwise)");
+    support_.useSubgroups();
+    line("sub_group_barrier(CLK_LOCAL_MEM_FENCE);");
+    return;
+  }
   if (call && isStorageSync(*call)) {
     bool shared = isSharedScope(storageSyncScope(*call));
     line(shared ? "barrier(CLK_LOCAL_MEM_FENCE);" : "barrier(CLK_GLOBAL_MEM_FENCE);");

@@ -85,6 +85,11 @@ private:
   void visitCast(const CastNode *op, int, bool) override;
   void visitCall(const CallNode *op, int, bool) override;
   std::string bitwise(const CallNode *op);
+  // A warp shuffle or T.tvm_warp_activemask as a sub-group function (docs/opencl-emitter.md).
+  void warpCall(const CallNode *op);
+  // `if (get_max_sub_group_size() != N)`: assert 1 of a kernel with warp intrinsics, which needs
+  // sub-groups of the warp's size; empty for other kernels.
+  std::string subgroupCheck();
   // select(f, t, mask) with the mask as wide as the values' lanes.
   void vectorSelect(const Expr &condition, const Expr &trueValue, const Expr &falseValue, SourceRange where) override;
   std::string typeName(DataType type, SourceRange where) override;

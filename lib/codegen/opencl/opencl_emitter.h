@@ -19,7 +19,14 @@ namespace tirlower {
 // non-constant thread extent, an unsupported vector width. A kernel with asserts reports a
 // failure through an extra last argument (see KernelLaunch::assertMessages). Warnings (a renamed kernel) go to
 // `diagnostics`.
-std::string emitOpenCL(const Module &module, DiagnosticSink &diagnostics);
+//
+// Warp intrinsics (T.tvm_warp_shuffle[_up|_down], T.tvm_warp_activemask) need
+// `subgroupSize`: the device offers cl_khr_subgroup_shuffle and _relative and runs the kernel in
+// sub-groups of that many work-items; each kernel that uses them checks it when it starts.
+struct OpenCLEmitOptions {
+  int subgroupSize = 0; // --subgroup-size; 0: the device offers no sub-group shuffles
+};
+std::string emitOpenCL(const Module &module, DiagnosticSink &diagnostics, const OpenCLEmitOptions &options = {});
 
 // How to launch one kernel: work sizes per dimension (global = groups x local) and the
 // parameter names in signature order, as emitted.
@@ -46,6 +53,6 @@ struct KernelLaunch {
 
 // One entry per PrimFunc, in module order. Throws CompileError as emitOpenCL does for thread
 // bindings it cannot launch (unknown tag, a work-group extent that is not a constant).
-std::vector<KernelLaunch> launchGeometry(const Module &module);
+std::vector<KernelLaunch> launchGeometry(const Module &module, const OpenCLEmitOptions &options = {});
 
 } // namespace tirlower

@@ -229,12 +229,40 @@ void OpenCLSupport::noteType(DataType type) {
     fp16_ = true;
 }
 
+std::string OpenCLSupport::warpHelper(std::string_view op, DataType type, SourceRange where) {
+  subgroups_ = true;
+  if (op == "activemask") {
+    helpers_.emplace("tl_warp_activemask",
+                     "// The lanes of the work-item's sub-group: sub-group functions are reached by all of them.\n"
+                     "static inline uint tl_warp_activemask(void) {\n"
+                     "  return get_sub_group_size() >= 32u ? 0xffffffffu : (1u << get_sub_group_size()) - 1u;\n}\n");
+    return "tl_warp_activemask";
+  }
+  const std::string t = openclTypeName(type, where);
+  const std::string name = "tl_warp_" + std::string(op) + "_" + t;
+  const std::string head = "static inline " + t + " " + name + "(" + t + " v, uint ";
+  std::string body;
+  if (op == "shuffle") // CUDA's __shfl_sync: the lane within the work-item's width segment
+    body = head + "lane, uint width) {\n  return sub_group_shuffle(v, (get_sub_group_local_id() & ~(width - 1u)) | "
+                  "(lane & (width - 1u)));\n}\n";
+  else if (op == "shuffle_up") // __shfl_up_sync: past the segment's start, its own value
+    body = head + "delta, uint width) {\n  const " + t + " moved = sub_group_shuffle_up(v, delta);\n"
+                  "  return (get_sub_group_local_id() & (width - 1u)) >= delta ? moved : v;\n}\n";
+  else // __shfl_down_sync: past the segment's end, its own value
+    body = head + "delta, uint width) {\n  const " + t + " moved = sub_group_shuffle_down(v, delta);\n"
+                  "  return (get_sub_group_local_id() & (width - 1u)) + delta < width ? moved : v;\n}\n";
+  helpers_.emplace(name, body);
+  return name;
+}
+
 std::string OpenCLSupport::preamble() const {
   std::string out;
   if (fp64_)
     out += "#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n";
   if (fp16_)
     out += "#pragma OPENCL EXTENSION cl_khr_fp16 : enable\n";
+  if (subgroups_) // the shuffle extensions take no pragma; they need OpenCL C 2.0 or later
+    out += "#pragma OPENCL EXTENSION cl_khr_subgroups : enable\n";
   if (sampler_)
     out += "__constant sampler_t tl_sampler = CLK_NORMALIZED_COORDS_FALSE | CLK_ADDRESS_CLAMP | CLK_FILTER_NEAREST;\n";
   if (!out.empty())

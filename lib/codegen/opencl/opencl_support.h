@@ -30,6 +30,16 @@ bool isReservedOpenCLName(const std::string &name);
 
 class OpenCLSupport {
 public:
+  // `subgroupSize`: the device's sub-groups (--subgroup-size); 0: it offers no sub-group shuffles.
+  explicit OpenCLSupport(int subgroupSize = 0) : subgroupSize_(subgroupSize) {}
+  int subgroupSize() const { return subgroupSize_; }
+  // The helper computing a warp operation with sub-group functions (docs/opencl-emitter.md,
+  // "Warp shuffles"): `op` is "shuffle", "shuffle_up" or "shuffle_down" on `type` values
+  // (T tl_warp_shuffle_down_float(T value, uint delta, uint width)), or "activemask" (uint
+  // tl_warp_activemask(void)). Needs subgroupSize().
+  std::string warpHelper(std::string_view op, DataType type, SourceRange where);
+  void useSubgroups() { subgroups_ = true; } // the file enables the sub-group extensions
+  bool usesSubgroups() const { return subgroups_; } // then it is OpenCL C 2.0
   // Integer floor division and modulo (scalar or vector) for signed types; float ones use floor.
   // Signed integer division helpers are defined wherever the interpreter is: MIN / -1 wraps to
   // MIN with remainder 0 (OpenCL C, like C, leaves it undefined).
@@ -48,7 +58,8 @@ public:
 
 private:
   std::map<std::string, std::string> helpers_;
-  bool fp64_ = false, fp16_ = false, sampler_ = false;
+  bool fp64_ = false, fp16_ = false, sampler_ = false, subgroups_ = false;
+  int subgroupSize_ = 0;
 };
 
 } // namespace tirlower

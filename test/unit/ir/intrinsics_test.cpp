@@ -4,6 +4,7 @@
 // defines them. The expectations are written out here by kind, not read from the table.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <set>
 #include <string>
@@ -30,6 +31,10 @@ const std::vector<std::string> kBitwise = {"bitwise_and", "bitwise_or", "bitwise
 const std::vector<std::string> kOthers = {"abs",         "bitwise_not",      "likely",      "assume",
                                           "if_then_else", "call_extern",     "call_pure_extern", "reinterpret",
                                           "q_multiply_shift", "q_multiply_shift_per_axis", "vscale"};
+// The GPU builtins TVM's GPU lowering prints (src/tir/op/builtin.cc: opaque calls).
+const std::vector<std::string> kGpu = {"tvm_storage_sync",      "tvm_thread_allreduce", "tvm_warp_shuffle",
+                                       "tvm_warp_shuffle_up",   "tvm_warp_shuffle_down", "tvm_warp_activemask"};
+const DataType u32 = DataType(DataType::Code::UInt, 32), handle = DataType::handle();
 
 const IntrinsicInfo &row(const std::string &name) {
   const IntrinsicInfo *info = findIntrinsic(name);
@@ -57,7 +62,7 @@ bool rejects(const std::string &name, std::vector<DataType> args, std::optional<
 
 TEST_CASE("the table has exactly the intrinsics TVM prints, each once and in id order", "[ir][intrinsics]") {
   std::set<std::string> expected;
-  for (const auto *list : {&kFloatUnary, &kFloatBinary, &kPredicates, &kShifts, &kBitwise, &kOthers})
+  for (const auto *list : {&kFloatUnary, &kFloatBinary, &kPredicates, &kShifts, &kBitwise, &kOthers, &kGpu})
     expected.insert(list->begin(), list->end());
   std::set<std::string> names;
   size_t k = 0;
@@ -74,7 +79,8 @@ TEST_CASE("the table has exactly the intrinsics TVM prints, each once and in id 
   CHECK(findIntrinsic("exp3") == nullptr);
   CHECK(findIntrinsic("LShift") == &row("shift_left")); // TVM 0.27's node names
   CHECK(findIntrinsic("BitwiseNot") == &row("bitwise_not"));
-  CHECK(findIntrinsic(Symbol("tvm_storage_sync")) == nullptr);
+  CHECK(findIntrinsic(Symbol("tvm_storage_sync")) == &row("tvm_storage_sync"));
+  CHECK(findIntrinsic(Symbol("tvm_unknown_builtin")) == nullptr);
 }
 
 TEST_CASE("float -> float intrinsics", "[ir][intrinsics]") {
@@ -209,12 +215,14 @@ TEST_CASE("effects and lane-wise application follow TVM's call effect kinds", "[
   for (const IntrinsicInfo &info : intrinsicTable()) {
     std::string name(info.name);
     INFO(name);
-    CallEffect expected = name == "call_extern" ? CallEffect::Opaque
-                          : name == "assume"    ? CallEffect::EmbedInfo
+    const bool gpu = std::find(kGpu.begin(), kGpu.end(), name) != kGpu.end();
+    CHECK(isGpuBuiltin(info) == gpu);
+    CallEffect expected = name == "call_extern" || gpu ? CallEffect::Opaque
+                          : name == "assume"          ? CallEffect::EmbedInfo
                           : name == "likely"    ? CallEffect::ExprAnnotation
                                                 : CallEffect::Pure;
     CHECK(info.effect == expected);
-    bool lanewise = name != "call_extern" && name != "call_pure_extern" && name != "assume" && name != "vscale";
+    bool lanewise = name != "call_extern" && name != "call_pure_extern" && name != "assume" && name != "vscale" && !gpu;
     CHECK(info.lanewise == lanewise);
   }
   Expr x = VarNode::make(Symbol("x"), i32);
@@ -282,9 +290,40 @@ TEST_CASE("CallNode::make checks calls of the table's intrinsics", "[ir][intrins
   CHECK_THROWS_AS(CallNode::make(i32, Symbol("shift_left"), {n, x}), IRTypeError);
   CHECK_THROWS_AS(CallNode::make(f32, Symbol("call_extern"), {x}), IRTypeError);
   CHECK(CallNode::make(b1, Symbol("isnan"), {x})->type == b1);
-  // Names the table does not know are kept as they are (target builtins).
   Expr sync = CallNode::make(i32, Symbol("tvm_storage_sync"), {StringImmNode::make("shared")});
-  CHECK(sync.as<CallNode>()->intrinsic == nullptr);
+  CHECK(sync.as<CallNode>()->intrinsic == &row("tvm_storage_sync"));
+  // Names the table does not know are kept as they are (target builtins).
+  Expr other = CallNode::make(i32, Symbol("tvm_unknown_builtin"), {StringImmNode::make("shared")});
+  CHECK(other.as<CallNode>()->intrinsic == nullptr);
+}
+
+TEST_CASE("GPU builtins: barriers, reductions and the warp operations TVM lowers CUDA reductions to",
+          "[ir][intrinsics]") {
+  CHECK(accepts("tvm_storage_sync", {handle}, i32));
+  CHECK(rejects("tvm_storage_sync", {i32}));
+  CHECK(isStatementIntrinsic(row("tvm_storage_sync")));
+  CHECK(isStatementIntrinsic(row("tvm_thread_allreduce")));
+  CHECK(accepts("tvm_thread_allreduce", {u32, f32, b1, f32, i32}, handle));
+  CHECK(rejects("tvm_thread_allreduce", {u32, f32, b1}));
+  // (uint32 mask, value, lane or delta, width, warp size) -> the value's type
+  for (const char *name : {"tvm_warp_shuffle", "tvm_warp_shuffle_up", "tvm_warp_shuffle_down"}) {
+    INFO(name);
+    CHECK(isWarpShuffle(row(name)));
+    CHECK_FALSE(isStatementIntrinsic(row(name)));
+    CHECK(accepts(name, {u32, f32, i32, i32, i32}, f32));
+    CHECK(accepts(name, {u32, i8, i32, i32, i32}, i8));
+    CHECK(accepts(name, {u32, f16, i64, i32, i32}, f16));
+    CHECK(rejects(name, {i32, f32, i32, i32, i32})); // the mask is a uint32
+    CHECK(rejects(name, {u32, f32.withLanes(4), i32, i32, i32}));
+    CHECK(rejects(name, {u32, b1, i32, i32, i32}));
+    CHECK(rejects(name, {u32, f32, f32, i32, i32}));
+    CHECK(rejects(name, {u32, f32, i32, i32}));
+  }
+  CHECK(type("tvm_warp_shuffle_down", {i32, f32, i32, i32, i32}).error ==
+        "the mask of T.tvm_warp_shuffle_down is a uint32, not int32");
+  CHECK(accepts("tvm_warp_activemask", {}, u32));
+  CHECK(rejects("tvm_warp_activemask", {u32}));
+  CHECK_FALSE(isWarpShuffle(row("tvm_warp_activemask")));
 }
 
 TEST_CASE("composite intrinsics expand into the table's simpler operations", "[ir][intrinsics]") {
