@@ -12,6 +12,17 @@
 
 namespace tirlower {
 
+namespace {
+// TVM's form of a comparison: `a > b` is `b < a` and `a >= b` is `b <= a` (the same for floats:
+// both are false with a NaN).
+Expr lessThanForm(const Expr &e) {
+  const auto *cmp = e.as<BinaryNode>();
+  if (!cmp || (cmp->op != BinaryOp::GT && cmp->op != BinaryOp::GE))
+    return e;
+  return BinaryNode::make(cmp->op == BinaryOp::GT ? BinaryOp::LT : BinaryOp::LE, cmp->b, cmp->a, e->loc);
+}
+} // namespace
+
 void Analyzer::bindRange(const Var &var, const Expr &min, const Expr &extent) {
   Bound &b = bound_[var.get()];
   b.var = var;
@@ -95,7 +106,7 @@ Expr Analyzer::settledWithoutWalk(const Expr &e) const {
   if (!split) {
     IntBounds gap{checkedSub(*lo, *k), checkedSub(*hi, *k)};
     std::optional<bool> decided = decideAgainstZero(op->op, gap);
-    return decided ? boolean(*decided) : e;
+    return decided ? boolean(*decided) : lessThanForm(e);
   }
   if (*hi / *k != *lo / *k)
     return e; // the quotient varies
@@ -262,7 +273,7 @@ protected:
       return impl_.simplifyIntArith(e);
     Expr a = impl_.simplify(op->a), b = impl_.simplify(op->b);
     Expr rebuilt = a.same(op->a) && b.same(op->b) ? e : BinaryNode::make(op->op, a, b, e->loc);
-    return smaller(impl_.rewriteBinary(op, a, b), rebuilt);
+    return lessThanForm(smaller(impl_.rewriteBinary(op, a, b), rebuilt));
   }
 
   Expr visitNot(const NotNode *op, const Expr &e) override {
