@@ -133,12 +133,28 @@ void ScriptPrinter::printCallArgs(const std::vector<Expr> &args) {
   out_ += ')';
 }
 
-void ScriptPrinter::printShape(const std::vector<Expr> &shape) {
+void ScriptPrinter::printShape(const std::vector<Expr> &shape, bool declared) {
   out_ += '(';
-  printExprList(shape);
+  if (declared)
+    for (size_t k = 0; k < shape.size(); ++k) {
+      if (k)
+        out_ += ", ";
+      printDeclared(shape[k]);
+    }
+  else
+    printExprList(shape);
   if (shape.size() == 1)
     out_ += ',';
   out_ += ')';
+}
+
+void ScriptPrinter::printDeclared(const Expr &e) {
+  const auto *var = e.as<VarNode>();
+  if (!var || plain_ || !printed_.find(var).empty())
+    return printExpr(e);
+  out_ += '"';
+  out_ += bindVar(var);
+  out_ += '"';
 }
 
 void ScriptPrinter::printAccess(const BufferNode *buffer, const std::vector<Expr> &indices) {

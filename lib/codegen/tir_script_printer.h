@@ -121,7 +121,11 @@ private:
   void visitBufferLoad(const BufferLoadNode *node) override;
   void printCallArgs(const std::vector<Expr> &args);
   void printExprList(const std::vector<Expr> &exprs);
-  void printShape(const std::vector<Expr> &shape); // (16,) (16, 64) ()
+  // (16,) (16, 64) (); `declared`: of a buffer declaration, whose unprinted variables it binds.
+  void printShape(const std::vector<Expr> &shape, bool declared = false);
+  // A variable a buffer declaration binds (a matched buffer's `strides=("As_0", "As_1")`, the
+  // region's strides) prints quoted, as TVM prints it, where nothing printed it before.
+  void printDeclared(const Expr &e);
   void printIntLiteral(DataType type, int64_t value);
   void printAccess(const BufferNode *buffer, const std::vector<Expr> &indices);
 
