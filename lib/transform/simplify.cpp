@@ -1,5 +1,6 @@
 // simplify: simplifies every expression with the bounds of the enclosing loops and lets, and
-// removes the branches and loops that simplification proves dead. Inside `if c:` the condition
+// removes the branches and loops that simplification proves dead, and stores of an element to
+// itself (`A[i] = A[i]`). Inside `if c:` the condition
 // c is known true (false in the else branch; both sides of a true `and` and of a false `or`; in
 // the values of T.if_then_else(c, ...) likewise), so
 // an `if`, T.if_then_else or T.Select on c, its negation, its inverted comparison or a
@@ -125,6 +126,16 @@ protected:
     if (condition == op->condition && thenCase == op->thenCase && elseCase == op->elseCase)
       return Stmt(op);
     return IfThenElseNode::make(condition, thenCase, elseCase, op->loc);
+  }
+
+  // A store of the value just loaded from the same element does nothing (as TVM's simplify).
+  Stmt visit(const BufferStoreNode *op) override {
+    Stmt s = BoundMutator::visit(op);
+    const auto *store = s.as<BufferStoreNode>();
+    if (const auto *load = store ? store->value.as<BufferLoadNode>() : nullptr;
+        load && load->buffer == store->buffer && structurallyEqual(load->indices, store->indices))
+      return SeqStmtNode::make({}, op->loc);
+    return s;
   }
 
   Stmt visit(const ForNode *op) override {
