@@ -12,7 +12,9 @@
 // subtract it, and an axis keeps its extent when the region is not smaller, or cannot be
 // expressed so (a non-affine index, an offset that depends on a variable bound inside). A buffer
 // is left alone when its data is used other than by accesses of it (an alias, an address), when an
-// access is a vector, or when it has strides, an offset or axis separators.
+// access is a vector, or when it has strides, an offset or axis separators. A block's
+// buffer_dim_align ([write index, axis, factor, offset]) gives the written buffer strides over its
+// compacted shape, each raised to the next factor * k + offset (TVM's storage_align).
 //
 // Preconditions: blocks opaque (convert-blocks-to-opaque); an access through a variable of a
 // block with iteration variables leaves its axis as it is.
@@ -30,6 +32,7 @@
 
 #include "arith/analyzer.h"
 #include "arith/expr_util.h"
+#include "ir/attrs.h"
 #include "ir/intrinsics.h"
 #include "ir/storage_scope.h"
 #include "ir/visitor.h"
@@ -50,6 +53,7 @@ struct Site {
   size_t depth = 0;                            // loops around the allocation
   std::vector<std::optional<AxisRegion>> axes; // the union so far; nullopt: kept
   bool accessed = false, opaque = false;
+  std::vector<std::pair<int64_t, int64_t>> aligns; // per axis (factor, offset) of buffer_dim_align; empty: none
 };
 
 // Whether the storage is shared by the threads of a thread loop (TVM's CanRelaxStorageUnderThread).
@@ -160,6 +164,7 @@ protected:
       close(op->buffer);
   }
   void visit(const BlockNode *op) override {
+    recordAligns(*op);
     for (const BlockIterVar &iv : op->iterVars)
       iterVars_.push_back(iv.var);
     size_t mark = restrictions_.size();
@@ -177,6 +182,31 @@ protected:
   }
 
 private:
+  // A block's buffer_dim_align entries [write index, axis, factor, offset] for the buffers it
+  // writes that are measured here.
+  void recordAligns(const BlockNode &block) {
+    const AttrValue *aligns = block.annotations.find(attr::kBufferDimAlign);
+    if (!aligns || aligns->kind() != AttrValue::Kind::List)
+      return;
+    for (const AttrValue &entry : aligns->items()) {
+      if (entry.kind() != AttrValue::Kind::List || entry.items().size() != 4)
+        continue;
+      int64_t v[4];
+      for (int k = 0; k < 4; ++k) {
+        if (entry.items()[k].kind() != AttrValue::Kind::Int)
+          return;
+        v[k] = entry.items()[k].asInt();
+      }
+      if (v[0] < 0 || v[0] >= static_cast<int64_t>(block.writes.size()) || v[2] <= 0 || v[3] < 0 || v[3] >= v[2])
+        continue;
+      auto it = sites.find(block.writes[v[0]].buffer->data.get());
+      if (it == sites.end() || v[1] < 0 || v[1] >= static_cast<int64_t>(it->second.buffer->rank()))
+        continue;
+      it->second.aligns.resize(it->second.buffer->rank());
+      it->second.aligns[v[1]] = {v[2], v[3]};
+    }
+  }
+
   void open(const Buffer &b) {
     if (!compactableInPlace(b))
       return;
@@ -325,7 +355,26 @@ struct Compacted {
   std::vector<Expr> starts;
 };
 
-// The new buffer of `site`, or nullopt when no axis shrinks.
+// The strides buffer_dim_align asks for over the (compacted) constant shape: innermost first,
+// each axis's stride raised to the next factor * k + offset; false when the shape is symbolic.
+bool alignedStrides(BufferNode::Fields &f, const std::vector<std::pair<int64_t, int64_t>> &aligns) {
+  std::vector<Expr> strides(f.shape.size());
+  int64_t stride = 1;
+  for (size_t d = f.shape.size(); d-- > 0;) {
+    const int64_t *extent = asConstInt(f.shape[d]);
+    if (!extent)
+      return false;
+    if (auto [factor, offset] = aligns[d]; factor > 0)
+      stride += ((factor + offset - stride % factor) % factor);
+    strides[d] = intImm(stride, f.shape[d]->type);
+    if (__builtin_mul_overflow(stride, *extent, &stride))
+      return false;
+  }
+  f.strides = std::move(strides);
+  return true;
+}
+
+// The new buffer of `site`, or nullopt when no axis shrinks and no stride is aligned.
 std::optional<Compacted> plan(const Site &site, const std::vector<Loop> &outer) {
   if (site.opaque || !site.accessed)
     return std::nullopt;
@@ -357,7 +406,8 @@ std::optional<Compacted> plan(const Site &site, const std::vector<Loop> &outer) 
     c.starts[d] = start;
     shrunk = true;
   }
-  if (!shrunk)
+  bool aligned = !site.aligns.empty() && alignedStrides(f, site.aligns);
+  if (!shrunk && !aligned)
     return std::nullopt;
   c.buffer = BufferNode::make(std::move(f));
   return c;
