@@ -8,6 +8,7 @@
 #include "arith/analyzer_impl.h"
 #include "arith/int_ops.h"
 #include "ir/functor.h"
+#include "ir/intrinsics.h"
 
 namespace tirlower {
 
@@ -266,6 +267,27 @@ protected:
     if (inner.min && inner.max && fitsType(op->type, *inner.min) && fitsType(op->type, *inner.max))
       return inner;
     return {};
+  }
+
+  // A shift of a non-negative value by an amount within the type: `1 << i` for i in [0, 15] is in
+  // [1, 32768] (a result that may leave the type is unbounded).
+  IntBounds visitCall(const CallNode *op) override {
+    const IntrinsicInfo *info = op->intrinsic;
+    if (!info || (info->id != IntrinsicId::ShiftLeft && info->id != IntrinsicId::ShiftRight) || op->args.size() != 2 ||
+        !op->type.isScalar())
+      return {};
+    IntBounds a = impl_.bounds(op->args[0]), b = impl_.bounds(op->args[1]);
+    int bits = op->type.bits();
+    if (!a.min || !a.max || !b.min || !b.max || *a.min < 0 || *b.min < 0 || *b.max >= bits || bits > 64)
+      return {};
+    if (info->id == IntrinsicId::ShiftRight)
+      return {*a.min >> *b.max, *a.max >> *b.min};
+    int64_t top = op->type.isUInt() && bits == 64 ? INT64_MAX : (bits >= 64 ? INT64_MAX : (int64_t(1) << (bits - 1)) - 1);
+    if (op->type.isUInt() && bits < 64)
+      top = (int64_t(1) << bits) - 1;
+    if (*b.max >= 63 || *a.max > (top >> *b.max))
+      return {};
+    return {*a.min << *b.min, *a.max << *b.max};
   }
 
   IntBounds visitLet(const LetNode *op) override {

@@ -2,15 +2,28 @@
 // with the input rebuilt from simplified children, and the smaller one wins, so simplify never
 // grows an expression.
 #include <algorithm>
+#include <cmath>
 
 #include "arith/analyzer_impl.h"
 #include "arith/expr_util.h"
 #include "arith/int_ops.h"
 #include "ir/diagnostic.h"
 #include "ir/functor.h"
+#include "ir/intrinsics.h"
 #include "ir/visitor.h"
 
 namespace tirlower {
+
+namespace {
+// TVM's form of a comparison: `a > b` is `b < a` and `a >= b` is `b <= a` (the same for floats:
+// both are false with a NaN).
+Expr lessThanForm(const Expr &e) {
+  const auto *cmp = e.as<BinaryNode>();
+  if (!cmp || (cmp->op != BinaryOp::GT && cmp->op != BinaryOp::GE))
+    return e;
+  return BinaryNode::make(cmp->op == BinaryOp::GT ? BinaryOp::LT : BinaryOp::LE, cmp->b, cmp->a, e->loc);
+}
+} // namespace
 
 void Analyzer::bindRange(const Var &var, const Expr &min, const Expr &extent) {
   Bound &b = bound_[var.get()];
@@ -95,7 +108,7 @@ Expr Analyzer::settledWithoutWalk(const Expr &e) const {
   if (!split) {
     IntBounds gap{checkedSub(*lo, *k), checkedSub(*hi, *k)};
     std::optional<bool> decided = decideAgainstZero(op->op, gap);
-    return decided ? boolean(*decided) : e;
+    return decided ? boolean(*decided) : lessThanForm(e);
   }
   if (*hi / *k != *lo / *k)
     return e; // the quotient varies
@@ -262,7 +275,7 @@ protected:
       return impl_.simplifyIntArith(e);
     Expr a = impl_.simplify(op->a), b = impl_.simplify(op->b);
     Expr rebuilt = a.same(op->a) && b.same(op->b) ? e : BinaryNode::make(op->op, a, b, e->loc);
-    return smaller(impl_.rewriteBinary(op, a, b), rebuilt);
+    return lessThanForm(smaller(impl_.rewriteBinary(op, a, b), rebuilt));
   }
 
   Expr visitNot(const NotNode *op, const Expr &e) override {
@@ -332,7 +345,42 @@ protected:
     std::vector<Expr> args;
     for (const Expr &a : op->args)
       args.push_back(impl_.simplify(a));
+    if (Expr folded = foldMath(op, args))
+      return folded;
     return sameList(args, op->args) ? e : CallNode::make(e->type, op->op, std::move(args), e->loc);
+  }
+
+  // A math function of float32 or float64 constants, computed as the interpreter computes it (the
+  // row's function; float32 in float): `T.log2(T.float64(14.0))`. Not when the result is not
+  // finite.
+  static Expr foldMath(const CallNode *op, const std::vector<Expr> &args) {
+    const IntrinsicInfo *info = op->intrinsic;
+    DataType type = op->type;
+    if (!info || info->eval != IntrinsicEval::Math || !type.isScalar() || !type.isFloat() ||
+        (type.bits() != 32 && type.bits() != 64) || args.empty() || args.size() > 2)
+      return Expr();
+    double x[2] = {0, 0};
+    for (size_t k = 0; k < args.size(); ++k) {
+      const auto *f = args[k].as<FloatImmNode>();
+      if (!f || f->type != type)
+        return Expr();
+      x[k] = f->value;
+    }
+    bool binary = args.size() == 2;
+    double r;
+    if (type.bits() == 64) {
+      if (binary ? !info->f64x2 : !info->f64)
+        return Expr();
+      r = binary ? info->f64x2(x[0], x[1]) : info->f64(x[0]);
+    } else {
+      if (binary ? !info->f32x2 : !info->f32)
+        return Expr();
+      float fx = static_cast<float>(x[0]), fy = static_cast<float>(x[1]);
+      r = binary ? info->f32x2(fx, fy) : info->f32(fx);
+    }
+    if (!std::isfinite(r))
+      return Expr();
+    return FloatImmNode::make(type, r, op->loc);
   }
 
   Expr visitBufferLoad(const BufferLoadNode *op, const Expr &e) override {

@@ -57,11 +57,11 @@ void ScriptPrinter::printBufferArgs(const BufferNode &buffer, std::optional<std:
   }
   if (!buffer.strides.empty()) {
     out_ += ", strides=";
-    printShape(buffer.strides);
+    printShape(buffer.strides, true);
   }
   if (buffer.elemOffset && !isConstZero(buffer.elemOffset)) {
     out_ += ", elem_offset=";
-    printExpr(buffer.elemOffset);
+    printDeclared(buffer.elemOffset);
   }
   if (!buffer.hasDefaultScope()) {
     out_ += ", scope=";

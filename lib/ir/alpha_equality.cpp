@@ -1,5 +1,7 @@
 #include "ir/alpha_equality.h"
 
+#include <algorithm>
+#include <cmath>
 #include <unordered_map>
 
 #include "ir/equality.h"
@@ -8,6 +10,24 @@
 namespace tirlower {
 
 namespace {
+
+// A float constant as its type holds it: a float16, bfloat16 or float32 constant read from
+// text as a double (TVM prints 0.088397790055248615 for a float16 that tirlower prints as 0.0884)
+// is the nearest value of its type, rounded to nearest even.
+double atPrecision(DataType type, double v) {
+  if (!std::isfinite(v) || v == 0 || type.bits() >= 64)
+    return v;
+  if (type.bits() == 32)
+    return static_cast<float>(v);
+  int significand = type.code() == DataType::Code::BFloat ? 8 : 11; // bits, the implicit one included
+  int minExponent = type.code() == DataType::Code::BFloat ? -125 : -13; // of the smallest normal, frexp's
+  int exponent;
+  std::frexp(v, &exponent);
+  int quantum = std::max(exponent, minExponent) - significand; // subnormals share the smallest step
+  double rounded = std::ldexp(std::nearbyint(std::ldexp(v, -quantum)), quantum);
+  double largest = type.code() == DataType::Code::BFloat ? 3.3895313892515355e38 : 65504.0;
+  return std::fabs(rounded) > largest ? std::copysign(HUGE_VAL, v) : rounded;
+}
 
 class AlphaEquality {
 public:
@@ -107,8 +127,9 @@ private:
     // kind-switch: compares two nodes of the same kind side by side; a functor walks one tree.
     switch (a->kind()) {
     case ExprKind::Var: return var(static_cast<const VarNode *>(a.get()), static_cast<const VarNode *>(b.get()));
-    case ExprKind::IntImm:
     case ExprKind::FloatImm:
+      return atPrecision(a->type, a.as<FloatImmNode>()->value) == atPrecision(b->type, b.as<FloatImmNode>()->value);
+    case ExprKind::IntImm:
     case ExprKind::StringImm: return structurallyEqual(a, b);
     case ExprKind::Binary: {
       auto &x = *a.as<BinaryNode>(), &y = *b.as<BinaryNode>();

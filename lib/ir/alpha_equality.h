@@ -6,8 +6,9 @@
 // free variable), and must correspond to that one everywhere after (a bijection); buffers
 // likewise, compared by their fields (element type, shape, strides, element offset, scope, axis
 // separators, layout; not their names). Everything else compares as in structurallyEqual:
-// node kinds, types, constants, operators, loop kinds, annotations, attributes (the function's
-// attributes except "global_symbol"), block regions and the order of statements.
+// node kinds, types, constants (floats at their type's precision), operators, loop kinds,
+// annotations, attributes (the function's attributes except "global_symbol"), block regions and
+// the order of statements.
 //   alphaEqual(f, g)               f: for i in range(4): A[i] = 0   g: for k in range(4): B[k] = 0
 //                                  (A and B of the same type and shape): equal
 #pragma once

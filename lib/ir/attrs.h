@@ -29,6 +29,11 @@ inline constexpr std::string_view kReduceScope = "reduce_scope";     // the redu
 // the attributes around its launch.
 inline constexpr std::string_view kPragmaPrefix = "pragma_";
 
+// ---- block annotations: T.sblock_attr({KEY: value}) ----------------------------------------------
+// [[write index, axis, factor, offset], ...]: the written buffer's stride of `axis` is padded to
+// factor * k + offset (a schedule's storage_align; compact-buffer-allocation gives the strides).
+inline constexpr std::string_view kBufferDimAlign = "buffer_dim_align";
+
 // ---- function attributes: T.func_attr({KEY: value}) ----------------------------------------------
 inline constexpr std::string_view kGlobalSymbol = "global_symbol";
 inline constexpr std::string_view kLayoutRequirements = "layout_requirements";

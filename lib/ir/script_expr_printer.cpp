@@ -135,12 +135,28 @@ void ScriptExprPrinter::printCallArgs(const std::vector<Expr> &args) {
   out_ += ')';
 }
 
-void ScriptExprPrinter::printShape(const std::vector<Expr> &shape) {
+void ScriptExprPrinter::printShape(const std::vector<Expr> &shape, bool declared) {
   out_ += '(';
-  printExprList(shape);
+  if (declared)
+    for (size_t k = 0; k < shape.size(); ++k) {
+      if (k)
+        out_ += ", ";
+      printDeclared(shape[k]);
+    }
+  else
+    printExprList(shape);
   if (shape.size() == 1)
     out_ += ',';
   out_ += ')';
+}
+
+void ScriptExprPrinter::printDeclared(const Expr &e) {
+  const auto *var = e.as<VarNode>();
+  if (!var || plain_ || !printed_.find(var).empty())
+    return printExpr(e);
+  out_ += '"';
+  out_ += bindVar(var);
+  out_ += '"';
 }
 
 void ScriptExprPrinter::printAccess(const BufferNode *buffer, const std::vector<Expr> &indices) {

@@ -27,7 +27,11 @@ public:
 
   void printExpr(const Expr &expr);
   void printIndexMap(const IndexMapNode &map); // lambda i, j: [j, i]
-  void printShape(const std::vector<Expr> &shape); // (16,) (16, 64) ()
+  // (16,) (16, 64) (); `declared`: of a buffer declaration, whose unprinted variables it binds.
+  void printShape(const std::vector<Expr> &shape, bool declared = false);
+  // A variable a buffer declaration binds (a matched buffer's `strides=("As_0", "As_1")`, the
+  // region's strides) prints quoted, as TVM prints it, where nothing printed it before.
+  void printDeclared(const Expr &e);
 
 protected:
   // ---- names ----

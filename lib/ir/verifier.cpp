@@ -333,9 +333,18 @@ private:
     for (const BlockIterVar &iv : op->iterVars)
       define(iv.var, iv.var->loc.valid() ? iv.var->loc : op->loc);
     visit(op->predicate);
+    // A matched buffer's strides and elem_offset may be names the match binds (the region's).
+    std::vector<Var> bound;
     for (const MatchBufferRegion &match : op->matchBuffers) {
       checkRegion(match.source);
       define(match.buffer->data, op->loc);
+      std::vector<Expr> fields = match.buffer->strides;
+      fields.push_back(match.buffer->elemOffset);
+      for (const Expr &e : fields)
+        if (const auto *var = e.as<VarNode>(); var && !inScope(var)) {
+          define(Var(var), op->loc);
+          bound.emplace_back(var);
+        }
       checkBufferFields(match.buffer);
       declareBuffer(match.buffer);
     }
@@ -360,6 +369,8 @@ private:
       undeclareBuffer(match.buffer);
       undefine(match.buffer->data);
     }
+    for (const Var &var : bound)
+      undefine(var);
     for (const BlockIterVar &iv : op->iterVars)
       undefine(iv.var);
   }

@@ -55,8 +55,12 @@ Expr Parser::lowerQuotedExtent(uint32_t id) {
         DataType type = text.find("int64") != std::string_view::npos ? DataType::int64() : DataType::int32();
         Var var = VarNode::make(Symbol(inner.nodeText(k)), type, inner.nodeRange(k));
         scope_.define(var->name.view(), {Binding::Kind::Var, var, nullptr, inner.nodeRange(k)});
-        func_.fields->params.push_back(var);
-        func_.quotedExtentVars.push_back(var);
+        // In the signature, a size parameter declared later; inside a block, a name the
+        // declaration binds (`T.match_buffer(..., strides=("As_0", "As_1"))`: the region's strides).
+        if (!block_) {
+          func_.fields->params.push_back(var);
+          func_.quotedExtentVars.push_back(var);
+        }
       }
       if (inner.node(k).kind != Ast::Attr)
         for (uint32_t c = 0; c < inner.node(k).count; ++c)

@@ -23,7 +23,10 @@
 // has its own copy anyway); there an axis of symbolic extent, `(n + 31) // 32 * 32` rows of which
 // each group touches 32, shrinks to the constant region the accesses touch.
 //
-// Preconditions: blocks lowered (allocations are T.alloc_buffer statements).
+// Functions with blocks, and every function under `place=in-place`, compact in place instead,
+// as TVM's CompactBufferAllocation alone does (compact_block_allocation.cpp).
+//
+// Preconditions: blocks opaque (convert-blocks-to-opaque) or lowered.
 //
 //   acc = T.alloc_buffer((64, 16))            for i in range(64):
 //   for i in range(64):                   ->      acc = T.alloc_buffer((1, 16))
@@ -38,8 +41,10 @@
 #include "arith/expr_util.h"
 #include "ir/visitor.h"
 #include "transform/body_pass.h"
-#include "transform/passes.h"
+#include "transform/compact_block_allocation.h"
 #include "ir/storage_scope.h"
+#include "transform/pass_options.h"
+#include "transform/passes.h"
 
 namespace tirlower {
 
@@ -391,14 +396,26 @@ protected:
 
 } // namespace
 
+const PassOption<std::string> kPlace{
+    choiceOption("place", {"loops", "in-place"}, "loops",
+                 "loops: lowered TIR's allocations also move into the innermost loop around their accesses; in-place: "
+                 "every allocation shrinks where it is (TVM's CompactBufferAllocation alone)")};
+
 PassInfo compactBufferAllocationPassInfo() {
   PassInfo info;
   info.name = "compact-buffer-allocation";
-  info.requirements = {IRProperty::BlocksLowered};
-  info.summary = "shrink each T.alloc_buffer to the region its accesses touch, inside the innermost loop around them";
-  info.create = [](const PassOptions &) {
-    return std::make_unique<BodyPass>(
-        [](const PrimFunc &func, PassContext &) { return Compactor().mutate(func->body); });
+  info.requirements = {IRProperty::BlocksOpaque};
+  info.summary = "shrink each allocation to the region its accesses touch (in lowered TIR, inside the innermost loop "
+                 "around them)";
+  info.options = {kPlace};
+  info.create = [](const PassOptions &options) {
+    bool inPlace = kPlace.of(options) == "in-place";
+    return std::make_unique<BodyPass>([inPlace](const PrimFunc &func, PassContext &) {
+      // Schedulable TIR compacts in place, as TVM's pass does (the root block's allocations too).
+      if (inPlace || findBlock(func->body))
+        return compactInPlace(func->body, true);
+      return Compactor().mutate(func->body);
+    });
   };
   return info;
 }

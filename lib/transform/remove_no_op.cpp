@@ -1,5 +1,6 @@
 // remove-no-op: deletes statements that do nothing: stores of a value to the element it was
-// loaded from, evaluations of constants, loops and branches whose bodies do nothing, and
+// loaded from (indices provably equal under the loops and lets around it), evaluations of
+// constants, loops that run no iteration, loops and branches whose bodies do nothing, and
 // allocations and lets whose bodies do nothing. While loops are kept: an empty one may never end.
 //
 // Preconditions: none; any well-formed function. Stores with side effects in their value
@@ -10,6 +11,7 @@
 #include "transform/body_pass.h"
 #include "transform/passes.h"
 
+#include "arith/analyzer.h"
 #include "ir/equality.h"
 #include "ir/intrinsics.h"
 #include "ir/visitor.h"
@@ -43,13 +45,19 @@ protected:
 
   Stmt visit(const BufferStoreNode *op) override {
     if (const auto *load = op->value.as<BufferLoadNode>())
-      if (load->buffer == op->buffer && structurallyEqual(load->indices, op->indices))
+      if (load->buffer == op->buffer && sameIndices(load->indices, op->indices))
         return noOp(op->loc);
     return IRMutator::visit(op);
   }
   Stmt visit(const EvaluateNode *op) override { return hasSideEffects(op->value) ? Stmt(op) : noOp(op->loc); }
   Stmt visit(const ForNode *op) override {
+    // A loop that provably runs no iteration (its extent at most 0 for every value of the loops
+    // around it) does nothing.
+    if (analyzer_.canProve(BinaryNode::make(BinaryOp::LE, op->extent, intImm(0, op->extent->type))))
+      return noOp(op->loc);
+    analyzer_.bindRange(op->loopVar, op->min, op->extent);
     Stmt s = IRMutator::visit(op);
+    analyzer_.unbind(op->loopVar);
     return isNoOp(s.as<ForNode>()->body) ? noOp(op->loc) : s;
   }
   Stmt visit(const IfThenElseNode *op) override {
@@ -65,7 +73,12 @@ protected:
                                   op->loc);
     return s;
   }
-  Stmt visit(const LetStmtNode *op) override { return dropIfEmpty(IRMutator::visit(op), op->value); }
+  Stmt visit(const LetStmtNode *op) override {
+    lets_.emplace_back(op->var, op->value);
+    Stmt s = dropIfEmpty(IRMutator::visit(op), op->value);
+    lets_.pop_back();
+    return s;
+  }
   Stmt visit(const AllocateNode *op) override { return dropIfEmpty(IRMutator::visit(op), nullptr); }
   Stmt visit(const AllocBufferNode *op) override { return dropIfEmpty(IRMutator::visit(op), nullptr); }
   Stmt visit(const DeclBufferNode *op) override { return dropIfEmpty(IRMutator::visit(op), nullptr); }
@@ -86,6 +99,27 @@ protected:
   }
 
 private:
+  // Indices provably equal where the store is (`A[4 * io + ii] = A[i]` under `i = 4 * io + ii`).
+  bool sameIndices(const std::vector<Expr> &a, const std::vector<Expr> &b) {
+    if (a.size() != b.size())
+      return false;
+    for (size_t k = 0; k < a.size(); ++k)
+      if (!structurallyEqual(a[k], b[k]) && !(a[k]->type == b[k]->type && a[k]->type.isScalar() &&
+                                              analyzer_.canProveEqual(inlined(a[k]), inlined(b[k]))))
+        return false;
+    return true;
+  }
+  // `e` with the lets around the point replaced by their values (inner ones first: their values
+  // may name outer ones).
+  Expr inlined(Expr e) const {
+    for (auto it = lets_.rbegin(); it != lets_.rend(); ++it)
+      e = substitute(e, {*it});
+    return e;
+  }
+
+  Analyzer analyzer_;                      // the ranges of the loops around the point
+  std::vector<std::pair<Var, Expr>> lets_; // the lets around it, innermost last
+
   // A scoping statement whose body does nothing does nothing, unless its value has effects.
   static Stmt dropIfEmpty(Stmt s, const Expr &value) {
     const Stmt *body = nullptr;

@@ -1,5 +1,6 @@
 // simplify: simplifies every expression with the bounds of the enclosing loops and lets, and
-// removes the branches and loops that simplification proves dead. Inside `if c:` the condition
+// removes the branches and loops that simplification proves dead, and stores of an element to
+// itself (`A[i] = A[i]`). Inside `if c:` the condition
 // c is known true (false in the else branch; both sides of a true `and` and of a false `or`; in
 // the values of T.if_then_else(c, ...) likewise), so
 // an `if`, T.if_then_else or T.Select on c, its negation, its inverted comparison or a
@@ -127,6 +128,16 @@ protected:
     return IfThenElseNode::make(condition, thenCase, elseCase, op->loc);
   }
 
+  // A store of the value just loaded from the same element does nothing (as TVM's simplify).
+  Stmt visit(const BufferStoreNode *op) override {
+    Stmt s = BoundMutator::visit(op);
+    const auto *store = s.as<BufferStoreNode>();
+    if (const auto *load = store ? store->value.as<BufferLoadNode>() : nullptr;
+        load && load->buffer == store->buffer && structurallyEqual(load->indices, store->indices))
+      return SeqStmtNode::make({}, op->loc);
+    return s;
+  }
+
   Stmt visit(const ForNode *op) override {
     Expr extent = mutate(op->extent);
     if (const int64_t *known = asConstInt(extent); known && *known <= 0)
@@ -202,6 +213,27 @@ private:
     return std::nullopt;
   }
 
+  // A comparison with a constant written with the constant on the right (`7 <= n` as `n >= 7`,
+  // the form simplify prints being TVM's).
+  struct Comparison {
+    Expr a;
+    BinaryOp op;
+    Expr b;
+  };
+  static std::optional<Comparison> constantRight(const BinaryNode *n) {
+    if (!n || !isComparison(n->op))
+      return std::nullopt;
+    if (asConstInt(n->a) && !asConstInt(n->b)) {
+      BinaryOp op = n->op == BinaryOp::LT   ? BinaryOp::GT
+                    : n->op == BinaryOp::LE ? BinaryOp::GE
+                    : n->op == BinaryOp::GT ? BinaryOp::LT
+                    : n->op == BinaryOp::GE ? BinaryOp::LE
+                                            : n->op;
+      return Comparison{n->b, op, n->a};
+    }
+    return Comparison{n->a, n->op, n->b};
+  }
+
   // The value of `condition` when `fact` holds, if it follows: the same condition, its inverted
   // comparison, or a comparison of the same integer expression with another constant (`n < 5`
   // gives `n < 10` and not `n >= 7`; nothing is computed, so nothing can wrap).
@@ -215,17 +247,18 @@ private:
         return admitted != 0;
       return std::nullopt;
     }
-    if (!b || !f || !isComparison(b->op) || !isComparison(f->op) || !structurallyEqual(b->a, f->a))
+    std::optional<Comparison> qc = constantRight(b), fc = constantRight(f);
+    if (!qc || !fc || !structurallyEqual(qc->a, fc->a))
       return std::nullopt;
-    if (structurallyEqual(b->b, f->b) && inverse(f->op, f->a->type) == b->op)
+    if (structurallyEqual(qc->b, fc->b) && inverse(fc->op, fc->a->type) == qc->op)
       return !fact.value;
-    const int64_t *c1 = asConstInt(f->b), *c2 = asConstInt(b->b);
-    DataType type = f->a->type;
+    const int64_t *c1 = asConstInt(fc->b), *c2 = asConstInt(qc->b);
+    DataType type = fc->a->type;
     // (A uint64 constant may not fit int64.)
     if (!c1 || !c2 || !type.isIndex() || (type.isUInt() && type.bits() == 64))
       return std::nullopt;
     // The interval of the shared left side the fact leaves.
-    std::optional<BinaryOp> op = fact.value ? std::optional<BinaryOp>(f->op) : inverse(f->op, f->a->type);
+    std::optional<BinaryOp> op = fact.value ? std::optional<BinaryOp>(fc->op) : inverse(fc->op, type);
     if (!op || *op == BinaryOp::NE)
       return std::nullopt;
     __int128 lo = INT64_MIN, hi = INT64_MAX, c = *c1;
@@ -244,7 +277,7 @@ private:
         return false;
       return std::nullopt;
     };
-    switch (b->op) {
+    switch (qc->op) {
     case BinaryOp::LT: return verdict(hi < q, lo >= q);
     case BinaryOp::LE: return verdict(hi <= q, lo > q);
     case BinaryOp::GT: return verdict(lo > q, hi <= q);

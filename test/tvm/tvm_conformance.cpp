@@ -227,7 +227,8 @@ private:
 // first and then, in some files, simplify and remove-no-op.
 std::string passOf(const nlohmann::json &c) {
   std::string pipeline = c["pipeline"];
-  return pipeline.substr(0, pipeline.find(','));
+  std::string first = pipeline.substr(0, pipeline.find(','));
+  return first.substr(0, first.find('{')); // without its options
 }
 
 int conformanceMain(int argc, char **argv) {

@@ -57,3 +57,18 @@ TEST_CASE("alpha equality: any other difference is one") {
                    "A: T.Buffer((32,), \"float32\"), B: T.Buffer((16,), \"float32\")", &why));
   CHECK(why == "buffer A's shape");
 }
+
+TEST_CASE("alpha equality: float constants compare at their type's precision") {
+  const char *halves = "A: T.Buffer((16,), \"float16\"), B: T.Buffer((16,), \"float16\")";
+  // TVM prints a float16 constant with the digits of its double; tirlower at float16 precision.
+  CHECK(same(halves, "    B[0] = A[0] * T.float16(0.088397790055248615)\n", "    B[0] = A[0] * T.float16(0.0884)\n"));
+  // The next float16 after 0.0884 (a step of 2^-17 near it) is another constant.
+  CHECK_FALSE(same(halves, "    B[0] = A[0] * T.float16(0.0884)\n", "    B[0] = A[0] * T.float16(0.08847)\n"));
+  CHECK(same(kParams, "    B[0] = A[0] * T.float32(0.1)\n", "    B[0] = A[0] * T.float32(0.100000001)\n"));
+  CHECK_FALSE(same(kParams, "    B[0] = A[0] * T.float32(0.1)\n", "    B[0] = A[0] * T.float32(0.1000001)\n"));
+  const char *doubles = "A: T.Buffer((16,), \"float64\"), B: T.Buffer((16,), \"float64\")";
+  CHECK_FALSE(same(doubles, "    B[0] = A[0] * T.float64(0.1)\n", "    B[0] = A[0] * T.float64(0.100000001)\n"));
+  // Subnormal float16s: 2^-24 steps.
+  CHECK(same(halves, "    B[0] = T.float16(5.9604644775390625e-08)\n", "    B[0] = T.float16(6e-08)\n"));
+  CHECK_FALSE(same(halves, "    B[0] = T.float16(5.9604644775390625e-08)\n", "    B[0] = T.float16(1.2e-07)\n"));
+}
