@@ -30,8 +30,8 @@ const PassRegistry &PassRegistry::builtin() {
     r.add(simplifyPassInfo());
     r.add(removeNoOpPassInfo());
     r.add(convertSSAPassInfo());
-    r.add(collapseLoopsPassInfo());
     r.add(tileCopiesPassInfo());
+    r.add(collapseLoopsPassInfo());
     r.add(outerLoopVectorizePassInfo());
     r.add(unrollPassInfo());
     r.add(vectorizePassInfo());
