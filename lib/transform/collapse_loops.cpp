@@ -21,6 +21,7 @@
 //       for i2 in range(16):           ->        P[i1_i2_fused] = A[i1_i2_fused]
 //           P[i1 * 16 + i2] = A[i1 * 16 + i2]
 #include "arith/analyzer.h"
+#include "arith/constant_step.h"
 #include "arith/expr_util.h"
 #include "ir/visitor.h"
 #include "transform/body_pass.h"
@@ -72,11 +73,7 @@ private:
     }
   }
 
-  std::optional<int64_t> step(const Expr &e, const Var &v) {
-    Expr next = substitute(e, {{v, v + intImm(1, v->type)}});
-    const int64_t *c = asConstInt(analyzer_.simplify(next - e));
-    return c ? std::optional<int64_t>(*c) : std::nullopt;
-  }
+  std::optional<int64_t> step(const Expr &e, const Var &v) { return constantStep(analyzer_, e, v); }
 
   Var a_, b_;
   int64_t extentB_;

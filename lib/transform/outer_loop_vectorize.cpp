@@ -39,6 +39,7 @@
 //                                                   for j_v_1 in T.vectorized(16):
 //                                                       C[j_o * 16 + j_v_1] = C[...] + A[k] * B[k, j_o * 16 + j_v_1]
 #include "arith/analyzer.h"
+#include "arith/constant_step.h"
 #include "arith/expr_util.h"
 #include "ir/attrs.h"
 #include "ir/equality.h"
@@ -163,15 +164,8 @@ protected:
   }
 
 private:
-  // How far `e` moves when the loop variable `var` moves by one: a constant, or nullopt.
-  std::optional<int64_t> step(const Expr &e, const ForNode *loop) {
-    if (!usesVar(e, loop->loopVar.get()))
-      return 0;
-    Expr next = substitute(e, {{loop->loopVar, loop->loopVar + intImm(1, loop->loopVar->type)}});
-    Expr diff = analyzer_.simplify(next - e);
-    const int64_t *c = asConstInt(diff);
-    return c ? std::optional<int64_t>(*c) : std::nullopt;
-  }
+  // How far `e` moves when the loop variable moves by one: a constant, or nullopt.
+  std::optional<int64_t> step(const Expr &e, const ForNode *loop) { return constantStep(analyzer_, e, loop->loopVar); }
 
   // Every index but the last stays put, the last moves by one of `allowed`.
   bool moves(const std::vector<Expr> &indices, const ForNode *loop, std::initializer_list<int64_t> allowed) {
