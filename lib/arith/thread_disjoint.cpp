@@ -10,6 +10,7 @@
 #include "arith/int_ops.h"
 #include "ir/equality.h"
 #include "ir/script_expr_printer.h"
+#include "ir/visitor.h"
 
 namespace tirlower {
 
@@ -366,10 +367,78 @@ private:
   Analyzer *sizes_ = nullptr; // sizeFacts_'s, once a symbolic coefficient needs it
 };
 
+bool rewritesThreads(const ThreadIndexSpace &space) {
+  if (space.groupSize > 0)
+    return true;
+  return std::any_of(space.congruences.begin(), space.congruences.end(),
+                     [](const ThreadCongruence &c) { return c.modulus > 1; });
+}
+
+// The question with each thread index of a congruence t % m == r written as m * q + r (q the
+// digit of the threads that pass the guard), and threads[0] of a group as S * w + l (w the
+// group, l the place in it, which may differ between the threads: no longer a thread index the
+// digits must determine). Indices are over-approximated, never narrowed: q and w take every
+// value the range of t allows, l every place of a group. Whatever this does not apply to (a
+// thread index without constant bounds) keeps its question unchanged.
+bool neverMeetRewritten(const Expr &a, const Expr &b, const ThreadIndexSpace &space, Analyzer &analyzer,
+                        const SizeFacts &sizes) {
+  Analyzer local = analyzer;
+  ThreadIndexSpace reduced;
+  std::vector<std::pair<Var, Expr>> rewrite;
+  std::vector<Var> places;
+  for (size_t d = 0; d < space.threads.size(); ++d) {
+    const Var &t = space.threads[d];
+    const bool varying = d < space.varying.size() && space.varying[d];
+    ThreadCongruence c = d < space.congruences.size() ? space.congruences[d] : ThreadCongruence{};
+    const bool grouped = d == 0 && space.groupSize > 0 && c.modulus <= 1;
+    IntBounds range = analyzer.bounds(t);
+    if ((c.modulus <= 1 && !grouped) || !range.min || !range.max) {
+      reduced.threads.push_back(t);
+      reduced.varying.push_back(varying);
+      continue;
+    }
+    const DataType type = t->type;
+    const std::string name = t->name.str();
+    if (!grouped) {
+      const int64_t m = c.modulus, r = ((c.residue % m) + m) % m;
+      const int64_t lo = -floorDivide(-(*range.min - r), m), hi = floorDivide(*range.max - r, m);
+      if (lo > hi)
+        return true; // no thread passes the guard
+      Var q = VarNode::make(Symbol(name + "_q"), type);
+      local.bindRange(q, lo, hi - lo + 1);
+      rewrite.emplace_back(t, q * intImm(m, type) + intImm(r, type));
+      reduced.threads.push_back(q);
+      reduced.varying.push_back(varying && hi > lo);
+      continue;
+    }
+    const int64_t size = space.groupSize;
+    const int64_t wlo = floorDivide(*range.min, size), whi = floorDivide(*range.max, size);
+    const int64_t llo = wlo == whi ? *range.min - wlo * size : 0, lhi = wlo == whi ? *range.max - wlo * size : size - 1;
+    Var w = VarNode::make(Symbol(name + "_group"), type), l = VarNode::make(Symbol(name + "_place"), type);
+    local.bindRange(w, wlo, whi - wlo + 1);
+    local.bindRange(l, llo, lhi - llo + 1);
+    rewrite.emplace_back(t, w * intImm(size, type) + l);
+    reduced.threads.push_back(w);
+    reduced.varying.push_back(varying && whi > wlo);
+    places.push_back(l);
+  }
+  for (const Var &l : places) {
+    reduced.threads.push_back(l);
+    reduced.varying.push_back(false);
+  }
+  // The same thread (or the same group) on both sides: nothing to tell apart.
+  if (std::none_of(reduced.varying.begin(), reduced.varying.end(), [](bool v) { return v; }))
+    return true;
+  Expr ra = local.simplify(substitute(a, rewrite)), rb = local.simplify(substitute(b, rewrite));
+  return ThreadDigits(reduced, local, sizes).neverMeet(ra, rb);
+}
+
 } // namespace
 
 bool differentThreadsNeverMeet(const Expr &a, const Expr &b, const ThreadIndexSpace &space, Analyzer &analyzer,
                                const SizeFacts &sizes) {
+  if (rewritesThreads(space))
+    return neverMeetRewritten(a, b, space, analyzer, sizes);
   return ThreadDigits(space, analyzer, sizes).neverMeet(a, b);
 }
 

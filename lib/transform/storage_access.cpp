@@ -11,7 +11,8 @@
 
 namespace tirlower {
 
-SharedAccessAnalysis::SharedAccessAnalysis(std::array<int64_t, 3> local) : local_(local) {
+SharedAccessAnalysis::SharedAccessAnalysis(std::array<int64_t, 3> local, int64_t warpSize)
+    : local_(local), warpSize_(warpSize) {
   for (int d = 0; d < 3; ++d) {
     canon_[d] = VarNode::make(Symbol(std::string("threadIdx.") + static_cast<char>('x' + d)), DataType::int32());
     other_[d] = VarNode::make(Symbol(std::string("threadIdx.") + static_cast<char>('x' + d) + "'"), DataType::int32());
@@ -111,21 +112,56 @@ Var SharedAccessAnalysis::blockVar(const ThreadTag &tag) {
   return blocks_[slot];
 }
 
-ThreadRanges SharedAccessAnalysis::enterGuard(const Expr &condition) {
-  ThreadRanges saved = threads_;
-  refine(canonical(condition));
+GuardState SharedAccessAnalysis::enterGuard(const Expr &condition) {
+  GuardState saved{threads_, congruences_, false};
+  saved.threadsOnly = refine(canonical(condition));
+  // The range's ends moved onto the congruence: `tx % 32 == 0` in 32 threads leaves thread 0.
+  for (int d = 0; d < 3; ++d) {
+    auto [m, r] = congruences_[d];
+    auto [lo, hi] = threads_[d];
+    if (m <= 1 || lo > hi)
+      continue;
+    int64_t first = lo + (((r - lo) % m) + m) % m, last = hi - (((hi - r) % m) + m) % m;
+    if (first <= last)
+      threads_[d] = {first, last};
+  }
   return saved;
 }
 
-void SharedAccessAnalysis::refine(const Expr &c) {
+// `tx % m == r` (or `r == tx % m`): every thread that passes has tx = m * q + r. A congruence
+// that does not refine the one already known is left out (the thread set stays larger).
+bool SharedAccessAnalysis::refineCongruence(const BinaryNode &eq) {
+  const auto *mod = eq.a.as<BinaryNode>();
+  const int64_t *r = asConstInt(eq.b);
+  if (!mod || !r) {
+    mod = eq.b.as<BinaryNode>();
+    r = asConstInt(eq.a);
+  }
+  const int64_t *m = mod && mod->op == BinaryOp::FloorMod ? asConstInt(mod->b) : nullptr;
+  if (!r || !m || *m <= 0 || *r < 0 || *r >= *m)
+    return false;
+  for (int d = 0; d < 3; ++d) {
+    if (!isThreadIndex(mod->a, d))
+      continue;
+    ThreadCongruence &known = congruences_[d];
+    if (known.modulus <= 1 || (*m % known.modulus == 0 && *r % known.modulus == known.residue))
+      known = {*m, *r};
+    return true;
+  }
+  return false;
+}
+
+bool SharedAccessAnalysis::refine(const Expr &c) {
   const auto *b = c.as<BinaryNode>();
   if (!b)
-    return;
+    return false;
   if (b->op == BinaryOp::And) {
-    refine(b->a);
-    refine(b->b);
-    return;
+    bool first = refine(b->a);
+    return refine(b->b) && first;
   }
+  if (b->op == BinaryOp::EQ && refineCongruence(*b))
+    return true;
+  bool understood = false;
   for (int d = 0; d < 3; ++d) {
     const int64_t *k = nullptr;
     BinaryOp op = b->op;
@@ -141,6 +177,7 @@ void SharedAccessAnalysis::refine(const Expr &c) {
     }
     if (!k)
       continue;
+    understood = true;
     auto [lo, hi] = threads_[d];
     switch (op) { // kind-switch: the comparisons that bound a thread index
     case BinaryOp::LT: hi = std::min(hi, *k - 1); break;
@@ -151,10 +188,11 @@ void SharedAccessAnalysis::refine(const Expr &c) {
       lo = std::max(lo, *k);
       hi = std::min(hi, *k);
       break;
-    default: break;
+    default: understood = false; break;
     }
     threads_[d] = {lo, hi};
   }
+  return understood;
 }
 
 SharedAccess SharedAccessAnalysis::record(const BufferNode &buffer, const std::vector<Expr> &indices, bool write,
@@ -165,6 +203,7 @@ SharedAccess SharedAccessAnalysis::record(const BufferNode &buffer, const std::v
   a.write = write;
   a.loc = loc;
   a.threads = threads_;
+  a.congruences = congruences_;
   a.loops = loops_;
   for (const Expr &e : extents_)
     if (e)
@@ -218,13 +257,27 @@ void bindSizeFacts(Analyzer &sizes, const std::vector<Expr> &extents) {
 
 } // namespace
 
-bool SharedAccessAnalysis::meet(const SharedAccess &a, const SharedAccess &b, size_t carried) {
+// Whether every thread of both accesses is in one warp: the least and the greatest linear id
+// (x fastest) of their ranges are.
+bool SharedAccessAnalysis::inOneWarp(const SharedAccess &a, const SharedAccess &b) const {
+  int64_t lo = 0, hi = 0;
+  for (int d = 2; d >= 0; --d) {
+    lo = lo * local_[d] + std::min(a.threads[d].first, b.threads[d].first);
+    hi = hi * local_[d] + std::max(a.threads[d].second, b.threads[d].second);
+  }
+  return lo >= 0 && lo / warpSize_ == hi / warpSize_;
+}
+
+bool SharedAccessAnalysis::meet(const SharedAccess &a, const SharedAccess &b, size_t carried, bool warpOrdered) {
   if (a.data != b.data || (!a.write && !b.write) || a.index.size() != b.index.size())
     return false;
   bool single = true; // both by the same single thread
   for (int d = 0; d < 3; ++d)
     single &= a.threads[d].first == a.threads[d].second && a.threads[d] == b.threads[d];
   if (single)
+    return false;
+  warpOrdered = warpOrdered && warpSize_ > 0;
+  if (warpOrdered && inOneWarp(a, b))
     return false;
   Analyzer analyzer;
   std::vector<std::pair<Var, Expr>> renamed;
@@ -258,8 +311,12 @@ bool SharedAccessAnalysis::meet(const SharedAccess &a, const SharedAccess &b, si
       return false;
     // Thread indices are bound to the union of both ranges for the digits' values.
     Analyzer both = analyzer;
-    ThreadIndexSpace space{{canon_[0], canon_[1], canon_[2]}, {}};
+    ThreadIndexSpace space{{canon_[0], canon_[1], canon_[2]}, {}, {}, 0};
+    if (warpOrdered && local_[0] % warpSize_ == 0) // a warp is x // size with y and z
+      space.groupSize = warpSize_;
     for (int d = 0; d < 3; ++d) {
+      const ThreadCongruence &ca = a.congruences[d], &cb = b.congruences[d];
+      space.congruences.push_back(ca.modulus == cb.modulus && ca.residue == cb.residue ? ca : ThreadCongruence{});
       int64_t lo = std::min(a.threads[d].first, b.threads[d].first);
       int64_t hi = std::max(a.threads[d].second, b.threads[d].second);
       space.varying.push_back(hi > lo);

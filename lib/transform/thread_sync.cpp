@@ -45,10 +45,23 @@ struct Summary {
   std::vector<SharedAccess> head; // before the first barrier
   std::vector<SharedAccess> tail; // after the last barrier (everything when there is none)
   bool barrier = false;           // every thread passes a barrier in it
+  bool warpBarrier = false;       // every thread that runs it passes one warp barrier (or a barrier) in it
 };
 
 void append(std::vector<SharedAccess> &to, const std::vector<SharedAccess> &from) {
   to.insert(to.end(), from.begin(), from.end());
+}
+
+// A summary as seen from outside a statement that not every thread running it passes through
+// whole (a branch, a shorter launch, a loop of thread-dependent bounds): a warp barrier inside
+// orders nothing for threads outside it.
+Summary withoutWarpOrder(Summary sum) {
+  for (SharedAccess &a : sum.head)
+    a.warpBefore = false;
+  for (SharedAccess &a : sum.tail)
+    a.warpAfter = false;
+  sum.warpBarrier = false;
+  return sum;
 }
 
 Stmt makeSync(SourceRange loc) {
@@ -61,7 +74,7 @@ bool isSync(const Stmt &s) {
 
 class Planner : private StmtFunctor<std::pair<Stmt, Summary>(const Stmt &, const Stmt &)> {
 public:
-  explicit Planner(std::array<int64_t, 3> local) : acc_(local) {}
+  Planner(std::array<int64_t, 3> local, int64_t warpSize) : acc_(local, warpSize) {}
 
   std::pair<Stmt, Summary> plan(const Stmt &s) { return visitStmt(s, s); }
 
@@ -79,9 +92,20 @@ private:
   }
 
   std::pair<Stmt, Summary> visitEvaluate(const EvaluateNode *op, const Stmt &s) override {
+    if (const CallNode *sync = storageSyncOf(s); sync && storageSyncScope(*sync) == scope::kWarp) {
+      // CUDA's __syncwarp(): it orders the lanes of a warp that reach it.
+      if (!acc_.warpSize())
+        throw CompileError(op->loc, "thread-sync: T.tvm_storage_sync(\"warp\") orders the lanes of a warp, whose "
+                                    "size the target declares: give --subgroup-size=N (thread-sync's option "
+                                    "subgroup-size)");
+      Summary sum;
+      sum.warpBarrier = warpOrderHolds();
+      return {s, sum};
+    }
     if (isSync(s)) {
       Summary sum;
       sum.barrier = uniform();
+      sum.warpBarrier = sum.barrier;
       return {s, sum};
     }
     const auto *call = op->value.as<CallNode>();
@@ -118,7 +142,8 @@ private:
   std::pair<Stmt, Summary> visitWhile(const WhileNode *op, const Stmt &s) override {
     std::vector<SharedAccess> cond = acc_.loads(op->condition);
     Divergence d(*this, acc_.isVarying(op->condition), op->loc);
-    auto [body, sum] = planLoopBody(op->body, op->loc, acc_.loopDepth());
+    auto [body, planned] = planLoopBody(op->body, op->loc, acc_.loopDepth());
+    Summary sum = withoutWarpOrder(planned); // the iterations differ between threads
     Summary out;
     out.head = cond;
     append(out.head, sum.head);
@@ -132,9 +157,10 @@ private:
     acc_.bindValue(op->var, acc_.canonical(op->value));
     if (acc_.isVarying(op->value))
       acc_.markVarying(op->var.get());
-    auto [body, sum] = plan(op->body);
+    auto [planned, sum] = plan(op->body);
     acc_.unbindValue();
-    return {body == op->body ? s : LetStmtNode::make(op->var, op->value, body, op->loc), prefix(value, sum)};
+    auto [body, out] = prefixed(value, planned, sum, true);
+    return {body == op->body ? s : LetStmtNode::make(op->var, op->value, body, op->loc), out};
   }
 
   std::pair<Stmt, Summary> visitAllocate(const AllocateNode *op, const Stmt &s) override {
@@ -159,12 +185,13 @@ private:
     throw CompileError(op->loc, "thread-sync needs lowered blocks; run lower-opaque-block first");
   }
 
-  // Marks the statements compiled in its lifetime as thread-divergent (when `divergent`).
+  // Marks the statements compiled in its lifetime as thread-divergent (when `divergent`);
+  // `threadsOnly`: by a condition on thread indices alone (an if's guard, a shorter launch).
   class Divergence {
   public:
-    Divergence(Planner &p, bool divergent, SourceRange where) : p_(p), active_(divergent) {
+    Divergence(Planner &p, bool divergent, SourceRange where, bool threadsOnly = false) : p_(p), active_(divergent) {
       if (active_)
-        p_.divergence_.push_back(where);
+        p_.divergence_.push_back({where, threadsOnly});
     }
     ~Divergence() {
       if (active_)
@@ -178,17 +205,36 @@ private:
 
   bool uniform() const { return divergence_.empty(); }
 
-  static Summary prefix(const std::vector<SharedAccess> &first, const Summary &then) {
+  // Whether a warp barrier here orders the lanes that pass it: the warp size is known, and the
+  // threads that reach it differ only by guards on thread indices, so that the lanes of a warp
+  // that run a statement around it meet at it in the same iteration of every loop around.
+  bool warpOrderHolds() const {
+    return acc_.warpSize() > 0 &&
+           std::all_of(divergence_.begin(), divergence_.end(), [](const DivergentFlow &f) { return f.threadsOnly; });
+  }
+
+  // The accesses `first` (a let's value, a loop's bounds) before a statement's `then`: a barrier
+  // at the start of `body` when they meet (`bodyRuns`: the body runs whenever `first` does).
+  std::pair<Stmt, Summary> prefixed(const std::vector<SharedAccess> &first, Stmt body, Summary then, bool bodyRuns) {
+    if (const SharedAccess *a = firstMeeting(first, then.head)) {
+      requireUniform(*a, *meetingPartner_, body->loc);
+      body = SeqStmtNode::make({makeSync(body->loc), body}, body->loc);
+      then.head.clear();
+      then.barrier = then.barrier || bodyRuns;
+      then.warpBarrier = then.warpBarrier || bodyRuns;
+    }
     Summary out = then;
     std::vector<SharedAccess> head = first;
     append(head, then.head);
     out.head = std::move(head);
     if (!then.barrier) {
       std::vector<SharedAccess> tail = first;
+      for (SharedAccess &a : tail)
+        a.warpAfter = then.warpBarrier;
       append(tail, then.tail);
       out.tail = std::move(tail);
     }
-    return out;
+    return {body, out};
   }
 
   std::pair<Stmt, Summary> leaf(const Stmt &s, std::vector<SharedAccess> acc) {
@@ -216,16 +262,23 @@ private:
         out.push_back(makeSync(s->loc));
         changed = true;
         pending.clear();
-        sum.barrier = true;
+        sum.barrier = sum.warpBarrier = true;
       }
       if (!sum.barrier)
-        append(sum.head, part.head);
+        for (SharedAccess a : part.head) {
+          a.warpBefore = a.warpBefore || sum.warpBarrier; // a warp barrier of an earlier statement
+          sum.head.push_back(std::move(a));
+        }
       if (part.barrier) {
         pending = part.tail;
         sum.barrier = true;
       } else {
+        if (part.warpBarrier)
+          for (SharedAccess &a : pending)
+            a.warpAfter = true;
         append(pending, part.tail);
       }
+      sum.warpBarrier = sum.warpBarrier || part.warpBarrier || part.barrier;
       out.push_back(planned);
     }
     sum.tail = std::move(pending);
@@ -248,14 +301,16 @@ private:
 
   std::pair<Stmt, Summary> planIf(const IfThenElseNode &op) {
     std::vector<SharedAccess> cond = acc_.loads(op.condition);
-    Divergence d(*this, acc_.isVarying(op.condition), op.loc);
+    GuardState outside = acc_.enterGuard(op.condition);
+    Divergence d(*this, acc_.isVarying(op.condition), op.loc, outside.threadsOnly);
     Stmt thenCase, elseCase;
     Summary thenSum, elseSum;
-    ThreadRanges outside = acc_.enterGuard(op.condition);
     std::tie(thenCase, thenSum) = plan(op.thenCase);
     acc_.exitGuard(outside);
     if (op.elseCase)
       std::tie(elseCase, elseSum) = plan(op.elseCase);
+    thenSum = withoutWarpOrder(thenSum); // not every thread takes a branch
+    elseSum = withoutWarpOrder(elseSum);
     Summary out;
     out.head = cond;
     append(out.head, thenSum.head);
@@ -290,13 +345,16 @@ private:
       planned = planLoopBody(op.body, op.loc, acc_.loopDepth() - 1);
       acc_.exitLoop();
     }
-    auto &[body, sum] = planned;
     const int64_t *trips = asConstInt(op.extent);
-    sum.barrier = sum.barrier && trips && *trips > 0;
+    const bool runs = trips && *trips > 0;
+    Summary sum = varyingBounds ? withoutWarpOrder(planned.second) : planned.second;
+    sum.barrier = sum.barrier && runs;
+    sum.warpBarrier = sum.warpBarrier && runs;
+    auto [body, out] = prefixed(bounds, planned.first, sum, runs);
     Stmt s = body == op.body
                  ? Stmt(&op)
                  : ForNode::make(op.loopVar, op.min, op.extent, op.forKind, body, op.threadTag, op.annotations, op.loc);
-    return {s, prefix(bounds, sum)};
+    return {s, out};
   }
 
   std::pair<Stmt, Summary> planAttr(const AttrStmtNode &op) {
@@ -307,10 +365,12 @@ private:
     bool covers = acc_.enterLaunch(op, *tag);
     std::pair<Stmt, Summary> result;
     {
-      Divergence div(*this, !covers, op.loc);
+      Divergence div(*this, !covers, op.loc, true);
       result = rebuildAttr(op);
     }
     acc_.exitLaunch(*tag);
+    if (!covers) // the threads past a shorter launch do not run it
+      result.second = withoutWarpOrder(result.second);
     return result;
   }
 
@@ -323,7 +383,7 @@ private:
                                    size_t carried = SIZE_MAX) {
     for (const SharedAccess &b : after)
       for (const SharedAccess &a : before)
-        if (acc_.meet(a, b, carried)) {
+        if (acc_.meet(a, b, carried, a.warpAfter || b.warpBefore)) {
           meetingPartner_ = &b;
           return &a;
         }
@@ -344,7 +404,7 @@ private:
                  {}};
     d.note(first.loc, first.write ? "the earlier write" : "the earlier read");
     d.note(second.loc, second.write ? "the later write" : "the later read");
-    d.note(divergence_.back(), "the thread-dependent control flow");
+    d.note(divergence_.back().where, "the thread-dependent control flow");
     throw CompileError(d);
   }
 
@@ -358,14 +418,20 @@ private:
     throw CompileError(d);
   }
 
+  struct DivergentFlow {
+    SourceRange where;
+    bool threadsOnly;
+  };
+
   SharedAccessAnalysis acc_;
-  std::vector<SourceRange> divergence_;
+  std::vector<DivergentFlow> divergence_;
   const SharedAccess *meetingPartner_ = nullptr;
 };
 
 // Plans each kernel (outermost launch) of a body.
 class KernelSync : public IRMutator {
 public:
+  explicit KernelSync(int64_t warpSize) : warpSize_(warpSize) {}
   bool sawKernel = false;
 
 protected:
@@ -377,7 +443,7 @@ protected:
     ThreadExtentCensus census = threadExtentCensus(Stmt(op));
     if (const ThreadBinding *symbolic = census.firstSymbolicLaunch())
       throw CompileError(symbolic->loc, "thread-sync needs constant thread extents");
-    Planner planner(census.local);
+    Planner planner(census.local, warpSize_);
     return planner.plan(Stmt(op)).first;
   }
   Stmt visit(const ForNode *op) override {
@@ -385,13 +451,17 @@ protected:
       throw CompileError(op->loc, "thread-sync needs thread launches; run lower-thread-binding first");
     return IRMutator::visit(op);
   }
+
+private:
+  int64_t warpSize_;
 };
 
 class ThreadSyncPass : public Pass {
 public:
+  explicit ThreadSyncPass(int64_t warpSize) : warpSize_(warpSize) {}
   std::optional<Module> run(Module module, PassContext &) override {
     for (PrimFunc &func : module.functions) {
-      KernelSync sync;
+      KernelSync sync(warpSize_);
       Stmt body = sync.mutate(func->body);
       if (!sync.sawKernel)
         continue;
@@ -405,6 +475,9 @@ public:
     }
     return module;
   }
+
+private:
+  int64_t warpSize_;
 };
 
 } // namespace
@@ -414,7 +487,16 @@ PassInfo threadSyncPassInfo() {
   info.name = "thread-sync";
   info.requirements = {IRProperty::BlocksLowered, IRProperty::ThreadsLaunched};
   info.summary = "insert barriers (T.tvm_storage_sync) between threads' accesses of shared storage";
-  info.create = [](const PassOptions &) { return std::make_unique<ThreadSyncPass>(); };
+  static const PassOption<int64_t> kSubgroupSize{
+      givenByFlag(integerOption("subgroup-size", "",
+                                "the lanes of a warp (the device's sub-group size): what T.tvm_storage_sync(\"warp\") "
+                                "orders; absent: the target has no warps",
+                                1, 1024),
+                  "--subgroup-size")};
+  info.options = {kSubgroupSize};
+  info.create = [](const PassOptions &options) {
+    return std::make_unique<ThreadSyncPass>(kSubgroupSize.find(options).value_or(0));
+  };
   return info;
 }
 

@@ -41,10 +41,11 @@ std::vector<ParseRange> inputRanges(const std::string &text, bool split) {
   return out;
 }
 
-std::optional<Module> lowerModule(const Module &module, const std::string &pipeline, DiagnosticSink &sink) {
+std::optional<Module> lowerModule(const Module &module, const std::string &pipeline, DiagnosticSink &sink,
+                                  const PassOptions &flags) {
   PassManager passes;
   for (const PipelineEntry &entry : parsePipeline(pipeline, PassRegistry::builtin()))
-    passes.add(entry);
+    passes.add(entry, flags);
   PassContext context{sink};
   return passes.run(module, context);
 }

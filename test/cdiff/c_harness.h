@@ -12,6 +12,7 @@
 #include "interp/interpreter.h"
 #include "ir/function.h"
 #include "parse/parser.h"
+#include "transform/pass_options.h"
 
 namespace tirlower::cdiff {
 
@@ -20,7 +21,9 @@ namespace tirlower::cdiff {
 std::vector<ParseRange> inputRanges(const std::string &text, bool split);
 
 // `module` through a pipeline ("flatten,simplify"); nullopt when a pass fails (reported to sink).
-std::optional<Module> lowerModule(const Module &module, const std::string &pipeline, DiagnosticSink &sink);
+// `flags`: the tool flags that give pass options ({"--subgroup-size", "32"}).
+std::optional<Module> lowerModule(const Module &module, const std::string &pipeline, DiagnosticSink &sink,
+                                  const PassOptions &flags = {});
 
 // Runs a shell command, returning its exit status and its combined output.
 int shell(const std::string &command, std::string &output);

@@ -9,8 +9,14 @@
 //   opencl     the OpenCL target's default pipeline and emitter, the kernel run on the OpenCL
 //              CPU device (PoCL) by RUNNER with the launch geometry tirlower computes;
 //   semantics  the OpenCL target's pipeline with every pass's output run by the interpreter on
-//              TVM's inputs and compared with the function as read (--verify-semantics).
-//   tvm_corpus [--workdir=DIR] [--ways=interp,c,llvm] [--ocl-runner=RUNNER] FILE.tir...
+//              TVM's inputs and compared with the function as read (--verify-semantics);
+//   opencl-build  the OpenCL target's pipeline and emitter, the source compiled by CLANG as
+//              OpenCL C 2.0 with the sub-group extensions (-Werror), and the lowered function
+//              run by the interpreter (for kernels of sub-group functions, which PoCL cannot run).
+//   tvm_corpus [--workdir=DIR] [--ways=interp,c,llvm] [--ocl-runner=RUNNER] [--subgroup-size=N]
+//              [--clang=CLANG] FILE.tir...
+// --subgroup-size=N: the kernels' warps have N lanes: the OpenCL pipeline and emitter take it as
+// tirlower's --subgroup-size, the interpreter as --warp-size.
 // FILE is NAME.STAGE.tir; its data are NAME.in.json (the inputs) and NAME.out.json (every
 // buffer after TVM's run, and "tolerance": {"kind": "exact"} or {"kind": "float", "rtol": R,
 // "atol": A}), both in the format of docs/run-json.md; a function over symbolic extents has
@@ -133,8 +139,14 @@ private:
 
 class Tester {
 public:
-  Tester(std::string workdir, std::vector<std::string> ways, std::string runner)
-      : workdir_(std::move(workdir)), ways_(std::move(ways)), runner_(std::move(runner)) {}
+  Tester(std::string workdir, std::vector<std::string> ways, std::string runner, int subgroupSize, std::string clang)
+      : workdir_(std::move(workdir)), ways_(std::move(ways)), runner_(std::move(runner)), subgroupSize_(subgroupSize),
+        clang_(std::move(clang)) {
+    if (subgroupSize_) {
+      flags_.emplace_back("--subgroup-size", std::to_string(subgroupSize_));
+      runOptions_.warpSize = subgroupSize_;
+    }
+  }
 
   int run(const std::vector<std::string> &files) {
     int failed = 0, total = 0, skipped = 0;
@@ -223,8 +235,8 @@ private:
       return checkSemantics(*parsed, report, sink);
     std::optional<Module> module = *parsed;
     if (way != "interp") {
-      const Target *target = findTarget(way);
-      module = cdiff::lowerModule(*parsed, target->pipeline, sink);
+      const Target *target = findTarget(way == "opencl-build" ? "opencl" : way);
+      module = cdiff::lowerModule(*parsed, target->pipeline, sink, flags_);
       if (!module) {
         report += "    the " + way + " pipeline fails:\n" + sink.messages;
         return false;
@@ -241,8 +253,10 @@ private:
     const PrimFunc &func = module->functions[index];
     std::vector<ArgValue> args = makeArgsFromJson(func, inputs, 0);
     std::vector<ArgValue> want = makeArgsFromJson(func, outputs, 0);
-    if (way == "interp") {
-      RunResult result = tirlower::run(func, args);
+    if (way == "opencl-build" && !buildOpenCL(*module, path.filename().string() + data, sink, report))
+      return false;
+    if (way == "interp" || way == "opencl-build") {
+      RunResult result = tirlower::run(func, args, runOptions_);
       if (!result.ok()) {
         report += "    the interpreter stops: " + cdiff::describe(result) + "\n";
         return false;
@@ -306,6 +320,7 @@ private:
   // (random inputs, as --verify-semantics).
   bool checkSemantics(const Module &parsed, std::string &report, CollectingSink &sink) {
     SemanticCheckOptions options;
+    options.run = runOptions_;
     SemanticChecker checker(parsed, options);
     for (const Diagnostic &d : checker.skipped())
       report += "    not checked: " + d.message + "\n";
@@ -313,7 +328,7 @@ private:
       return false;
     PassManager passes;
     for (const PipelineEntry &entry : parsePipeline(findTarget("opencl")->pipeline, PassRegistry::builtin()))
-      passes.add(entry);
+      passes.add(entry, flags_);
     PassContext context{sink};
     SemanticInstrumentation instrumentation(checker);
     std::optional<Module> lowered = passes.run(parsed, context, &instrumentation);
@@ -337,6 +352,32 @@ private:
     return data.getInt(k);
   }
 
+  // Emits the module's OpenCL and compiles it with clang as OpenCL C 2.0 with the sub-group
+  // extensions declared, warnings as errors.
+  bool buildOpenCL(const Module &module, const std::string &stem, DiagnosticSink &sink, std::string &report) {
+    if (clang_.empty())
+      throw std::runtime_error("the opencl-build way needs --clang=PATH");
+    std::string source;
+    try {
+      source = emitOpenCL(module, sink, {subgroupSize_});
+    } catch (const CompileError &error) {
+      report += "    the OpenCL emitter rejects it: " + std::string(error.what()) + "\n";
+      return false;
+    }
+    std::string cl = workdir_ + "/" + stem + ".cl", output;
+    std::ofstream(cl) << source;
+    std::string command = cdiff::quote(clang_) +
+                          " -x cl -cl-std=CL2.0 -target spir64 -Xclang -finclude-default-header -Xclang "
+                          "-cl-ext=+cl_khr_subgroups,+cl_khr_subgroup_shuffle,+cl_khr_subgroup_shuffle_relative "
+                          "-fsyntax-only -Wall -Wextra -Werror " +
+                          cdiff::quote(cl);
+    if (cdiff::shell(command, output) != 0) {
+      report += "    the emitted OpenCL does not compile (" + cl + "):\n" + output;
+      return false;
+    }
+    return true;
+  }
+
   // Emits the module's OpenCL, runs function `index` on PoCL with its launch geometry and
   // copies the buffers back into `args`.
   bool runOpenCL(const Module &module, size_t index, std::vector<ArgValue> &args, const std::string &stem,
@@ -346,7 +387,7 @@ private:
     std::string source;
     std::vector<KernelLaunch> launches;
     try {
-      source = emitOpenCL(module, sink);
+      source = emitOpenCL(module, sink, {subgroupSize_});
       launches = launchGeometry(module);
     } catch (const CompileError &error) {
       report += "    the OpenCL emitter rejects it: " + std::string(error.what()) + "\n";
@@ -417,6 +458,10 @@ private:
   std::string workdir_;
   std::vector<std::string> ways_;
   std::string runner_;
+  int subgroupSize_;
+  std::string clang_;
+  PassOptions flags_;
+  RunOptions runOptions_;
 };
 
 } // namespace
@@ -426,19 +471,25 @@ int main(int argc, char **argv) {
   using namespace tirlower;
   std::string workdir = (std::filesystem::temp_directory_path() / "tirlower-tvm-corpus").string();
   std::vector<std::string> ways = {"interp", "c", "llvm"}, files;
-  std::string runner;
+  std::string runner, clang;
+  int subgroupSize = 0;
   for (int k = 1; k < argc; ++k) {
     std::string arg = argv[k];
     if (arg.rfind("--workdir=", 0) == 0) {
       workdir = arg.substr(10);
+    } else if (arg.rfind("--clang=", 0) == 0) {
+      clang = arg.substr(8);
+    } else if (arg.rfind("--subgroup-size=", 0) == 0) {
+      subgroupSize = std::stoi(arg.substr(16));
     } else if (arg.rfind("--ocl-runner=", 0) == 0) {
       runner = arg.substr(13);
     } else if (arg.rfind("--ways=", 0) == 0) {
       ways.clear();
       std::stringstream list(arg.substr(7));
       for (std::string way; std::getline(list, way, ',');) {
-        if (way != "interp" && way != "c" && way != "llvm" && way != "opencl" && way != "semantics") {
-          std::cerr << "tvm_corpus: unknown way '" << way << "' (interp, c, llvm, opencl, semantics)\n";
+        if (way != "interp" && way != "c" && way != "llvm" && way != "opencl" && way != "semantics" &&
+            way != "opencl-build") {
+          std::cerr << "tvm_corpus: unknown way '" << way << "' (interp, c, llvm, opencl, semantics, opencl-build)\n";
           return 2;
         }
         ways.push_back(way);
@@ -449,7 +500,7 @@ int main(int argc, char **argv) {
   }
   std::filesystem::create_directories(workdir);
   try {
-    return Tester(workdir, ways, runner).run(files);
+    return Tester(workdir, ways, runner, subgroupSize, clang).run(files);
   } catch (const std::exception &error) {
     std::cerr << "FAIL: " << error.what() << "\n";
     return 1;

@@ -35,6 +35,8 @@ PassOptions passOptionFlags(const ToolOptions &options) {
     flags.emplace_back("--target", options.target->name);
   if (!options.layoutVerify.empty())
     flags.emplace_back("--layout-verify", options.layoutVerify);
+  if (options.emitSettings.subgroupSize) // the emitters' too: never misuse without a pass taking it
+    flags.emplace_back("--subgroup-size", std::to_string(options.emitSettings.subgroupSize));
   return flags;
 }
 

@@ -3,6 +3,8 @@
 // sizes) with test_util's own evaluator.
 #include <catch2/catch.hpp>
 
+#include <functional>
+
 #include "arith/expr_util.h"
 #include "arith/thread_disjoint.h"
 #include "ir/script_expr_printer.h"
@@ -20,7 +22,7 @@ struct Setup {
   Var n = var("n", DataType::int64());
   Analyzer analyzer;
   Analyzer sizes;
-  ThreadIndexSpace space{{tx}, {true}};
+  ThreadIndexSpace space{{tx}, {true}, {}, 0};
   // n is at least `low` where the accesses happen (as a launch of a size over n tells).
   explicit Setup(int64_t low) {
     analyzer.bindRange(tx, 0, kThreads);
@@ -48,6 +50,16 @@ bool collide(const Setup &s, const Expr &a, const Expr &b, int64_t low, const Va
           if (t1 != t2 && eval(a, e1) == eval(b, e2))
             return true;
         }
+  return false;
+}
+
+// Two threads of one block of kThreads that reach one element, among the pairs `counts` takes
+// (the threads a guard leaves, or the threads of different warps).
+bool collidePairs(const Setup &s, const Expr &a, const Expr &b, const std::function<bool(int64_t, int64_t)> &counts) {
+  for (int64_t t1 = 0; t1 < kThreads; ++t1)
+    for (int64_t t2 = 0; t2 < kThreads; ++t2)
+      if (t1 != t2 && counts(t1, t2) && eval(a, {{s.tx.get(), t1}}) == eval(b, {{s.tx.get(), t2}}))
+        return true;
   return false;
 }
 
@@ -162,4 +174,93 @@ TEST_CASE("sizeLowerBound: what a launch that runs says of its size", "[thread-d
     CHECK(eval(e, {{n.get(), least}}) >= k);
     CHECK(eval(e, {{n.get(), least - 1}}) < k);
   }
+}
+
+TEST_CASE("a guard t % m == r: the threads it leaves", "[thread-disjoint]") {
+  // if tx % 32 == 0: S[tx // 32] is written by one thread per warp, each at its own element.
+  Setup s(1);
+  auto guarded = [&](int64_t m, int64_t r) {
+    ThreadIndexSpace space = s.space;
+    space.congruences = {{m, r}};
+    return space;
+  };
+  auto passes = [](int64_t m, int64_t r) {
+    return [m, r](int64_t t1, int64_t t2) { return t1 % m == r && t2 % m == r; };
+  };
+  Expr warp = fdiv(s.tx, 32);
+  CHECK(differentThreadsNeverMeet(warp, warp, guarded(32, 0), s.analyzer));
+  CHECK(!collidePairs(s, warp, warp, passes(32, 0)));
+  CHECK(!differentThreadsNeverMeet(warp, warp, s.space, s.analyzer)); // without the guard every lane writes
+  CHECK(collidePairs(s, warp, warp, [](int64_t, int64_t) { return true; }));
+  // tx // 64 under tx % 32 == 0: threads 0 and 32 both write element 0.
+  Expr block = fdiv(s.tx, 64);
+  CHECK(!differentThreadsNeverMeet(block, block, guarded(32, 0), s.analyzer));
+  CHECK(collidePairs(s, block, block, passes(32, 0)));
+  // A guard that only one thread passes (tx % 64 == 5 in 64 threads): nothing to tell apart.
+  CHECK(differentThreadsNeverMeet(block, block, guarded(64, 5), s.analyzer));
+
+  // Every claim against the brute-force evaluator, over digits, moduli and residues.
+  std::vector<Expr> indices = {fdiv(s.tx, 32),        fdiv(s.tx, 8),        fdiv(s.tx, 16) * c(2) + c(1),
+                               fmod(s.tx, 8),         fdiv(s.tx, 4) * c(3), fmod(fdiv(s.tx, 8), 4),
+                               fdiv(s.tx + c(3), 8),  s.tx - fmod(s.tx, 8), fdiv(s.tx, 8) + fmod(s.tx, 2) * c(8),
+                               fdiv(s.tx, 16)};
+  int proven = 0, refused = 0;
+  for (int64_t m : {2, 4, 8, 16, 32})
+    for (int64_t r : {int64_t{0}, int64_t{1}, m - 1})
+      for (const Expr &a : indices)
+        for (const Expr &b : indices) {
+          bool claim = differentThreadsNeverMeet(a, b, guarded(m, r), s.analyzer);
+          INFO(formatExpr(a) << " vs " << formatExpr(b) << " under tx % " << m << " == " << r);
+          if (claim)
+            CHECK(!collidePairs(s, a, b, passes(m, r)));
+          proven += claim;
+          refused += !claim;
+        }
+  CHECK(proven >= 20);
+  CHECK(refused >= 20);
+}
+
+TEST_CASE("groups: only threads of different warps must never meet", "[thread-disjoint]") {
+  // After a warp barrier, the lanes of one warp are ordered: S[tx // 32] written by every lane is
+  // each warp's own element.
+  Setup s(1);
+  auto grouped = [&](int64_t size) {
+    ThreadIndexSpace space = s.space;
+    space.groupSize = size;
+    return space;
+  };
+  auto apart = [](int64_t size) { return [size](int64_t t1, int64_t t2) { return t1 / size != t2 / size; }; };
+  Expr warp = fdiv(s.tx, 32), lane = fmod(s.tx, 32);
+  CHECK(differentThreadsNeverMeet(warp, warp, grouped(32), s.analyzer));
+  CHECK(!collidePairs(s, warp, warp, apart(32)));
+  // tx % 32: lane k of every warp writes element k.
+  CHECK(!differentThreadsNeverMeet(lane, lane, grouped(32), s.analyzer));
+  CHECK(collidePairs(s, lane, lane, apart(32)));
+  // tx // 2 within groups of 16: a pair {2k, 2k + 1} never spans two groups.
+  Expr pair = fdiv(s.tx, 2);
+  CHECK(differentThreadsNeverMeet(pair, pair, grouped(16), s.analyzer));
+  CHECK(!collidePairs(s, pair, pair, apart(16)));
+  CHECK(!differentThreadsNeverMeet(pair, pair, s.space, s.analyzer));
+  // One group only (threads 0-15 of groups of 32): nothing to tell apart.
+  Analyzer few;
+  few.bindRange(s.tx, 0, 16);
+  CHECK(differentThreadsNeverMeet(s.tx, s.tx + c(1), grouped(32), few));
+  CHECK(!differentThreadsNeverMeet(s.tx, s.tx + c(1), s.space, few));
+
+  std::vector<Expr> indices = {fdiv(s.tx, 32), fmod(s.tx, 32),       fdiv(s.tx, 2),         s.tx + c(1),
+                               s.tx,           fdiv(s.tx, 16) * c(4), fdiv(s.tx + c(8), 16), fmod(s.tx, 16),
+                               fdiv(s.tx, 64), s.tx - fmod(s.tx, 16)};
+  int proven = 0, refused = 0;
+  for (int64_t size : {4, 16, 32})
+    for (const Expr &a : indices)
+      for (const Expr &b : indices) {
+        bool claim = differentThreadsNeverMeet(a, b, grouped(size), s.analyzer);
+        INFO(formatExpr(a) << " vs " << formatExpr(b) << " in groups of " << size);
+        if (claim)
+          CHECK(!collidePairs(s, a, b, apart(size)));
+        proven += claim;
+        refused += !claim;
+      }
+  CHECK(proven >= 10);
+  CHECK(refused >= 15);
 }
