@@ -189,7 +189,7 @@ private:
     auto bySig = [](const Atom &x, const Atom &y) { return x.sig < y.sig; };
     std::sort(g.a.begin(), g.a.end(), bySig);
     std::sort(g.b.begin(), g.b.end(), bySig);
-    if (g.a.size() != g.b.size() || g.a.empty())
+    if (!pairAtoms(g, ra, rb) || g.a.empty())
       return std::nullopt;
     std::vector<Step> symbolic;
     for (size_t k = 0; k < g.a.size(); ++k) {
@@ -216,6 +216,44 @@ private:
     if (!g.diff.min || !g.diff.max)
       return std::nullopt;
     return g;
+  }
+
+  // Keeps the atoms both sides have (same signature and coefficient) and moves the others into
+  // their side's rest: `S[tx]` against `S[tx // 32 * 32]` compares the digit tx // 32, with tx % 32
+  // a rest of [0, 31] on one side. The rests' difference is bounded with a thread index standing
+  // for one thread, so no thread index may reach both rests (the sides' threads differ).
+  bool pairAtoms(Digits &g, Expr &ra, Expr &rb) const {
+    std::vector<Atom> a, b, onlyA, onlyB;
+    size_t i = 0, j = 0;
+    while (i < g.a.size() || j < g.b.size()) {
+      if (j == g.b.size() || (i < g.a.size() && g.a[i].sig < g.b[j].sig)) {
+        onlyA.push_back(g.a[i++]);
+      } else if (i == g.a.size() || g.b[j].sig < g.a[i].sig) {
+        onlyB.push_back(g.b[j++]);
+      } else if (g.a[i].coef != g.b[j].coef) {
+        onlyA.push_back(g.a[i++]);
+        onlyB.push_back(g.b[j++]);
+      } else {
+        a.push_back(g.a[i++]);
+        b.push_back(g.b[j++]);
+      }
+    }
+    for (const Var &t : space_.threads) {
+      auto uses = [&](const Atom &atom) { return usesAnyVar(atom.value, {t}); };
+      if (std::any_of(onlyA.begin(), onlyA.end(), uses) && std::any_of(onlyB.begin(), onlyB.end(), uses))
+        return false;
+    }
+    auto join = [](const std::vector<Atom> &atoms, Expr &rest) {
+      for (const Atom &atom : atoms) {
+        Expr term = times(atom.factor, atom.value) * intImm(atom.coef, atom.value->type);
+        rest = rest ? rest + term : term;
+      }
+    };
+    join(onlyA, ra);
+    join(onlyB, rb);
+    g.a = std::move(a);
+    g.b = std::move(b);
+    return true;
   }
 
   Expr coefficient(const Step &s, DataType type) const {
