@@ -312,7 +312,8 @@ bool SharedAccessAnalysis::meet(const SharedAccess &a, const SharedAccess &b, si
     // Thread indices are bound to the union of both ranges for the digits' values.
     Analyzer both = analyzer;
     ThreadIndexSpace space{{canon_[0], canon_[1], canon_[2]}, {}, {}, 0};
-    if (warpOrdered && local_[0] % warpSize_ == 0) // a warp is x // size with y and z
+    // A warp is x // size with y and z: the x extent is a multiple of the size, or x is all.
+    if (warpOrdered && (local_[0] % warpSize_ == 0 || local_[1] * local_[2] == 1))
       space.groupSize = warpSize_;
     for (int d = 0; d < 3; ++d) {
       const ThreadCongruence &ca = a.congruences[d], &cb = b.congruences[d];

@@ -16,8 +16,8 @@
 // warp barrier (T.tvm_storage_sync("warp")) orders need only be apart for threads of different
 // warps: the lanes of a warp are the threads of consecutive linear ids (x fastest) in groups of
 // the warp size, as TVM lays them out. That is decided when every thread of both accesses is in
-// one warp, or when the x extent is a multiple of the warp size (a warp is then x // size with
-// y and z); in other layouts a warp barrier orders nothing here.
+// one warp, or when the x extent is a multiple of the warp size or the block has x alone (a warp
+// is then x // size with y and z); in other layouts a warp barrier orders nothing here.
 #pragma once
 
 #include <array>

@@ -217,8 +217,11 @@ private:
   // at the start of `body` when they meet (`bodyRuns`: the body runs whenever `first` does).
   std::pair<Stmt, Summary> prefixed(const std::vector<SharedAccess> &first, Stmt body, Summary then, bool bodyRuns) {
     if (const SharedAccess *a = firstMeeting(first, then.head)) {
-      requireUniform(*a, *meetingPartner_, body->loc);
-      body = SeqStmtNode::make({makeSync(body->loc), body}, body->loc);
+      SourceRange at = body->loc;
+      for (const auto *seq = body.as<SeqStmtNode>(); seq && !seq->stmts.empty(); seq = seq->stmts[0].as<SeqStmtNode>())
+        at = seq->stmts[0]->loc; // the body's first statement, which the barrier will precede
+      requireUniform(*a, *meetingPartner_, at);
+      body = SeqStmtNode::make({makeSync(at), body}, body->loc);
       then.head.clear();
       then.barrier = then.barrier || bodyRuns;
       then.warpBarrier = then.warpBarrier || bodyRuns;
