@@ -405,6 +405,52 @@ private:
   Analyzer *sizes_ = nullptr; // sizeFacts_'s, once a symbolic coefficient needs it
 };
 
+// Writes each thread index t (and each cast of it that keeps its value, such as
+// int32(int64(threadIdx.x))) as `scale * q + offset` in that type, q cast alike, so that the
+// digits see q where they saw t.
+class ThreadRewriter : public IRMutator {
+public:
+  struct Rule {
+    Var thread, digit;
+    int64_t scale;
+    Expr offset; // a constant or a variable of the thread's type (a group's place)
+  };
+  explicit ThreadRewriter(std::vector<Rule> rules) : rules_(std::move(rules)) {}
+
+protected:
+  using IRMutator::visit;
+  Expr visit(const VarNode *op) override {
+    const Rule *rule = find(op);
+    return rule ? written(*rule, op->type) : Expr(op);
+  }
+  Expr visit(const CastNode *op) override {
+    const Expr *inner = &op->value;
+    while (const auto *cast = inner->as<CastNode>()) {
+      if (!keepsValue(*cast))
+        return IRMutator::visit(op);
+      inner = &cast->value;
+    }
+    const Rule *rule = keepsValue(*op) ? find(inner->as<VarNode>()) : nullptr;
+    return rule ? written(*rule, op->type) : IRMutator::visit(op);
+  }
+
+private:
+  static bool keepsValue(const CastNode &cast) {
+    return cast.type.isInt() && !cast.type.isVector() && cast.type.bits() >= 32 && cast.value->type.isInt();
+  }
+  const Rule *find(const VarNode *var) const {
+    for (const Rule &r : rules_)
+      if (var && r.thread.get() == var)
+        return &r;
+    return nullptr;
+  }
+  static Expr as(const Expr &e, DataType type) { return e->type == type ? e : CastNode::make(type, e); }
+  static Expr written(const Rule &rule, DataType type) {
+    return as(rule.digit, type) * intImm(rule.scale, type) + as(rule.offset, type);
+  }
+  std::vector<Rule> rules_;
+};
+
 bool rewritesThreads(const ThreadIndexSpace &space) {
   if (space.groupSize > 0)
     return true;
@@ -422,7 +468,7 @@ bool neverMeetRewritten(const Expr &a, const Expr &b, const ThreadIndexSpace &sp
                         const SizeFacts &sizes) {
   Analyzer local = analyzer;
   ThreadIndexSpace reduced;
-  std::vector<std::pair<Var, Expr>> rewrite;
+  std::vector<ThreadRewriter::Rule> rewrite;
   std::vector<Var> places;
   for (size_t d = 0; d < space.threads.size(); ++d) {
     const Var &t = space.threads[d];
@@ -444,7 +490,7 @@ bool neverMeetRewritten(const Expr &a, const Expr &b, const ThreadIndexSpace &sp
         return true; // no thread passes the guard
       Var q = VarNode::make(Symbol(name + "_q"), type);
       local.bindRange(q, lo, hi - lo + 1);
-      rewrite.emplace_back(t, q * intImm(m, type) + intImm(r, type));
+      rewrite.push_back({t, q, m, intImm(r, type)});
       reduced.threads.push_back(q);
       reduced.varying.push_back(varying && hi > lo);
       continue;
@@ -455,7 +501,7 @@ bool neverMeetRewritten(const Expr &a, const Expr &b, const ThreadIndexSpace &sp
     Var w = VarNode::make(Symbol(name + "_group"), type), l = VarNode::make(Symbol(name + "_place"), type);
     local.bindRange(w, wlo, whi - wlo + 1);
     local.bindRange(l, llo, lhi - llo + 1);
-    rewrite.emplace_back(t, w * intImm(size, type) + l);
+    rewrite.push_back({t, w, size, l});
     reduced.threads.push_back(w);
     reduced.varying.push_back(varying && whi > wlo);
     places.push_back(l);
@@ -467,7 +513,8 @@ bool neverMeetRewritten(const Expr &a, const Expr &b, const ThreadIndexSpace &sp
   // The same thread (or the same group) on both sides: nothing to tell apart.
   if (std::none_of(reduced.varying.begin(), reduced.varying.end(), [](bool v) { return v; }))
     return true;
-  Expr ra = local.simplify(substitute(a, rewrite)), rb = local.simplify(substitute(b, rewrite));
+  ThreadRewriter rewriter(std::move(rewrite));
+  Expr ra = local.simplify(rewriter.mutate(a)), rb = local.simplify(rewriter.mutate(b));
   return ThreadDigits(reduced, local, sizes).neverMeet(ra, rb);
 }
 

@@ -66,6 +66,22 @@ Stmt makeSharedStorageSync(SourceRange loc) {
   return EvaluateNode::make(CallNode::make(DataType::int32(), Symbol(builtin::kStorageSync), {scope}, loc), loc);
 }
 
+Expr makeWarpActiveMask(SourceRange loc) {
+  return CallNode::make(DataType::uint32(), Symbol(builtin::kWarpActiveMask), {}, loc);
+}
+
+Expr makeWarpShuffleDown(Expr mask, Expr value, int64_t delta, int64_t width, int64_t warpSize, SourceRange loc) {
+  DataType type = value->type;
+  return CallNode::make(type, Symbol(builtin::kWarpShuffleDown),
+                        {std::move(mask), std::move(value), intImm(delta), intImm(width), intImm(warpSize)}, loc);
+}
+
+Expr makeWarpShuffle(Expr mask, Expr value, Expr lane, int64_t width, int64_t warpSize, SourceRange loc) {
+  DataType type = value->type;
+  return CallNode::make(type, Symbol(builtin::kWarpShuffle),
+                        {std::move(mask), std::move(value), std::move(lane), intImm(width), intImm(warpSize)}, loc);
+}
+
 bool usesWarpIntrinsics(const Stmt &stmt) {
   WarpFinder finder(false);
   finder.visit(stmt);

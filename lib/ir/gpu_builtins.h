@@ -6,6 +6,7 @@
 // construction.
 #pragma once
 
+#include <cstdint>
 #include <string_view>
 
 #include "ir/intrinsics.h"
@@ -24,6 +25,12 @@ const CallNode *threadAllreduceOf(const Stmt &stmt);
 std::string_view storageSyncScope(const CallNode &call);
 // T.tvm_storage_sync("shared") as a statement.
 Stmt makeSharedStorageSync(SourceRange loc);
+// The warp operations as TVM's LowerThreadAllreduce writes them for a warp of `warpSize` lanes:
+// T.tvm_warp_activemask() and T.tvm_warp_shuffle_down(mask, value, delta, width, warpSize) /
+// T.tvm_warp_shuffle(mask, value, lane, width, warpSize).
+Expr makeWarpActiveMask(SourceRange loc);
+Expr makeWarpShuffleDown(Expr mask, Expr value, int64_t delta, int64_t width, int64_t warpSize, SourceRange loc);
+Expr makeWarpShuffle(Expr mask, Expr value, Expr lane, int64_t width, int64_t warpSize, SourceRange loc);
 // Whether `stmt` calls a warp intrinsic anywhere (a kernel whose threads meet in warps).
 bool usesWarpIntrinsics(const Stmt &stmt);
 // Whether it calls one or has a warp barrier, T.tvm_storage_sync("warp") (code for warps of a size).

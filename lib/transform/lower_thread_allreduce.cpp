@@ -6,6 +6,11 @@
 // second half in log2(n) steps, and every thread reads the group's result into its destinations.
 // The interpreter runs T.tvm_thread_allreduce with the same tree, so the results agree bit for bit.
 //
+// With option subgroup-size (the target's sub-groups: warps of that many lanes), a group of a
+// power of two of consecutive threads reduces within warps instead, as TVM lowers for CUDA
+// (lowerWithWarps): T.tvm_warp_shuffle_down steps and a T.tvm_warp_shuffle broadcast, and
+// across warps a shared staging of each warp's value.
+//
 // Preconditions: thread-bound loops are launches (lower-thread-binding); every thread extent of
 // the kernel is a constant; the call stands in a reduce_scope attribute (its T.comm_reducer).
 //
@@ -41,6 +46,9 @@ Stmt sync(SourceRange loc) {
 }
 
 class AllreduceLowerer : public IRMutator {
+public:
+  explicit AllreduceLowerer(int64_t warpSize) : warpSize_(warpSize) {}
+
 protected:
   using IRMutator::visit;
 
@@ -127,7 +135,10 @@ private:
   Stmt lower(const CallNode &call, SourceRange loc) {
     const CommReducerNode &reducer = checkedReducer(call, loc);
     const size_t count = reducer.lhs.size();
-    ThreadIndices indices = threadIndices(reducedDimensions(call, count, loc), loc);
+    std::array<bool, 3> reduced = reducedDimensions(call, count, loc);
+    ThreadIndices indices = threadIndices(reduced, loc);
+    if (Stmt warps = lowerWithWarps(call, reducer, indices, reduced, loc))
+      return warps;
     Expr base = indices.groups == 1 ? Expr(intImm(0)) : indices.group * intImm(indices.reduced);
     Tree tree{reducer, reductionBuffers(reducer, indices.groups * indices.reduced, loc), indices.reduce, base, loc};
     std::vector<Stmt> seq;
@@ -201,15 +212,16 @@ private:
     return out;
   }
 
-  // One shared buffer per reduced value, `slots` long.
-  std::vector<Buffer> reductionBuffers(const CommReducerNode &reducer, int64_t slots, SourceRange loc) {
+  // One shared buffer per reduced value, `slots` long (or of `scope`, named `name` and a number).
+  std::vector<Buffer> reductionBuffers(const CommReducerNode &reducer, int64_t slots, SourceRange loc,
+                                       std::string_view scope = scope::kShared, const std::string &name = "red_buf") {
     std::vector<Buffer> bufs;
     for (size_t k = 0; k < reducer.lhs.size(); ++k) {
       BufferNode::Fields f;
-      f.name = Symbol("red_buf" + std::to_string(counter_++));
+      f.name = Symbol(name + std::to_string(counter_++));
       f.dtype = reducer.lhs[k]->type;
       f.shape = {intImm(slots)};
-      f.scope = Symbol(scope::kShared);
+      f.scope = Symbol(scope);
       f.data = VarNode::makeHandle(f.name, f.dtype, f.scope, loc);
       f.loc = loc;
       bufs.push_back(BufferNode::make(std::move(f)));
@@ -292,6 +304,172 @@ private:
     }
   }
 
+  // With warps (the target's sub-groups of warpSize_ lanes), as TVM lowers for CUDA, when a group
+  // is n consecutive threads (its reduced thread indices the fastest), n a power of two:
+  //   n <= warp: the group's lanes combine by shuffles down (n / 2, ..., 1), which pair the values
+  //     as the shared tree's steps do, and its first lane's result is shuffled to every lane;
+  //   n a multiple of the warp, over threadIdx.x alone, at most warp x warp: each warp reduces
+  //     so, its first lane stores the warp's value in shared storage, the first n / warp lanes
+  //     reduce those by shuffles, and the first lane's result goes through shared storage to all.
+  // Null otherwise: the shared tree.
+  Stmt lowerWithWarps(const CallNode &call, const CommReducerNode &reducer, const ThreadIndices &indices,
+                      const std::array<bool, 3> &reduced, SourceRange loc) {
+    const int64_t lanes = warpSize_, n = indices.reduced;
+    auto power = [](int64_t v) { return v >= 2 && (v & (v - 1)) == 0; };
+    if (!power(lanes) || !power(n) || (n > lanes && (n / lanes > lanes || reduced[1] || reduced[2])))
+      return nullptr;
+    bool other = false; // the reduced indices come first among the launched ones
+    for (int d = 0; d < 3; ++d) {
+      if (local_[d] == 1)
+        continue;
+      if (reduced[d] && other)
+        return nullptr;
+      other |= !reduced[d];
+    }
+    for (const Var &v : reducer.lhs)
+      if (v->type.isVector() || v->type.isBool() || !(v->type.isInt() || v->type.isUInt() || v->type.isFloat()))
+        return nullptr;
+    const size_t count = reducer.lhs.size();
+    std::vector<Buffer> value = reductionBuffers(reducer, 1, loc, scope::kLocal);
+    std::vector<Stmt> seq;
+    Expr condition = call.args[1 + count];
+    const int64_t *always = asConstInt(condition);
+    for (size_t k = 0; k < count; ++k) {
+      Stmt write = BufferStoreNode::make(value[k], call.args[1 + k], {intImm(0)}, loc);
+      if (!always || *always == 0)
+        write = IfThenElseNode::make(condition, write,
+                                     BufferStoreNode::make(value[k], reducer.identity[k], {intImm(0)}, loc), loc);
+      seq.push_back(write);
+    }
+    std::vector<Buffer> allocated = value;
+    Buffer mask = shuffleTree(reducer, value, std::min(n, lanes), seq, allocated, loc);
+    std::vector<Expr> results = n <= lanes ? broadcastInWarp(reducer, indices, value, mask, seq, loc)
+                                           : acrossWarps(reducer, indices, value, seq, allocated, loc);
+    for (size_t k = 0; k < count; ++k) {
+      const auto *dest = call.args[2 + count + k].as<BufferLoadNode>();
+      if (!dest)
+        throw CompileError(loc, "the destinations of T.tvm_thread_allreduce are buffer elements");
+      seq.push_back(BufferStoreNode::make(dest->buffer, results[k], dest->indices, loc));
+    }
+    Stmt body = SeqStmtNode::make(std::move(seq), loc);
+    for (size_t k = allocated.size(); k-- > 0;)
+      body = AllocBufferNode::make(allocated[k], body, loc);
+    return body;
+  }
+
+  // The group's first lane in its warp (group * n, modulo the warp when groups span warps) gives
+  // every lane of the group its result.
+  std::vector<Expr> broadcastInWarp(const CommReducerNode &reducer, const ThreadIndices &indices,
+                                    const std::vector<Buffer> &value, const Buffer &mask, std::vector<Stmt> &seq,
+                                    SourceRange loc) const {
+    const int64_t lanes = warpSize_, n = indices.reduced;
+    std::vector<Expr> results;
+    Expr lane = indices.groups == 1 ? intImm(0) : indices.group * intImm(n);
+    if (indices.groups * n > lanes)
+      lane = BinaryNode::make(BinaryOp::FloorMod, lane, intImm(lanes), loc);
+    for (size_t k = 0; k < reducer.lhs.size(); ++k) {
+      Expr v = BufferLoadNode::make(value[k], {intImm(0)}, loc);
+      seq.push_back(BufferStoreNode::make(
+          value[k], makeWarpShuffle(BufferLoadNode::make(mask, {intImm(0)}, loc), v, lane, lanes, lanes, loc),
+          {intImm(0)}, loc));
+      results.push_back(BufferLoadNode::make(value[k], {intImm(0)}, loc));
+    }
+    return results;
+  }
+
+  // Each warp's first lane stages its value in shared storage; the first n / warp lanes reduce
+  // those by shuffles, and the first lane's result reaches every thread through shared storage.
+  std::vector<Expr> acrossWarps(const CommReducerNode &reducer, const ThreadIndices &indices,
+                                const std::vector<Buffer> &value, std::vector<Stmt> &seq,
+                                std::vector<Buffer> &allocated, SourceRange loc) {
+    const int64_t lanes = warpSize_, n = indices.reduced;
+    const size_t count = reducer.lhs.size();
+    std::vector<Expr> results;
+    const int64_t warps = n / lanes;
+    Expr group = indices.groups == 1 ? Expr(intImm(0)) : indices.group;
+    auto at = [&](int64_t stride, Expr offset) {
+      return indices.groups == 1 ? offset : group * intImm(stride) + offset;
+    };
+    auto is = [&](BinaryOp op, Expr a, int64_t b) { return BinaryNode::make(op, std::move(a), intImm(b), loc); };
+    std::vector<Buffer> staging = reductionBuffers(reducer, warps * indices.groups, loc, scope::kShared,
+                                                   "red_buf_staging");
+    std::vector<Buffer> second = reductionBuffers(reducer, 1, loc, scope::kLocal);
+    std::vector<Buffer> result = reductionBuffers(reducer, indices.groups, loc, scope::kShared, "red_result");
+    std::vector<Stmt> stage, gather, keep;
+    Expr warp = is(BinaryOp::FloorDiv, indices.reduce, lanes);
+    for (size_t k = 0; k < count; ++k) {
+      stage.push_back(BufferStoreNode::make(staging[k], BufferLoadNode::make(value[k], {intImm(0)}, loc),
+                                            {at(warps, warp)}, loc));
+      gather.push_back(BufferStoreNode::make(
+          second[k], BufferLoadNode::make(staging[k], {at(warps, indices.reduce)}, loc), {intImm(0)}, loc));
+      keep.push_back(BufferStoreNode::make(result[k], BufferLoadNode::make(second[k], {intImm(0)}, loc),
+                                           {group}, loc));
+    }
+    seq.push_back(IfThenElseNode::make(BinaryNode::make(BinaryOp::EQ, is(BinaryOp::FloorMod, indices.reduce, lanes),
+                                                        intImm(0), loc),
+                                       SeqStmtNode::make(stage, loc), nullptr, loc));
+    seq.push_back(sync(loc));
+    seq.push_back(IfThenElseNode::make(is(BinaryOp::LT, indices.reduce, warps), SeqStmtNode::make(gather, loc),
+                                       nullptr, loc));
+    shuffleTree(reducer, second, warps, seq, allocated, loc);
+    seq.push_back(IfThenElseNode::make(BinaryNode::make(BinaryOp::EQ, indices.reduce, intImm(0), loc),
+                                       SeqStmtNode::make(keep, loc), nullptr, loc));
+    seq.push_back(sync(loc));
+    for (size_t k = 0; k < count; ++k)
+      results.push_back(BufferLoadNode::make(result[k], {group}, loc));
+    allocated.insert(allocated.end(), second.begin(), second.end());
+    allocated.insert(allocated.end(), staging.begin(), staging.end());
+    allocated.insert(allocated.end(), result.begin(), result.end());
+    return results;
+  }
+
+  // mask[0] = T.tvm_warp_activemask(), then each value combines the one `offset` lanes down for
+  // offset = top / 2, ..., 1 (into local temporaries). Returns the mask; the temporaries and the
+  // mask join `allocated`.
+  Buffer shuffleTree(const CommReducerNode &reducer, const std::vector<Buffer> &value, int64_t top,
+                     std::vector<Stmt> &seq, std::vector<Buffer> &allocated, SourceRange loc) {
+    const size_t count = reducer.lhs.size();
+    std::vector<Buffer> moved = reductionBuffers(reducer, 1, loc, scope::kLocal, "t");
+    BufferNode::Fields f;
+    f.name = Symbol("mask" + std::to_string(counter_++));
+    f.dtype = DataType::uint32();
+    f.shape = {intImm(1)};
+    f.scope = Symbol(scope::kLocal);
+    f.data = VarNode::makeHandle(f.name, f.dtype, f.scope, loc);
+    f.loc = loc;
+    Buffer mask = BufferNode::make(std::move(f));
+    allocated.insert(allocated.end(), moved.begin(), moved.end());
+    allocated.push_back(mask);
+    auto load = [&](const Buffer &b) { return BufferLoadNode::make(b, {intImm(0)}, loc); };
+    seq.push_back(BufferStoreNode::make(mask, makeWarpActiveMask(loc), {intImm(0)}, loc));
+    for (int64_t offset = top / 2; offset >= 1; offset /= 2) {
+      for (size_t k = 0; k < count; ++k)
+        seq.push_back(BufferStoreNode::make(
+            moved[k], makeWarpShuffleDown(load(mask), load(value[k]), offset, warpSize_, warpSize_, loc), {intImm(0)},
+            loc));
+      std::vector<std::pair<Var, Expr>> args;
+      for (size_t k = 0; k < count; ++k) {
+        args.emplace_back(reducer.lhs[k], load(value[k]));
+        args.emplace_back(reducer.rhs[k], load(moved[k]));
+      }
+      // Every result is computed before any is stored: each reads all the values.
+      std::vector<Var> temps;
+      std::vector<Stmt> stores;
+      for (size_t k = 0; k < count; ++k) {
+        temps.push_back(VarNode::make(Symbol("red_value" + std::to_string(k)), reducer.lhs[k]->type, loc));
+        stores.push_back(BufferStoreNode::make(value[k], temps.back(), {intImm(0)}, loc));
+      }
+      Stmt body = count == 1 ? BufferStoreNode::make(value[0], substitute(reducer.result[0], args), {intImm(0)}, loc)
+                             : SeqStmtNode::make(stores, loc);
+      if (count > 1)
+        for (size_t k = count; k-- > 0;)
+          body = LetStmtNode::make(temps[k], substitute(reducer.result[k], args), body, loc);
+      seq.push_back(body);
+    }
+    return mask;
+  }
+
+  int64_t warpSize_;
   std::vector<const CommReducerNode *> reducers_;
   std::vector<Launch> launches_;
   std::array<int64_t, 3> local_{1, 1, 1};
@@ -305,10 +483,21 @@ PassInfo lowerThreadAllreducePassInfo() {
   PassInfo info;
   info.name = "lower-thread-allreduce";
   info.requirements = {IRProperty::ThreadsLaunched};
-  info.summary = "cross-thread reductions (T.tvm_thread_allreduce) become shared-memory trees with barriers";
-  info.create = [](const PassOptions &) {
+  info.summary = "cross-thread reductions (T.tvm_thread_allreduce) become shared-memory trees with barriers, or "
+                 "warp shuffles where the target has sub-groups";
+  static const PassOption<int64_t> kSubgroupSize{
+      givenByFlag(integerOption("subgroup-size", "",
+                                "the lanes of a warp (the device's sub-group size): reduce within warps by "
+                                "shuffles; absent: shared-memory trees",
+                                1, 1024),
+                  "--subgroup-size")};
+  info.options = {kSubgroupSize};
+  // Across warps the values combine within each warp first, in another order than the tree's.
+  info.reassociates = true;
+  info.create = [](const PassOptions &options) {
+    int64_t warpSize = kSubgroupSize.find(options).value_or(0);
     return std::make_unique<BodyPass>(
-        [](const PrimFunc &func, PassContext &) { return AllreduceLowerer().mutate(func->body); });
+        [warpSize](const PrimFunc &func, PassContext &) { return AllreduceLowerer(warpSize).mutate(func->body); });
   };
   return info;
 }

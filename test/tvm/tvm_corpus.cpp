@@ -10,9 +10,10 @@
 //              CPU device (PoCL) by RUNNER with the launch geometry tirlower computes;
 //   semantics  the OpenCL target's pipeline with every pass's output run by the interpreter on
 //              TVM's inputs and compared with the function as read (--verify-semantics);
-//   opencl-build  the OpenCL target's pipeline and emitter, the source compiled by CLANG as
-//              OpenCL C 2.0 with the sub-group extensions (-Werror), and the lowered function
-//              run by the interpreter (for kernels of sub-group functions, which PoCL cannot run).
+//   opencl-interp  the OpenCL target's pipeline, the lowered function run by the interpreter;
+//   opencl-build  that, and the emitted source compiled by CLANG as OpenCL C 2.0 with the
+//              sub-group extensions (-Wall -Wextra -Werror): for kernels of sub-group functions,
+//              which PoCL cannot run.
 //   tvm_corpus [--workdir=DIR] [--ways=interp,c,llvm] [--ocl-runner=RUNNER] [--subgroup-size=N]
 //              [--clang=CLANG] FILE.tir...
 // --subgroup-size=N: the kernels' warps have N lanes: the OpenCL pipeline and emitter take it as
@@ -235,7 +236,7 @@ private:
       return checkSemantics(*parsed, report, sink);
     std::optional<Module> module = *parsed;
     if (way != "interp") {
-      const Target *target = findTarget(way == "opencl-build" ? "opencl" : way);
+      const Target *target = findTarget(way == "opencl-build" || way == "opencl-interp" ? "opencl" : way);
       module = cdiff::lowerModule(*parsed, target->pipeline, sink, flags_);
       if (!module) {
         report += "    the " + way + " pipeline fails:\n" + sink.messages;
@@ -255,7 +256,7 @@ private:
     std::vector<ArgValue> want = makeArgsFromJson(func, outputs, 0);
     if (way == "opencl-build" && !buildOpenCL(*module, path.filename().string() + data, sink, report))
       return false;
-    if (way == "interp" || way == "opencl-build") {
+    if (way == "interp" || way == "opencl-build" || way == "opencl-interp") {
       RunResult result = tirlower::run(func, args, runOptions_);
       if (!result.ok()) {
         report += "    the interpreter stops: " + cdiff::describe(result) + "\n";
@@ -488,8 +489,9 @@ int main(int argc, char **argv) {
       std::stringstream list(arg.substr(7));
       for (std::string way; std::getline(list, way, ',');) {
         if (way != "interp" && way != "c" && way != "llvm" && way != "opencl" && way != "semantics" &&
-            way != "opencl-build") {
-          std::cerr << "tvm_corpus: unknown way '" << way << "' (interp, c, llvm, opencl, semantics, opencl-build)\n";
+            way != "opencl-build" && way != "opencl-interp") {
+          std::cerr << "tvm_corpus: unknown way '" << way
+                    << "' (interp, c, llvm, opencl, semantics, opencl-interp, opencl-build)\n";
           return 2;
         }
         ways.push_back(way);

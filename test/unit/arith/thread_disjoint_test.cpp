@@ -196,6 +196,12 @@ TEST_CASE("a guard t % m == r: the threads it leaves", "[thread-disjoint]") {
   Expr block = fdiv(s.tx, 64);
   CHECK(!differentThreadsNeverMeet(block, block, guarded(32, 0), s.analyzer));
   CHECK(collidePairs(s, block, block, passes(32, 0)));
+  // Through the casts an int64 thread variable brings (int32(int64(tx)) % 32 == 0 guards it).
+  Expr roundTrip = CastNode::make(DataType::int32(), s.wide(s.tx));
+  CHECK(differentThreadsNeverMeet(fdiv(roundTrip, 32), fdiv(roundTrip, 32), guarded(32, 0), s.analyzer));
+  CHECK(differentThreadsNeverMeet(s.wide(fdiv(s.tx, 32)), fdiv(s.wide(s.tx), c(32, DataType::int64())), guarded(32, 0),
+                                  s.analyzer));
+  CHECK(!collidePairs(s, fdiv(roundTrip, 32), fdiv(roundTrip, 32), passes(32, 0)));
   // A guard that only one thread passes (tx % 64 == 5 in 64 threads): nothing to tell apart.
   CHECK(differentThreadsNeverMeet(block, block, guarded(64, 5), s.analyzer));
 
