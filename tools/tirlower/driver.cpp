@@ -258,6 +258,14 @@ private:
         printToolError("--print-ir-after=" + name + ": no pass '" + name + "' runs (" + runsText + ")");
         return false;
       }
+    const Emitter *emitter = findEmitter(options_.emit); // none for 'run'
+    const Target *code = emitter ? codeTarget(*emitter, options_.target) : nullptr;
+    if (options_.emitSettings.subgroupSize && !(code && code->accepts("--subgroup-size")) &&
+        !declaresFlag(manager_, "--subgroup-size")) {
+      printToolError("--subgroup-size applies to the OpenCL emitters and to the passes thread-sync and "
+                     "lower-thread-allreduce, none of which runs (" + runsText + ")");
+      return false;
+    }
     if (!options_.layoutVerify.empty() && !declaresFlag(manager_, "--layout-verify")) {
       printToolError("--layout-verify applies to the verify-layouts pass, which does not run (" + runsText + ")");
       return false;

@@ -167,7 +167,12 @@ std::optional<int> checkEmitterFlags(const CLI::App &app, ToolOptions &options, 
     printToolError("--openmp applies to the C emitter, not to --emit=" + emitter.name);
     return kUsageError;
   }
-  if (options.emitSettings.subgroupSize && !applies("--subgroup-size")) {
+  // It also gives passes their warps (thread-sync, lower-thread-allreduce): with --target=opencl
+  // or a pipeline of one's own, any emitter may show what they made of it (the driver checks
+  // that a pass of the pipeline takes it).
+  const bool openclPasses = (options.target && options.target->accepts("--subgroup-size")) || options.pipeline ||
+                            !options.passFlags.empty();
+  if (options.emitSettings.subgroupSize && !applies("--subgroup-size") && !openclPasses) {
     printToolError("--subgroup-size applies to the OpenCL emitters, not to --emit=" + emitter.name);
     return kUsageError;
   }
