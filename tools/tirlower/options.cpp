@@ -260,7 +260,8 @@ void addTargetFlags(CLI::App &app, ToolOptions &options, FlagValues &values) {
          "--subgroup-size",
          [&options](const std::string &v) { options.emitSettings.subgroupSize = static_cast<int>(*parseCount(v, false)); },
          "OpenCL: the device offers sub-group shuffles (cl_khr_subgroup_shuffle, _relative) and runs kernels in "
-         "sub-groups of N work-items (1 to 32, a power of two): warp shuffles become sub-group functions")
+         "sub-groups of N work-items (1 to 32, a power of two): warp shuffles become sub-group functions, "
+         "lower-thread-allreduce reduces within warps and thread-sync plans with warps of N")
       ->option_text("=N")
       ->check(warpWidthCheck("sub-group size"))
       ->group(kTarget);
