@@ -29,13 +29,13 @@
 //       r[0] = red_buf0[0]
 #include <array>
 
-#include "ir/visitor.h"
-#include "transform/body_pass.h"
-#include "transform/passes.h"
 #include "ir/attrs.h"
 #include "ir/gpu_builtins.h"
 #include "ir/storage_scope.h"
 #include "ir/thread_extents.h"
+#include "ir/visitor.h"
+#include "transform/body_pass.h"
+#include "transform/passes.h"
 
 namespace tirlower {
 
@@ -191,9 +191,8 @@ private:
                                     std::string(1, static_cast<char>('x' + d)) + " is launched with a symbolic one");
       if (local_[d] == 1)
         continue;
-      auto it = std::find_if(launches_.rbegin(), launches_.rend(), [&](const Launch &l) {
-        return l.tag.kind == ThreadTag::Kind::Thread && l.tag.dim == d;
-      });
+      auto it = std::find_if(launches_.rbegin(), launches_.rend(),
+                             [&](const Launch &l) { return l.tag.kind == ThreadTag::Kind::Thread && l.tag.dim == d; });
       if (it == launches_.rend())
         throw CompileError(loc, "T.tvm_thread_allreduce is not inside the launch of threadIdx." +
                                     std::string(1, static_cast<char>('x' + d)) +
@@ -274,7 +273,8 @@ private:
     }
     Stmt body;
     if (count == 1) {
-      body = BufferStoreNode::make(tree.bufs[0], substitute(reducer.result[0], args), {tree.slot(tree.reduceIndex)}, loc);
+      body =
+          BufferStoreNode::make(tree.bufs[0], substitute(reducer.result[0], args), {tree.slot(tree.reduceIndex)}, loc);
     } else {
       // Every result is computed before any is stored: each reads all the slots.
       std::vector<Var> temps;
@@ -299,8 +299,8 @@ private:
       const auto *dest = call.args[2 + count + k].as<BufferLoadNode>();
       if (!dest)
         throw CompileError(tree.loc, "the destinations of T.tvm_thread_allreduce are buffer elements");
-      seq.push_back(BufferStoreNode::make(dest->buffer, BufferLoadNode::make(tree.bufs[k], {tree.slot(intImm(0))}, tree.loc),
-                                          dest->indices, tree.loc));
+      seq.push_back(BufferStoreNode::make(
+          dest->buffer, BufferLoadNode::make(tree.bufs[k], {tree.slot(intImm(0))}, tree.loc), dest->indices, tree.loc));
     }
   }
 
@@ -391,26 +391,25 @@ private:
       return indices.groups == 1 ? offset : group * intImm(stride) + offset;
     };
     auto is = [&](BinaryOp op, Expr a, int64_t b) { return BinaryNode::make(op, std::move(a), intImm(b), loc); };
-    std::vector<Buffer> staging = reductionBuffers(reducer, warps * indices.groups, loc, scope::kShared,
-                                                   "red_buf_staging");
+    std::vector<Buffer> staging =
+        reductionBuffers(reducer, warps * indices.groups, loc, scope::kShared, "red_buf_staging");
     std::vector<Buffer> second = reductionBuffers(reducer, 1, loc, scope::kLocal);
     std::vector<Buffer> result = reductionBuffers(reducer, indices.groups, loc, scope::kShared, "red_result");
     std::vector<Stmt> stage, gather, keep;
     Expr warp = is(BinaryOp::FloorDiv, indices.reduce, lanes);
     for (size_t k = 0; k < count; ++k) {
-      stage.push_back(BufferStoreNode::make(staging[k], BufferLoadNode::make(value[k], {intImm(0)}, loc),
-                                            {at(warps, warp)}, loc));
+      stage.push_back(
+          BufferStoreNode::make(staging[k], BufferLoadNode::make(value[k], {intImm(0)}, loc), {at(warps, warp)}, loc));
       gather.push_back(BufferStoreNode::make(
           second[k], BufferLoadNode::make(staging[k], {at(warps, indices.reduce)}, loc), {intImm(0)}, loc));
-      keep.push_back(BufferStoreNode::make(result[k], BufferLoadNode::make(second[k], {intImm(0)}, loc),
-                                           {group}, loc));
+      keep.push_back(BufferStoreNode::make(result[k], BufferLoadNode::make(second[k], {intImm(0)}, loc), {group}, loc));
     }
-    seq.push_back(IfThenElseNode::make(BinaryNode::make(BinaryOp::EQ, is(BinaryOp::FloorMod, indices.reduce, lanes),
-                                                        intImm(0), loc),
-                                       SeqStmtNode::make(stage, loc), nullptr, loc));
+    seq.push_back(IfThenElseNode::make(
+        BinaryNode::make(BinaryOp::EQ, is(BinaryOp::FloorMod, indices.reduce, lanes), intImm(0), loc),
+        SeqStmtNode::make(stage, loc), nullptr, loc));
     seq.push_back(sync(loc));
-    seq.push_back(IfThenElseNode::make(is(BinaryOp::LT, indices.reduce, warps), SeqStmtNode::make(gather, loc),
-                                       nullptr, loc));
+    seq.push_back(
+        IfThenElseNode::make(is(BinaryOp::LT, indices.reduce, warps), SeqStmtNode::make(gather, loc), nullptr, loc));
     shuffleTree(reducer, second, warps, seq, allocated, loc);
     seq.push_back(IfThenElseNode::make(BinaryNode::make(BinaryOp::EQ, indices.reduce, intImm(0), loc),
                                        SeqStmtNode::make(keep, loc), nullptr, loc));

@@ -206,9 +206,9 @@ TEST_CASE("a guard t % m == r: the threads it leaves", "[thread-disjoint]") {
   CHECK(differentThreadsNeverMeet(block, block, guarded(64, 5), s.analyzer));
 
   // Every claim against the brute-force evaluator, over digits, moduli and residues.
-  std::vector<Expr> indices = {fdiv(s.tx, 32),        fdiv(s.tx, 8),        fdiv(s.tx, 16) * c(2) + c(1),
-                               fmod(s.tx, 8),         fdiv(s.tx, 4) * c(3), fmod(fdiv(s.tx, 8), 4),
-                               fdiv(s.tx + c(3), 8),  s.tx - fmod(s.tx, 8), fdiv(s.tx, 8) + fmod(s.tx, 2) * c(8),
+  std::vector<Expr> indices = {fdiv(s.tx, 32),       fdiv(s.tx, 8),        fdiv(s.tx, 16) * c(2) + c(1),
+                               fmod(s.tx, 8),        fdiv(s.tx, 4) * c(3), fmod(fdiv(s.tx, 8), 4),
+                               fdiv(s.tx + c(3), 8), s.tx - fmod(s.tx, 8), fdiv(s.tx, 8) + fmod(s.tx, 2) * c(8),
                                fdiv(s.tx, 16)};
   int proven = 0, refused = 0;
   for (int64_t m : {2, 4, 8, 16, 32})
@@ -253,7 +253,7 @@ TEST_CASE("groups: only threads of different warps must never meet", "[thread-di
   CHECK(differentThreadsNeverMeet(s.tx, s.tx + c(1), grouped(32), few));
   CHECK(!differentThreadsNeverMeet(s.tx, s.tx + c(1), s.space, few));
 
-  std::vector<Expr> indices = {fdiv(s.tx, 32), fmod(s.tx, 32),       fdiv(s.tx, 2),         s.tx + c(1),
+  std::vector<Expr> indices = {fdiv(s.tx, 32), fmod(s.tx, 32),        fdiv(s.tx, 2),         s.tx + c(1),
                                s.tx,           fdiv(s.tx, 16) * c(4), fdiv(s.tx + c(8), 16), fmod(s.tx, 16),
                                fdiv(s.tx, 64), s.tx - fmod(s.tx, 16)};
   int proven = 0, refused = 0;
@@ -285,8 +285,8 @@ TEST_CASE("digits on one side only: counted in that side's rest", "[thread-disjo
   // ... and lane0 + 32 is the next warp's: warps 0 and 1 meet.
   CHECK(!differentThreadsNeverMeet(s.tx, lane0 + c(32), warps, s.analyzer));
   // A thread index in both sides' rests would stand for two threads at once: refused.
-  CHECK(!differentThreadsNeverMeet(fdiv(s.tx, 8) * c(8) + fmod(s.tx, 4), fdiv(s.tx, 8) * c(8) + fmod(s.tx, 8),
-                                   s.space, s.analyzer));
+  CHECK(!differentThreadsNeverMeet(fdiv(s.tx, 8) * c(8) + fmod(s.tx, 4), fdiv(s.tx, 8) * c(8) + fmod(s.tx, 8), s.space,
+                                   s.analyzer));
 
   std::vector<Expr> digits = {fdiv(s.tx, 8), fmod(s.tx, 8), fdiv(s.tx, 32), fmod(s.tx, 32), s.tx};
   std::vector<Expr> indices;
