@@ -121,9 +121,14 @@ struct AxisRegion {
   int64_t lo = 0, hi = 0;
 };
 
-// The interval of `index` over the loops of `access` inside the first `outer` ones, or nullopt.
+// The thread indices of the launches around a "shared" allocation, with their extents: every
+// thread of a work-group shares the buffer, so an index is relaxed over them as over an inner loop.
+using SharedThreads = std::vector<std::pair<Var, int64_t>>;
+
+// The interval of `index` over the loops of `access` inside the first `outer` ones (and over
+// `threads`), or nullopt.
 std::optional<AxisRegion> relax(const Expr &written, const Access &access, size_t outer,
-                                const std::unordered_set<const VarNode *> &innerVars) {
+                                const std::unordered_set<const VarNode *> &innerVars, const SharedThreads &threads) {
   std::vector<std::pair<Var, Expr>> single; // a loop of one iteration is its minimum (vthread.x of 1)
   for (const ForNode *loop : access.loops)
     if (const int64_t *trips = asConstInt(loop->extent); trips && *trips == 1)
@@ -135,6 +140,10 @@ std::optional<AxisRegion> relax(const Expr &written, const Access &access, size_
     const ForNode *loop = access.loops[k];
     mins.emplace_back(loop->loopVar, loop->min);
     analyzer.bindRange(loop->loopVar, loop->min, loop->extent);
+  }
+  for (const auto &[var, extent] : threads) {
+    mins.emplace_back(var, intImm(0, var->type));
+    analyzer.bindRange(var, 0, extent);
   }
   Analyzer plain;
   Expr offset = plain.simplify(substitute(index, mins));
@@ -170,11 +179,12 @@ bool coversAxis(const std::vector<Access> &accesses, size_t d, size_t outer, int
 
 // The union of the accesses' regions on axis `d`, or nullopt when it cannot be expressed.
 std::optional<AxisRegion> axisRegion(const std::vector<Access> &accesses, size_t d, size_t outer,
-                                     const std::unordered_set<const VarNode *> &innerVars) {
+                                     const std::unordered_set<const VarNode *> &innerVars,
+                                     const SharedThreads &threads) {
   std::optional<AxisRegion> all;
   Analyzer plain;
   for (const Access &a : accesses) {
-    std::optional<AxisRegion> r = relax(a.indices[d], a, outer, innerVars);
+    std::optional<AxisRegion> r = relax(a.indices[d], a, outer, innerVars, threads);
     if (!r)
       return std::nullopt;
     if (!all) {
@@ -296,7 +306,7 @@ struct Plan {
 // The compacted shape with the loops [0, outer) of the accesses outside the allocation, or
 // nullopt when no axis shrinks.
 std::optional<Plan> planAt(const Buffer &buffer, const std::vector<Access> &accesses, size_t outer,
-                           const std::unordered_set<const VarNode *> &defined) {
+                           const std::unordered_set<const VarNode *> &defined, const SharedThreads &threads) {
   std::unordered_set<const VarNode *> innerVars = defined;
   for (size_t k = 0; k < outer; ++k)
     innerVars.erase(accesses.front().loops[k]->loopVar.get());
@@ -307,7 +317,7 @@ std::optional<Plan> planAt(const Buffer &buffer, const std::vector<Access> &acce
     int64_t extent = axisExtent(buffer, d);
     if (coversAxis(accesses, d, outer, extent))
       continue; // the union is the whole axis: it keeps its extent
-    std::optional<AxisRegion> r = axisRegion(accesses, d, outer, innerVars);
+    std::optional<AxisRegion> r = axisRegion(accesses, d, outer, innerVars, threads);
     if (r && r->hi >= r->lo && r->hi - r->lo < extent - 1 && r->hi - r->lo < INT64_MAX - 1) {
       extent = r->hi - r->lo + 1;
       plan.shape[d] = intImm(extent, buffer->shape[d]->type);
@@ -357,7 +367,7 @@ bool fitsPerIteration(const Plan &plan, const Buffer &buffer, const std::vector<
 
 // The compacted allocation with its body, or null when `buffer` stays as it is: the deepest
 // location that keeps every iteration's elements its own.
-Stmt compact(const Buffer &buffer, const Stmt &body, const SourceRange &loc) {
+Stmt compact(const Buffer &buffer, const Stmt &body, const SourceRange &loc, const SharedThreads &launched) {
   if (!compactable(buffer))
     return nullptr;
   AccessCollector collector(buffer);
@@ -369,7 +379,8 @@ Stmt compact(const Buffer &buffer, const Stmt &body, const SourceRange &loc) {
     if (a.indices.size() != buffer->rank())
       return nullptr;
   for (size_t outer = sharedLoops(buffer, accesses);; --outer) {
-    std::optional<Plan> plan = planAt(buffer, accesses, outer, collector.defined);
+    std::optional<Plan> plan = planAt(buffer, accesses, outer, collector.defined,
+                                      buffer->scope.view() == scope::kShared ? launched : SharedThreads{});
     if (!plan)
       return nullptr;
     if (outer > 0 && !fitsPerIteration(*plan, buffer, accesses.front().loops, outer))
@@ -388,10 +399,25 @@ protected:
   using IRMutator::visit;
   Stmt visit(const AllocBufferNode *op) override {
     Stmt body = mutate(op->body);
-    if (Stmt s = compact(op->buffer, body, op->loc))
+    if (Stmt s = compact(op->buffer, body, op->loc, threads_))
       return s;
     return body == op->body ? Stmt(op) : AllocBufferNode::make(op->buffer, body, op->loc);
   }
+  // A threadIdx launch around an allocation: its index differs between the threads that share
+  // a "shared" buffer (a launch of a symbolic extent: the buffer's thread-dependent axes keep theirs).
+  Stmt visit(const AttrStmtNode *op) override {
+    std::optional<ThreadTag> tag = op->isThreadLaunch() ? parseThreadTag(op->threadTag.view()) : std::nullopt;
+    if (!tag || tag->kind != ThreadTag::Kind::Thread || !op->threadVar())
+      return IRMutator::visit(op);
+    const int64_t *extent = asConstInt(op->value);
+    threads_.emplace_back(Var(op->threadVar()), extent ? *extent : INT64_MAX);
+    Stmt s = IRMutator::visit(op);
+    threads_.pop_back();
+    return s;
+  }
+
+private:
+  SharedThreads threads_;
 };
 
 } // namespace
