@@ -14,6 +14,7 @@ PassInfo convertSSAPassInfo();            // convert_ssa.cpp
 PassInfo vectorizePassInfo();             // vectorize.cpp
 PassInfo tileCopiesPassInfo();            // tile_copies.cpp
 PassInfo collapseLoopsPassInfo();         // collapse_loops.cpp
+PassInfo partitionLoopsPassInfo();        // partition_loops.cpp
 PassInfo unrollPassInfo();                // unroll.cpp
 PassInfo vectorTypeRewritePassInfo();     // vector_type_rewrite.cpp
 PassInfo lowerVectorAccessPassInfo();     // lower_vector_access.cpp

@@ -31,6 +31,7 @@ const PassRegistry &PassRegistry::builtin() {
     r.add(removeNoOpPassInfo());
     r.add(convertSSAPassInfo());
     r.add(tileCopiesPassInfo());
+    r.add(partitionLoopsPassInfo());
     r.add(collapseLoopsPassInfo());
     r.add(outerLoopVectorizePassInfo());
     r.add(unrollPassInfo());

@@ -25,13 +25,17 @@ const std::vector<Target> &targets() {
       // flattening to the emitters' 1-d buffers, vector code, and cleanup of the index
       // arithmetic.
       // A reduction's init leaves its loops once blocks are gone (hoist-reduction-init), so that
-      // the C compiler and LLVM see a loop of updates they can keep in registers and vectorise.
+      // the C compiler and LLVM see a loop of updates they can keep in registers and vectorise;
+      // a loop is split where a condition on its variable changes (partition-loops), so that a
+      // concatenation or a padding copies without a condition per element.
       {"c", "c",
-       TL_LOWER_BLOCKS "hoist-reduction-init,apply-layout-transforms,compact-buffer-allocation,flatten,tile-copies,collapse-loops,"
+       TL_LOWER_BLOCKS "hoist-reduction-init,apply-layout-transforms,compact-buffer-allocation,flatten,partition-loops,tile-copies,"
+                       "collapse-loops,"
                        "outer-loop-vectorize,vectorize,simplify,remove-no-op",
        {"--openmp", "--abi"}, "c"},
       {"llvm", "llvm",
-       TL_LOWER_BLOCKS "hoist-reduction-init,apply-layout-transforms,compact-buffer-allocation,flatten,tile-copies,collapse-loops,"
+       TL_LOWER_BLOCKS "hoist-reduction-init,apply-layout-transforms,compact-buffer-allocation,flatten,partition-loops,tile-copies,"
+                       "collapse-loops,"
                        "outer-loop-vectorize,vectorize,simplify,remove-no-op",
        {"-O", "--target-triple", "--mcpu", "--mattr", "--fp-contract", "--abi"}, "obj"},
       // The layout passes meet the texture role of the target (and any --require-layout).

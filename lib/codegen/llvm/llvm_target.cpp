@@ -16,6 +16,8 @@
 #include <llvm/Analysis/CGSCCPassManager.h>
 #include <llvm/Analysis/LoopAnalysisManager.h>
 #include <llvm/Config/llvm-config.h>
+#include <llvm/IR/IRBuilder.h>
+#include <llvm/IR/IntrinsicInst.h>
 #include <llvm/IR/PassManager.h>
 #include <llvm/IR/Verifier.h>
 #include <llvm/MC/MCSubtargetInfo.h>
@@ -229,6 +231,32 @@ void optimizeModule(llvm::Module &module, llvm::TargetMachine &machine, int optL
                                           " pipeline does not parse: " + llvm::toString(std::move(error)));
   }
   pipeline.run(module, modules);
+  if (optLevel > 0) // -O0 keeps the IR as emitted
+    signOpsAsBits(module);
+}
+
+void signOpsAsBits(llvm::Module &module) {
+  for (llvm::Function &function : module)
+    for (llvm::BasicBlock &block : function)
+      for (auto it = block.begin(); it != block.end();) {
+        llvm::Instruction &inst = *it++;
+        llvm::Type *type = inst.getType();
+        if (!type->getScalarType()->isHalfTy() && !type->getScalarType()->isBFloatTy())
+          continue;
+        const auto *call = llvm::dyn_cast<llvm::IntrinsicInst>(&inst);
+        bool negate = inst.getOpcode() == llvm::Instruction::FNeg;
+        if (!negate && !(call && call->getIntrinsicID() == llvm::Intrinsic::fabs))
+          continue;
+        llvm::IRBuilder<> builder(&inst);
+        llvm::Type *bitsType = type->getWithNewType(builder.getInt16Ty());
+        llvm::Value *bits = builder.CreateBitCast(inst.getOperand(0), bitsType);
+        llvm::Value *result = negate ? builder.CreateXor(bits, llvm::ConstantInt::get(bitsType, 0x8000))
+                                     : builder.CreateAnd(bits, llvm::ConstantInt::get(bitsType, 0x7fff));
+        llvm::Value *replacement = builder.CreateBitCast(result, type);
+        replacement->takeName(&inst);
+        inst.replaceAllUsesWith(replacement);
+        inst.eraseFromParent();
+      }
 }
 
 void verifyOrThrow(const llvm::Module &module, const char *stage) {
