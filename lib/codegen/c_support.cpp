@@ -96,11 +96,19 @@ std::string wrappingNegation(const std::string &t, DataType type) {
 
 const std::string &CSupport::workspace() {
   return define("tl_workspace", [] {
-    return std::string("typedef struct {\n  void *data;\n  size_t bytes;\n} tl_workspace_t;\n"
+    // Each slot the thread has used is on the thread's list, which the destructor (run when the
+    // file's code is unloaded, dlclose, or the process exits) frees on the thread that runs it.
+    return std::string("typedef struct tl_workspace {\n  void *data;\n  size_t bytes;\n  struct tl_workspace *next;\n"
+                       "  int listed;\n} tl_workspace_t;\n"
+                       "static _Thread_local tl_workspace_t *tl_workspaces;\n"
                        "static inline void *tl_workspace(tl_workspace_t *w, size_t bytes) {\n"
                        "  if (bytes == 0)\n    bytes = 1;\n"
+                       "  if (!w->listed) {\n    w->next = tl_workspaces;\n    tl_workspaces = w;\n    w->listed = 1;\n  }\n"
                        "  if (w->bytes < bytes) {\n    free(w->data);\n    w->data = malloc(bytes);\n"
-                       "    w->bytes = w->data ? bytes : 0;\n  }\n  return w->data;\n}\n");
+                       "    w->bytes = w->data ? bytes : 0;\n  }\n  return w->data;\n}\n"
+                       "__attribute__((destructor)) static void tl_release_workspaces(void) {\n"
+                       "  for (tl_workspace_t *w = tl_workspaces; w; w = w->next) {\n    free(w->data);\n"
+                       "    w->data = 0;\n    w->bytes = 0;\n  }\n}\n");
   });
 }
 

@@ -422,7 +422,11 @@ def f{k}(A: T.Buffer((64,), "float32"), B: T.Buffer((64,), "float32")):
         # The whole-module path (--split-input-file without separators: one chunk, not streamed).
         code, whole, whole_mib = peak_rss_mib([src, "--target=c", "-o", w.join("big.c"), "--split-input-file"])
         check(code == 1 and whole == streamed, f"the diagnostics differ:\n{streamed}\nwhole-module path:\n{whole}")
-        check(streamed_mib < whole_mib / 2, f"peak memory {streamed_mib:.0f} MiB, whole-module path {whole_mib:.0f} MiB")
+        # Under AddressSanitizer (scripts/test-sanitized) freed memory waits in its quarantine, so
+        # the peak says nothing about what the streamed compile holds.
+        if not os.environ.get("TIRLOWER_SANITIZED"):
+            check(streamed_mib < whole_mib / 2,
+                  f"peak memory {streamed_mib:.0f} MiB, whole-module path {whole_mib:.0f} MiB")
 
 
 def main():
