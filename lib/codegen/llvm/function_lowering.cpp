@@ -7,6 +7,7 @@
 #include <algorithm>
 
 #include <llvm/IR/Attributes.h>
+#include <llvm/Transforms/Utils/ModuleUtils.h>
 
 #include "codegen/launch_geometry.h"
 #include "codegen/llvm/ffi_entry_lowering.h"
@@ -311,6 +312,7 @@ void FunctionLowering::allocate(const VarNode *data, DataType dtype, const std::
                                         llvm::Constant::getNullValue(slotType), function_->getName() + ".workspace",
                                         nullptr, llvm::GlobalValue::GeneralDynamicTLSModel);
   slot->setAlignment(llvm::Align(8));
+  releaseAtUnload(slot);
   llvm::Value *storage = builder_.CreateCall(workspaceFunction(), {slot, bytes}, data->name.str());
   llvm::BasicBlock *fail = newBlock("alloc.fail");
   llvm::BasicBlock *ok = newBlock("alloc.ok");
@@ -321,6 +323,25 @@ void FunctionLowering::allocate(const VarNode *data, DataType dtype, const std::
   builder_.SetInsertPoint(ok);
   bind(data, storage);
   dataAlignment_[data] = 16; // malloc's guarantee (alignof(max_align_t)) on the 64-bit targets we serve
+}
+
+// Frees the block `slot` holds in `tirlower.release_workspaces`, the module's destructor
+// (llvm.global_dtors: run when the code is unloaded or the process exits), on the thread that
+// runs it: that thread gets its storage back.
+void FunctionLowering::releaseAtUnload(llvm::GlobalVariable *slot) {
+  llvm::Function *release = module_.getFunction("tirlower.release_workspaces");
+  if (!release) {
+    release = llvm::Function::Create(llvm::FunctionType::get(builder_.getVoidTy(), false),
+                                     llvm::GlobalValue::InternalLinkage, "tirlower.release_workspaces", module_);
+    release->addFnAttr(llvm::Attribute::NoUnwind);
+    llvm::IRBuilder<> entry(llvm::BasicBlock::Create(context_, "entry", release));
+    entry.CreateRetVoid();
+    llvm::appendToGlobalDtors(module_, release, 65535);
+  }
+  llvm::IRBuilder<> b(release->getEntryBlock().getTerminator());
+  llvm::Type *ptr = b.getPtrTy();
+  b.CreateCall(module_.getOrInsertFunction("free", b.getVoidTy(), ptr), {b.CreateLoad(ptr, slot)});
+  b.CreateStore(llvm::Constant::getNullValue(slot->getValueType()), slot);
 }
 
 // `noalias ptr tirlower.workspace(ptr slot, i64 bytes)`, defined once per module (internal; the name

@@ -70,6 +70,7 @@ private:
   void visitEvaluate(const EvaluateNode *op) override;
   void allocate(const VarNode *data, DataType dtype, const std::vector<Expr> &extents, SourceRange where);
   llvm::Function *workspaceFunction();
+  void releaseAtUnload(llvm::GlobalVariable *slot);
   void returnWith(int32_t code);
   // Under --abi=tvm-ffi: raises a tvm-ffi error of `kind` (before a nonzero return).
   void raise(const char *kind, const std::string &message);

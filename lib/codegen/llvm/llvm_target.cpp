@@ -165,6 +165,7 @@ std::unique_ptr<llvm::TargetMachine> createTargetMachine(const LLVMEmitOptions &
     throw CompileError(SourceRange{}, "LLVM emitter: unknown target triple '" + triple + "': " + error);
   auto [cpu, features] = targetCpuOf(options);
   llvm::TargetOptions targetOptions; // IEEE floats: no fast-math flags, no FP contraction
+  targetOptions.UseInitArray = true;  // destructors in .fini_array, as clang emits them
   std::unique_ptr<llvm::TargetMachine> machine(
       target->createTargetMachine(triple, cpu, features, targetOptions, llvm::Reloc::PIC_));
   if (!machine)
