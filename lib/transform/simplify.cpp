@@ -12,6 +12,11 @@
 // Only conditions over variables and constants are remembered (a load could change in the
 // branch); an inverted order comparison (`i < n` against `i >= n`) only for integers (NaN).
 //
+// With `booleans=and-of-ors` (TVM's convert_boolean_to_and_of_ors), each outermost `and`/`or`
+// is then rewritten as an `and` of `or` groups and simplified group by group
+// (arith/and_of_ors.h): `(i == 0 or k == 20) and (i == 0 or k != 30)` -> `i == 0 or k == 20`.
+// That form may be larger than the input, so it is off by default, as in TVM.
+//
 // Each maximal expression is simplified once as a whole (buffer indices start new ones), so the
 // pass is linear in the size of the function. The simplifier never makes an expression larger.
 //
@@ -29,19 +34,34 @@
 #include <optional>
 #include <vector>
 
+#include "arith/and_of_ors.h"
 #include "ir/equality.h"
+#include "transform/pass_options.h"
 
 namespace tirlower {
 
 namespace {
 
 class Simplifier : public BoundMutator {
+public:
+  explicit Simplifier(bool andOfOrs) : andOfOrs_(andOfOrs) {}
+
 protected:
   using BoundMutator::visit;
 
   Expr visit(const BinaryNode *op) override {
-    if ((op->op == BinaryOp::And || op->op == BinaryOp::Or) && op->type.isScalar())
-      return root(op, [&] { return logical(op); });
+    if ((op->op == BinaryOp::And || op->op == BinaryOp::Or) && op->type.isScalar()) {
+      bool outermost = depth_ == 0;
+      Expr e = root(op, [&] { return logical(op); });
+      if (!outermost || !andOfOrs_)
+        return e;
+      // Each pair the form asks about is simplified as an expression of its own, without the
+      // form again.
+      andOfOrs_ = false;
+      e = asAndOfOrs(e, [&](const Expr &pair) { return mutate(pair); });
+      andOfOrs_ = true;
+      return e;
+    }
     Expr e = root(op, [&] { return IRMutator::visit(op); });
     // A comparison the enclosing branches decide, or narrow.
     if (isComparison(op->op) && !facts_.empty()) {
@@ -372,19 +392,27 @@ private:
     return isRoot ? analyzer_.simplify(e) : e;
   }
 
+  bool andOfOrs_;
   int depth_ = 0;
   std::vector<Fact> facts_; // conditions the enclosing branches establish
 };
 
 } // namespace
 
+const PassOption<std::string> kBooleans{
+    choiceOption("booleans", {"as-written", "and-of-ors"}, "as-written",
+                 "as-written: `and`/`or` keep their grouping; and-of-ors: each is rewritten as an `and` of `or` groups, "
+                 "simplified group by group (TVM's convert_boolean_to_and_of_ors)")};
+
 PassInfo simplifyPassInfo() {
   PassInfo info;
   info.name = "simplify";
   info.summary = "simplify expressions with loop bounds; drop branches and loops proven dead";
-  info.create = [](const PassOptions &) {
+  info.options = {kBooleans};
+  info.create = [](const PassOptions &options) {
+    bool andOfOrs = kBooleans.of(options) == "and-of-ors";
     return std::make_unique<BodyPass>(
-        [](const PrimFunc &func, PassContext &) { return Simplifier().mutate(func->body); });
+        [andOfOrs](const PrimFunc &func, PassContext &) { return Simplifier(andOfOrs).mutate(func->body); });
   };
   return info;
 }
