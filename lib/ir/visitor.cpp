@@ -430,20 +430,52 @@ Stmt IRMutator::visit(const BlockNode *op) {
 }
 
 Stmt substituteBuffers(const Stmt &s, const std::vector<std::pair<Buffer, Buffer>> &replacements) {
+  // The variables a replaced buffer defines (its data, and an element offset that is a
+  // variable) become `to`'s, and so do they in the fields of the other buffers that use them
+  // (`T.decl_buffer(..., data=Sub.data, elem_offset=Sub.elem_offset)`).
   struct Replacer : IRMutator {
     const std::vector<std::pair<Buffer, Buffer>> &pairs;
-    explicit Replacer(const std::vector<std::pair<Buffer, Buffer>> &p) : pairs(p) {}
+    std::vector<std::pair<const VarNode *, Expr>> vars;
+    std::unordered_map<const BufferNode *, Buffer> rebuilt; // one rewrite per buffer (aliases stay shared)
+    explicit Replacer(const std::vector<std::pair<Buffer, Buffer>> &p) : pairs(p) {
+      for (const auto &[from, to] : pairs) {
+        vars.emplace_back(from->data.get(), to->data);
+        if (const auto *offset = from->elemOffset ? from->elemOffset.as<VarNode>() : nullptr; offset && to->elemOffset)
+          vars.emplace_back(offset, to->elemOffset);
+      }
+    }
     using IRMutator::visit;
     Buffer mutateBuffer(const Buffer &buffer) override {
       for (const auto &[from, to] : pairs)
         if (from == buffer)
           return to;
-      return buffer;
+      if (auto it = rebuilt.find(buffer.get()); it != rebuilt.end())
+        return it->second;
+      BufferNode::Fields f = buffer->fields();
+      bool changed = false, c = false;
+      Expr data = mutate(Expr(f.data));
+      if (!data.same(Expr(f.data)))
+        if (const auto *var = data.as<VarNode>()) {
+          f.data = Var(var);
+          changed = true;
+        }
+      f.shape = mutate(f.shape, &c);
+      changed |= c;
+      f.strides = mutate(f.strides, &c);
+      changed |= c;
+      if (f.elemOffset) {
+        Expr offset = mutate(f.elemOffset);
+        changed |= offset != f.elemOffset;
+        f.elemOffset = offset;
+      }
+      Buffer result = changed ? BufferNode::make(std::move(f)) : buffer;
+      rebuilt.emplace(buffer.get(), result);
+      return result;
     }
     Expr visit(const VarNode *op) override {
-      for (const auto &[from, to] : pairs)
-        if (from->data.get() == op)
-          return to->data;
+      for (const auto &[from, to] : vars)
+        if (from == op)
+          return to;
       return Expr(op);
     }
   } replacer(replacements);
