@@ -430,20 +430,12 @@ Stmt IRMutator::visit(const BlockNode *op) {
 }
 
 Stmt substituteBuffers(const Stmt &s, const std::vector<std::pair<Buffer, Buffer>> &replacements) {
-  // The variables a replaced buffer defines (its data, and an element offset that is a
-  // variable) become `to`'s, and so do they in the fields of the other buffers that use them
-  // (`T.decl_buffer(..., data=Sub.data, elem_offset=Sub.elem_offset)`).
+  // A replaced buffer's data variable becomes `to`'s, in the fields of the other buffers too
+  // (`T.decl_buffer(..., data=Sub.data)`).
   struct Replacer : IRMutator {
     const std::vector<std::pair<Buffer, Buffer>> &pairs;
-    std::vector<std::pair<const VarNode *, Expr>> vars;
     std::unordered_map<const BufferNode *, Buffer> rebuilt; // one rewrite per buffer (aliases stay shared)
-    explicit Replacer(const std::vector<std::pair<Buffer, Buffer>> &p) : pairs(p) {
-      for (const auto &[from, to] : pairs) {
-        vars.emplace_back(from->data.get(), to->data);
-        if (const auto *offset = from->elemOffset ? from->elemOffset.as<VarNode>() : nullptr; offset && to->elemOffset)
-          vars.emplace_back(offset, to->elemOffset);
-      }
-    }
+    explicit Replacer(const std::vector<std::pair<Buffer, Buffer>> &p) : pairs(p) {}
     using IRMutator::visit;
     Buffer mutateBuffer(const Buffer &buffer) override {
       for (const auto &[from, to] : pairs)
@@ -473,9 +465,9 @@ Stmt substituteBuffers(const Stmt &s, const std::vector<std::pair<Buffer, Buffer
       return result;
     }
     Expr visit(const VarNode *op) override {
-      for (const auto &[from, to] : vars)
-        if (from == op)
-          return to;
+      for (const auto &[from, to] : pairs)
+        if (from->data.get() == op)
+          return to->data;
       return Expr(op);
     }
   } replacer(replacements);
