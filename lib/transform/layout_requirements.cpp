@@ -83,12 +83,21 @@ std::vector<std::optional<int64_t>> elementStrides(const BufferNode &buffer) {
 }
 
 const PassOption<std::string> &requireOption() {
-  static const PassOption<std::string> option{
-      textOption("require", "", "more requirements: 'B=NCHW4c;A=NCHW4c:texture'", [](const std::string &value) {
-        std::string reason;
-        parseRequireOption(value, &reason);
-        return reason;
-      })};
+  static const PassOption<std::string> option{[] {
+    PassOptionInfo info = givenByFlag(
+        textOption("require", "", "more requirements: 'B=NCHW4c;A=NCHW4c:texture' (default: every --require-layout)",
+                   [](const std::string &value) -> std::string {
+                     RequireOptionError error;
+                     if (parseRequireOption({"require", value, {}, ""}, &error))
+                       return "";
+                     if (error.missingEquals)
+                       return "require " + error.message;
+                     return error.message + " (at character " + std::to_string(error.layoutOffset + 1) + ")";
+                   }),
+        "--require-layout");
+    info.repeatable = true;
+    return info;
+  }()};
   return option;
 }
 
@@ -110,39 +119,62 @@ const Target *targetOptionOf(const PassOptions &options) {
 }
 
 std::vector<LayoutRequirement> requireOptionOf(const PassOptions &options) {
-  std::optional<std::string> require = requireOption().find(options);
-  return require ? parseRequireOption(*require).value() : std::vector<LayoutRequirement>{};
+  std::vector<LayoutRequirement> result;
+  for (const PassOptionValue &value : requireOption().all(options)) {
+    std::vector<LayoutRequirement> parsed = parseRequireOption(value).value(); // checked when given
+    result.insert(result.end(), parsed.begin(), parsed.end());
+  }
+  return result;
 }
 
-std::optional<std::vector<LayoutRequirement>> parseRequireOption(const std::string &value, std::string *reason) {
-  auto refuse = [&](std::string why) {
-    if (reason)
-      *reason = std::move(why);
+std::optional<std::vector<LayoutRequirement>> parseRequireOption(const PassOptionValue &value,
+                                                                 RequireOptionError *error) {
+  auto refuse = [&](std::string message, bool missingEquals, size_t offset, size_t length, size_t layoutOffset = 0) {
+    if (error)
+      *error = {std::move(message), missingEquals, offset, std::max<size_t>(length, 1), layoutOffset};
     return std::nullopt;
   };
+  auto blank = [](char c) { return c == ' ' || c == '\t'; };
   std::vector<LayoutRequirement> result;
-  std::string text = value;
-  if (text.size() >= 2 && (text.front() == '\'' || text.front() == '"') && text.back() == text.front())
+  std::string_view text = value.value;
+  size_t base = 0; // where `text` starts in the value
+  if (text.size() >= 2 && (text.front() == '\'' || text.front() == '"') && text.back() == text.front()) {
     text = text.substr(1, text.size() - 2);
+    base = 1;
+  }
   size_t start = 0;
   while (start <= text.size()) {
-    size_t end = text.find(';', start);
-    std::string entry =
-        trim(std::string_view(text).substr(start, end == std::string::npos ? std::string::npos : end - start));
-    start = end == std::string::npos ? text.size() + 1 : end + 1;
-    if (entry.empty())
+    size_t end = std::min(text.find(';', start), text.size());
+    size_t first = start, last = end; // the entry, without surrounding blanks
+    while (first < last && blank(text[first]))
+      ++first;
+    while (last > first && blank(text[last - 1]))
+      --last;
+    start = end + 1;
+    if (first == last)
       continue;
+    std::string_view entry = text.substr(first, last - first);
     size_t equals = entry.find('=');
     if (equals == std::string::npos || trim(entry.substr(0, equals)).empty())
-      return refuse("require expects BUFFER=LAYOUT entries separated by ';', got '" + entry + "'");
+      return refuse("expects BUFFER=LAYOUT entries separated by ';', got '" + std::string(entry) + "'", true,
+                    base + first, entry.size());
     LayoutRequirement requirement;
     requirement.buffer = trim(entry.substr(0, equals));
-    std::string spec = trim(entry.substr(equals + 1));
-    LayoutParseError error;
-    if (!parseRequirementSpec(spec, requirement, &error))
-      return refuse("malformed layout requirement \"" + spec + "\" for '" + requirement.buffer + "': " + error.message +
-                    " (at character " + std::to_string(error.offset + 1) + ")");
-    requirement.origin = LayoutRequirement::Origin::PassOption;
+    size_t specFirst = equals + 1;
+    while (specFirst < entry.size() && blank(entry[specFirst]))
+      ++specFirst;
+    std::string spec(entry.substr(specFirst));
+    size_t at = base + first + specFirst; // the layout's offset in the value
+    LayoutParseError parseError;
+    if (!parseRequirementSpec(spec, requirement, &parseError))
+      return refuse("malformed layout requirement \"" + spec + "\" for '" + requirement.buffer +
+                        "': " + parseError.message,
+                    false, at + parseError.offset, parseError.length, parseError.offset);
+    requirement.origin =
+        value.flag.empty() ? LayoutRequirement::Origin::PassOption : LayoutRequirement::Origin::CommandLine;
+    if (value.loc.valid())
+      requirement.loc = {value.loc.fileId, value.loc.begin + static_cast<uint32_t>(at),
+                         value.loc.begin + static_cast<uint32_t>(at + spec.size())};
     result.push_back(std::move(requirement));
   }
   return result;
@@ -191,9 +223,12 @@ void checkRequirementsApply(const Module &module, const std::vector<LayoutRequir
     bool found = false;
     for (const PrimFunc &func : module.functions)
       found = found || findBufferNamed(*func, requirement.buffer);
-    if (!found)
-      throw CompileError(SourceRange{},
-                         passName + ": option require: no function has a buffer named '" + requirement.buffer + "'");
+    if (found)
+      continue;
+    std::string source = requirement.origin == LayoutRequirement::Origin::CommandLine
+                             ? std::string("--require-layout")
+                             : passName + ": option require";
+    throw CompileError(requirement.loc, source + ": no function has a buffer named '" + requirement.buffer + "'");
   }
 }
 
@@ -234,7 +269,7 @@ Diagnostic &noteRequirementSource(Diagnostic &diagnostic, const LayoutRequiremen
     return diagnostic.note(requirement.loc, spec + " required by --require-layout='" + requirement.buffer + "=" +
                                                 requirement.spec() + "'");
   case LayoutRequirement::Origin::PassOption:
-    return diagnostic.note(SourceRange{}, spec + " required by the pass option require='" + requirement.buffer + "=" +
+    return diagnostic.note(requirement.loc, spec + " required by the pass option require='" + requirement.buffer + "=" +
                                               requirement.spec() + "'");
   case LayoutRequirement::Origin::Target:
     return diagnostic.note(requirement.loc,

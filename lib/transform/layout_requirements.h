@@ -1,9 +1,10 @@
 // Layout requirements as the passes see them (verify-layouts, legalize-layouts): where they
 // come from, which buffer each names, and whether that buffer satisfies it.
 //
-// A function's requirements are, in order: its T.func_attr "layout_requirements" and the
-// tool's --require-layout flags (PrimFuncNode::layoutRequirements), the passes' option
-// require='B=NCHW4c;A=NCHW4c:texture', and the target's requirements per buffer role
+// A function's requirements are, in order: its T.func_attr "layout_requirements"
+// (PrimFuncNode::layoutRequirements), the passes' option require='B=NCHW4c;A=NCHW4c:texture'
+// (given by the tool's --require-layout flags when the pipeline does not give it), and the
+// target's requirements per buffer role
 // (Target::layoutRequirements): for --target=opencl, a parameter in scope "global.texture"
 // whose layout annotation names the dimensions N, C, H and W must be "NCHW4c:texture".
 #pragma once
@@ -25,15 +26,30 @@ struct BufferRequirement {
   Buffer buffer; // the buffer of that name in the function (a parameter first)
 };
 
-// Parses the pass option require='B=NCHW4c;A=NCHW4c:texture' (entries separated by ';').
-// nullopt for a malformed value, with what is wrong in `*reason` (when given): "require expects
-// BUFFER=LAYOUT entries separated by ';', got 'B'".
-std::optional<std::vector<LayoutRequirement>> parseRequireOption(const std::string &value,
-                                                                 std::string *reason = nullptr);
+// What is wrong with a value of the option require: `message` ("expects BUFFER=LAYOUT entries
+// separated by ';', got 'B'" after the option's or flag's name when `missingEquals`, else
+// "malformed layout requirement \"NCHWc\" for 'B': split axis 'c' needs a factor (e.g. 4c)"),
+// at bytes [offset, offset + length) of the value.
+struct RequireOptionError {
+  std::string message;
+  bool missingEquals = false;
+  size_t offset = 0;
+  size_t length = 1;
+  size_t layoutOffset = 0; // a malformed layout's error, within the layout's text
+};
+
+// Parses one value of the option require='B=NCHW4c;A=NCHW4c:texture' (entries separated by
+// ';'), given in a pipeline or by --require-layout (the option's flag, repeatable). Each
+// requirement is located at its layout inside the value's source (value.loc, when known), and
+// comes from the flag when value.flag names one, else from the pass option. nullopt for a
+// malformed value, with what is wrong in `*error` (when given).
+std::optional<std::vector<LayoutRequirement>> parseRequireOption(const PassOptionValue &value,
+                                                                 RequireOptionError *error = nullptr);
 // The declaration of that option, shared by legalize-layouts and verify-layouts: text checked
 // by parseRequireOption.
 const PassOption<std::string> &requireOption();
-// The requirements the checked options of such a pass give (none when require is absent).
+// The requirements the checked options of such a pass give, every value of require in order
+// (none when it is absent).
 std::vector<LayoutRequirement> requireOptionOf(const PassOptions &options);
 // The option target=NAME of those passes (default: the tool's --target): the target whose
 // requirements by buffer role (Target::layoutRequirements) apply.
@@ -56,7 +72,8 @@ std::vector<BufferRequirement> requirementsOf(const PrimFuncNode &func, const st
 // the dimensions N, C, H and W is packed "NCHW4c:texture".
 std::vector<LayoutRequirement> openclTextureRequirements(const PrimFuncNode &func);
 
-// Throws CompileError when a pass-option requirement names a buffer no function has.
+// Throws CompileError, at the requirement, when one from the option require (or its flag) names
+// a buffer no function has.
 void checkRequirementsApply(const Module &module, const std::vector<LayoutRequirement> &options,
                             const std::string &passName);
 

@@ -29,9 +29,9 @@ std::optional<double> parseNumber(std::string_view text) {
 }
 
 const std::string *find(const PassOptions &options, std::string_view name) {
-  for (const auto &[key, value] : options)
-    if (key == name)
-      return &value;
+  for (const PassOptionValue &given : options)
+    if (given.name == name)
+      return &given.value;
   return nullptr;
 }
 
@@ -144,14 +144,15 @@ std::string passOptionGivenTwiceMessage(const PassInfo &info, std::string_view n
 std::string passOptionsError(const PassInfo &info, const PassOptions &given) {
   for (size_t k = 0; k < given.size(); ++k) {
     // Not a structured binding: clang 15 (the fuzz build's compiler) cannot capture one below.
-    const std::string &key = given[k].first;
+    const std::string &key = given[k].name;
     const PassOptionInfo *option = findPassOption(info, key);
     if (!option)
       return unknownPassOptionMessage(info, key);
     auto earlier = given.begin() + static_cast<std::ptrdiff_t>(k);
-    if (std::any_of(given.begin(), earlier, [&](const auto &kv) { return kv.first == key; }))
+    if (!option->repeatable &&
+        std::any_of(given.begin(), earlier, [&](const PassOptionValue &other) { return other.name == key; }))
       return passOptionGivenTwiceMessage(info, key);
-    if (std::string error = passOptionValueError(info, *option, given[k].second); !error.empty())
+    if (std::string error = passOptionValueError(info, *option, given[k].value); !error.empty())
       return error;
   }
   return "";
@@ -162,10 +163,16 @@ PassOptions passOptionsWithDefaults(const PassInfo &info, const PassOptions &giv
   for (const PassOptionInfo &option : info.options) {
     if (find(given, option.name))
       continue;
-    if (const std::string *value = option.flag.empty() ? nullptr : find(flags, option.flag))
-      out.emplace_back(option.name, *value);
-    else if (!option.defaultValue.empty())
-      out.emplace_back(option.name, option.defaultValue);
+    std::vector<const PassOptionValue *> fromFlag;
+    for (const PassOptionValue &flag : flags)
+      if (!option.flag.empty() && flag.name == option.flag)
+        fromFlag.push_back(&flag);
+    if (!option.repeatable && fromFlag.size() > 1)
+      fromFlag.erase(fromFlag.begin(), fromFlag.end() - 1);
+    for (const PassOptionValue *flag : fromFlag)
+      out.push_back({option.name, flag->value, flag->loc, option.flag});
+    if (fromFlag.empty() && !option.defaultValue.empty())
+      out.push_back({option.name, option.defaultValue, {}, ""});
   }
   return out;
 }

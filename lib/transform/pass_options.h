@@ -15,10 +15,28 @@
 #include <utility>
 #include <vector>
 
+#include "ir/source_range.h"
+
 namespace tirlower {
 
+// One option value as given: `name=value` in a pipeline, or the value of a tool flag.
+struct PassOptionValue {
+  PassOptionValue(std::string name, std::string value, SourceRange loc = {}, std::string flag = {})
+      : name(std::move(name)), value(std::move(value)), loc(loc), flag(std::move(flag)) {}
+
+  std::string name; // the option's; among the tool's flag values (PassManager::add), the flag's
+  std::string value;
+  // Where the value is written (in the pipeline text, or in a flag's value registered as a
+  // "<command line>" source), so that a pass can point at it; invalid when not known.
+  SourceRange loc;
+  // The tool flag that gave the value ("--require-layout"); empty when the pipeline did.
+  std::string flag;
+
+  bool operator==(const PassOptionValue &other) const { return name == other.name && value == other.value; }
+};
+
 // Options given as name{key=value,...} in a pipeline, in the order written.
-using PassOptions = std::vector<std::pair<std::string, std::string>>;
+using PassOptions = std::vector<PassOptionValue>;
 
 enum class PassOptionType {
   Integer, // a decimal integer from PassOptionInfo::minimum to maximum
@@ -44,6 +62,9 @@ struct PassOptionInfo {
   // "--layout-verify"); empty: none. The tool hands the pass manager the values of the flags it
   // was given (PassManager::add), and a flag that no pass of the pipeline declares is misuse.
   std::string flag;
+  // The option may be given more than once, in a pipeline or by repeating its flag; the pass
+  // reads every value (PassOption::all). Other options are given at most once.
+  bool repeatable = false;
 };
 
 // `option`, given by the tool's `flag` when the pipeline does not give it.
@@ -74,12 +95,14 @@ std::string passOptionGivenTwiceMessage(const PassInfo &info, std::string_view n
 std::string passOptionValueError(const PassInfo &info, const PassOptionInfo &option, const std::string &value);
 // What is wrong with `given` as the options of `info`: the first unknown option, option given
 // twice or bad value, in the order written; empty when all are valid. The pipeline parser
-// checks the same option by option, to locate each error in the pipeline text.
+// checks the same option by option, to locate each error in the pipeline text. A repeatable
+// option may be given more than once.
 std::string passOptionsError(const PassInfo &info, const PassOptions &given);
 // The options a pass is created with: `given`, which must be valid (passOptionsError), then
 // every declared option that is not given, in declaration order, with the value of its flag
-// in `flags` (pairs of a tool flag and its value, such as {"--target", "opencl"}) when there is
-// one, else its default, if any.
+// in `flags` (a tool flag and its value each, such as {"--target", "opencl"}) when there is
+// one (every value of a repeated flag for a repeatable option, the last one otherwise), else its
+// default, if any. A value from a flag keeps the flag's location and names the flag.
 PassOptions passOptionsWithDefaults(const PassInfo &info, const PassOptions &given, const PassOptions &flags = {});
 
 // A declared option with its typed read, so that a pass names each option once:
@@ -98,6 +121,8 @@ public:
   std::optional<T> find(const PassOptions &options) const;
   // The value of an option that always has one (a default or a value from its flag).
   T of(const PassOptions &options) const { return find(options).value(); }
+  // Every value of a repeatable option, in the order given, with where each is written.
+  std::vector<PassOptionValue> all(const PassOptions &options) const;
 
 private:
   PassOptionInfo info_;
@@ -109,6 +134,13 @@ template <> PassOption<std::string>::PassOption(PassOptionInfo info);
 template <> std::optional<int64_t> PassOption<int64_t>::find(const PassOptions &options) const;
 template <> std::optional<double> PassOption<double>::find(const PassOptions &options) const;
 template <> std::optional<std::string> PassOption<std::string>::find(const PassOptions &options) const;
+template <class T> std::vector<PassOptionValue> PassOption<T>::all(const PassOptions &options) const {
+  std::vector<PassOptionValue> values;
+  for (const PassOptionValue &given : options)
+    if (given.name == info_.name)
+      values.push_back(given);
+  return values;
+}
 
 // Untyped reads of checked options (passOptionsWithDefaults) by name, what PassOption reads
 // with: the value of `name`, or nullopt when it is absent (no default and not given).

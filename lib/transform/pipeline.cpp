@@ -15,7 +15,8 @@ bool isNameChar(char c) {
 
 class PipelineParser {
 public:
-  PipelineParser(std::string_view text, const PassRegistry &registry) : text_(text), registry_(registry) {}
+  PipelineParser(std::string_view text, const PassRegistry &registry, uint32_t fileId)
+      : text_(text), registry_(registry), fileId_(fileId) {}
 
   std::vector<PipelineEntry> parse() {
     std::vector<PipelineEntry> entries;
@@ -91,7 +92,9 @@ private:
              atEnd() ? open : pos_, 1);
       std::string key(text_.substr(keyStart, pos_ - keyStart));
       checkOption(*entry.info, key, keyStart);
-      if (std::any_of(entry.options.begin(), entry.options.end(), [&](const auto &kv) { return kv.first == key; }))
+      const PassOptionInfo &option = *findPassOption(*entry.info, key);
+      if (!option.repeatable && std::any_of(entry.options.begin(), entry.options.end(),
+                                            [&](const PassOptionValue &given) { return given.name == key; }))
         fail(passOptionGivenTwiceMessage(*entry.info, key), keyStart, key.size());
       skipSpace();
       if (atEnd() || text_[pos_] != '=')
@@ -100,14 +103,13 @@ private:
       skipSpace();
       size_t valueStart = pos_;
       std::string value = scanValue(entry.info->name);
-      if (std::string error = passOptionValueError(*entry.info, *findPassOption(*entry.info, key), value);
-          !error.empty()) {
+      if (std::string error = passOptionValueError(*entry.info, option, value); !error.empty()) {
         size_t valueEnd = pos_;
         while (valueEnd > valueStart && std::isspace(static_cast<unsigned char>(text_[valueEnd - 1])))
           --valueEnd;
         fail(error, valueStart, valueEnd - valueStart);
       }
-      entry.options.emplace_back(key, value);
+      entry.options.push_back({key, value, valueRange(valueStart, value), ""});
       if (atEnd())
         fail("unterminated option list of pass '" + entry.info->name + "': missing '}'", open, 1);
       if (text_[pos_++] == '}')
@@ -153,15 +155,27 @@ private:
     return std::string(value);
   }
 
+  // Where `value`, scanned from `start`, is written (inside its quotes, if any): a range in the
+  // source the pipeline text is (fileId_), invalid when it is none.
+  SourceRange valueRange(size_t start, const std::string &value) const {
+    if (!fileId_)
+      return {};
+    if (text_[start] == '"' || text_[start] == '\'')
+      ++start;
+    uint32_t begin = static_cast<uint32_t>(start);
+    return {fileId_, begin, begin + static_cast<uint32_t>(value.size())};
+  }
+
   std::string_view text_;
   const PassRegistry &registry_;
+  uint32_t fileId_ = 0;
   size_t pos_ = 0;
 };
 
 } // namespace
 
-std::vector<PipelineEntry> parsePipeline(std::string_view text, const PassRegistry &registry) {
-  return PipelineParser(text, registry).parse();
+std::vector<PipelineEntry> parsePipeline(std::string_view text, const PassRegistry &registry, uint32_t fileId) {
+  return PipelineParser(text, registry, fileId).parse();
 }
 
 std::string formatPipelineError(std::string_view text, const PipelineError &error) {
@@ -179,7 +193,7 @@ std::string describePass(const PassInfo &info, const PassOptions &options) {
     return out;
   out += "{";
   for (size_t k = 0; k < options.size(); ++k)
-    out += (k ? "," : "") + options[k].first + "=" + options[k].second;
+    out += (k ? "," : "") + options[k].name + "=" + options[k].value;
   return out + "}";
 }
 

@@ -30,8 +30,9 @@ public:
 // closest registered name), unknown options (suggesting the closest declared one, or listing
 // them) and values of the wrong type (pass_options.h), located at the name or value. Whitespace around
 // names, keys and values is ignored; a value may contain commas and braces inside quotes or
-// balanced brackets ("m=lambda i, j: [j, i]").
-std::vector<PipelineEntry> parsePipeline(std::string_view text, const PassRegistry &registry);
+// balanced brackets ("m=lambda i, j: [j, i]"). When the text is a source (`fileId`, not 0), each
+// option value keeps its range in it (PassOptionValue::loc).
+std::vector<PipelineEntry> parsePipeline(std::string_view text, const PassRegistry &registry, uint32_t fileId = 0);
 
 // "message (column N)\n  TEXT\n  ^~~~\n": the error shown under the pipeline text.
 std::string formatPipelineError(std::string_view text, const PipelineError &error);

@@ -493,11 +493,20 @@ def require_layout_flags():
         check('layout="NCHW4c"' in r.out and 'layout="NCHW"' in r.out, r.out)
         # Malformed: misuse, located inside the value.
         r = expect(run([src, "--require-layout=B=NCHWc", "--pass=verify-layouts"]), 2, "malformed requirement")
-        check("<command line>:1:7: error: --require-layout: malformed layout requirement \"NCHWc\": split axis 'c' "
-              "needs a factor" in r.err, r.err)
-        expect(run([src, "--require-layout=NCHW", "--pass=verify-layouts"]), 2, "requirement without a buffer")
+        check("<command line>:1:7: error: --require-layout: malformed layout requirement \"NCHWc\" for 'B': split axis "
+              "'c' needs a factor" in r.err, r.err)
+        r = expect(run([src, "--require-layout=NCHW", "--pass=verify-layouts"]), 2, "requirement without a buffer")
+        check("<command line>:1:1: error: --require-layout expects BUFFER=LAYOUT entries separated by ';', got 'NCHW'"
+              in r.err, r.err)
         r = expect(run([src, "--require-layout=Z=NCHW", "--pass=verify-layouts"]), 1, "unknown buffer")
-        check("--require-layout: no function has a buffer named 'Z'" in r.err, r.err)
+        check("<command line>:1:3: error: --require-layout: no function has a buffer named 'Z'\nZ=NCHW\n  ^~~~" in r.err,
+              r.err)
+        # The flag is the default of the passes' option require: the pipeline's value replaces it,
+        # and a note about a requirement from the pipeline points into the pipeline's text.
+        r = expect(run([src, "--require-layout=Z=NCHW", "--pass=verify-layouts{require=B=NCHW}"]), 1, "option wins")
+        check("--pass: 'Z'" not in r.err and "Z=NCHW" not in r.err, r.err)
+        check("<command line>:1:26: note: \"NCHW\" required by the pass option require='B=NCHW'\n"
+              "verify-layouts{require=B=NCHW}\n                         ^~~~" in r.err, r.err)
         # The pass option: a bad value is misuse.
         expect(run([src, "--pass=verify-layouts{mode=loud}"]), 2, "verify-layouts{mode=loud}")
         expect(run([src, "--pass=legalize-layouts{require=B}"]), 2, "legalize-layouts{require=B}")

@@ -18,6 +18,7 @@
 #include "run_files.h"
 #include "streamed_compile.h"
 #include "timing_report.h"
+#include "transform/layout_requirements.h"
 #include "transform/pass_manager.h"
 #include "transform/pipeline.h"
 
@@ -28,14 +29,29 @@ namespace {
 constexpr int kInputError = 1;
 constexpr int kUsageError = 2;
 
-// The tool flags given that give pass options (PassOptionInfo::flag), with their values.
-PassOptions passOptionFlags(const ToolOptions &options) {
-  PassOptions flags;
+// The tool flags given that give pass options (PassOptionInfo::flag), with their values. Each
+// --require-layout value is a "<command line>" source of its own, so that the passes' notes
+// point into it, and is checked here: a malformed one is misuse, located in it.
+bool passOptionFlags(const ToolOptions &options, SourceManager &sources, DiagnosticSink &diagnostics,
+                     PassOptions &flags) {
   if (options.target)
-    flags.emplace_back("--target", options.target->name);
+    flags.push_back({"--target", options.target->name, {}, ""});
   if (!options.layoutVerify.empty())
-    flags.emplace_back("--layout-verify", options.layoutVerify);
-  return flags;
+    flags.push_back({"--layout-verify", options.layoutVerify, {}, ""});
+  bool ok = true;
+  for (const std::string &text : options.requiredLayouts) {
+    uint32_t fileId = sources.addFile("<command line>", text);
+    PassOptionValue value{"--require-layout", text, {fileId, 0, static_cast<uint32_t>(text.size())}, "--require-layout"};
+    RequireOptionError error;
+    if (!parseRequireOption(value, &error)) {
+      uint32_t at = static_cast<uint32_t>(error.offset);
+      diagnostics.error({fileId, at, at + static_cast<uint32_t>(error.length)},
+                        "--require-layout" + std::string(error.missingEquals ? " " : ": ") + error.message);
+      ok = false;
+    }
+    flags.push_back(std::move(value));
+  }
+  return ok;
 }
 
 // Whether a pass of the pipeline declares an option that `flag` gives.
@@ -47,10 +63,14 @@ bool declaresFlag(const PassManager &manager, std::string_view flag) {
   return false;
 }
 
-// Builds the pass manager from --pass / --pass-pipeline. Prints the error and returns false
-// on misuse.
-bool buildPipeline(const ToolOptions &options, PassManager &manager) {
-  PassOptions flags = passOptionFlags(options);
+// Builds the pass manager from --pass / --pass-pipeline and the flags that give pass options.
+// Each pipeline text is a "<command line>" source, so that a pass can point at an option value
+// in it. Reports the error and returns false on misuse.
+bool buildPipeline(const ToolOptions &options, SourceManager &sources, DiagnosticSink &diagnostics,
+                   PassManager &manager) {
+  PassOptions flags;
+  if (!passOptionFlags(options, sources, diagnostics, flags))
+    return false;
   std::vector<std::pair<std::string, std::string>> texts; // flag, pipeline text
   if (options.pipeline)
     texts.emplace_back("--pass-pipeline", *options.pipeline);
@@ -58,7 +78,8 @@ bool buildPipeline(const ToolOptions &options, PassManager &manager) {
     texts.emplace_back("--pass", text);
   for (const auto &[flag, text] : texts) {
     try {
-      for (const PipelineEntry &entry : parsePipeline(text, toolPassRegistry()))
+      uint32_t fileId = sources.addFile("<command line>", text);
+      for (const PipelineEntry &entry : parsePipeline(text, toolPassRegistry(), fileId))
         manager.add(entry, flags); // parsePipeline has checked the options
     } catch (const PipelineError &e) {
       printToolError(flag + ": " + formatPipelineError(text, e));
@@ -187,7 +208,7 @@ public:
   int run() {
     manager_.verifyEach = options_.verifyEach;
     manager_.threads = options_.threads;
-    if (!buildPipeline(options_, manager_) || !flagsApplyToPipeline())
+    if (!buildPipeline(options_, sources_, engine_, manager_) || !flagsApplyToPipeline())
       return kUsageError;
     std::vector<LayoutFlag> layoutFlags;
     if (!parseLayoutFlags(options_, sources_, engine_, layoutFlags))
@@ -260,7 +281,7 @@ private:
       printToolError("--layout-verify applies to the verify-layouts pass, which does not run (" + runsText + ")");
       return false;
     }
-    if (!options_.requiredLayouts.empty() && !runs("verify-layouts") && !runs("legalize-layouts")) {
+    if (!options_.requiredLayouts.empty() && !declaresFlag(manager_, "--require-layout")) {
       printToolError("--require-layout applies to the legalize-layouts and verify-layouts passes, neither of which "
                      "runs (" + runsText + ")");
       return false;
@@ -624,7 +645,9 @@ int runTool(const ToolOptions &options) {
   }
   if (options.printPipeline) {
     PassManager manager;
-    if (!buildPipeline(options, manager))
+    SourceManager sources;
+    DiagnosticEngine diagnostics(sources, std::cerr, options.diagnosticsFormat);
+    if (!buildPipeline(options, sources, diagnostics, manager))
       return kUsageError;
     std::cout << pipelineText(manager);
     return 0;

@@ -15,8 +15,8 @@ namespace {
 
 std::string optionsText(const PassOptions &options) {
   std::string out;
-  for (const auto &[key, value] : options)
-    out += (out.empty() ? "" : ", ") + key + "=" + value;
+  for (const PassOptionValue &option : options)
+    out += (out.empty() ? "" : ", ") + option.name + "=" + option.value;
   return out;
 }
 

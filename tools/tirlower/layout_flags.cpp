@@ -28,7 +28,7 @@ bool splitFlag(const std::string &flag, const std::string &text, std::string &bu
                DiagnosticSink &diagnostics) {
   size_t equals = text.find('=');
   if (equals == std::string::npos || trim(text.substr(0, equals)).empty()) {
-    std::string value = flag == "--layout" ? "FROM->TO" : flag == "--require-layout" ? "LAYOUT" : "lambda ...";
+    std::string value = flag == "--layout" ? "FROM->TO" : "lambda ...";
     diagnostics.error({}, flag + " expects BUFFER=" + value + ", got '" + text + "'");
     return false;
   }
@@ -68,7 +68,7 @@ bool parseLayoutsFlag(const std::string &text, SourceManager &sources, Diagnosti
     return false;
   try {
     IndexMap map = indexMapFromLayouts(*sides[0], *sides[1], where);
-    flags.push_back({"--layout", buffer, map, std::nullopt, where, ""});
+    flags.push_back({"--layout", buffer, map, where, ""});
   } catch (const CompileError &e) {
     diagnostics.report(e.diagnostic());
     return false;
@@ -151,32 +151,10 @@ bool parseLayoutFlags(const ToolOptions &options, SourceManager &sources, Diagno
       ok = false;
       continue;
     }
-    flags.push_back({"--transform-layout", buffer, *map, std::nullopt, {fileId, begin, end}, padValue});
+    flags.push_back({"--transform-layout", buffer, *map, {fileId, begin, end}, padValue});
   }
   for (const std::string &text : options.layouts)
     ok = parseLayoutsFlag(text, sources, diagnostics, flags) && ok;
-  for (const std::string &text : options.requiredLayouts) {
-    std::string buffer, spec;
-    if (!splitFlag("--require-layout", text, buffer, spec, diagnostics)) {
-      ok = false;
-      continue;
-    }
-    uint32_t fileId = sources.addFile("<command line>", text);
-    size_t specBegin = text.find(spec, text.find('=') + 1);
-    LayoutRequirement requirement;
-    LayoutParseError error;
-    if (!parseRequirementSpec(spec, requirement, &error)) {
-      uint32_t begin = static_cast<uint32_t>(specBegin + error.offset);
-      diagnostics.error({fileId, begin, begin + static_cast<uint32_t>(error.length)},
-                        "--require-layout: malformed layout requirement \"" + spec + "\": " + error.message);
-      ok = false;
-      continue;
-    }
-    requirement.buffer = buffer;
-    requirement.origin = LayoutRequirement::Origin::CommandLine;
-    requirement.loc = {fileId, static_cast<uint32_t>(specBegin), static_cast<uint32_t>(text.size())};
-    flags.push_back({"--require-layout", buffer, IndexMap(), requirement, requirement.loc, ""});
-  }
   return ok;
 }
 
@@ -189,20 +167,16 @@ bool applyLayoutFlags(Module &module, const std::vector<LayoutFlag> &flags, Diag
       if (!buffer)
         continue;
       PrimFuncNode::Fields fields = function->fields();
-      if (flag.requirement)
-        fields.layoutRequirements.push_back(*flag.requirement);
-      else {
-        Expr padValue;
-        if (!flag.padValue.empty()) {
-          std::string error;
-          padValue = padValueOf(flag.padValue, buffer->dtype, error);
-          if (!padValue) {
-            diagnostics.error({}, flag.flag + ": " + error + " ('" + buffer->name.str() + "')");
-            return false;
-          }
+      Expr padValue;
+      if (!flag.padValue.empty()) {
+        std::string error;
+        padValue = padValueOf(flag.padValue, buffer->dtype, error);
+        if (!padValue) {
+          diagnostics.error({}, flag.flag + ": " + error + " ('" + buffer->name.str() + "')");
+          return false;
         }
-        fields.layoutTransforms.push_back({buffer, flag.map, padValue, flag.loc});
       }
+      fields.layoutTransforms.push_back({buffer, flag.map, padValue, flag.loc});
       function = PrimFuncNode::make(std::move(fields));
       changed[&function - module.functions.data()] = true;
       found = true;

@@ -3,12 +3,10 @@
 // given on the command line. Each appends a LayoutTransform for buffer B to every function
 // that has a buffer of that name (a parameter, by its buffer's or its handle's name,
 // alloc_buffer or decl_buffer: findBufferNamed), after those the input states;
-// apply-layout-transforms then applies them.
-// --require-layout='B=NCHW4c' (or 'A=NCHW4c:texture') adds a layout requirement on buffer B to
-// every function that has one, for legalize-layouts and verify-layouts.
+// apply-layout-transforms then applies them. (--require-layout is not one of these: it gives
+// the option require of legalize-layouts and verify-layouts, see passOptionFlags.)
 #pragma once
 
-#include <optional>
 #include <string>
 #include <vector>
 
@@ -19,11 +17,10 @@
 namespace tirlower {
 
 struct LayoutFlag {
-  std::string flag;                             // "--layout", "--transform-layout" or "--require-layout"
-  std::string buffer;                           // the buffer name
-  IndexMap map;                                 // null for --require-layout
-  std::optional<LayoutRequirement> requirement; // --require-layout
-  SourceRange loc;                              // the flag's text, kept in the SourceManager as "<command line>"
+  std::string flag;   // "--layout" or "--transform-layout"
+  std::string buffer; // the buffer name
+  IndexMap map;
+  SourceRange loc; // the flag's text, kept in the SourceManager as "<command line>"
   // --transform-layout's `, pad_value=V`: a number, or T.<dtype>(number); converted to the
   // buffer's element type when the transform is added. Empty when not given.
   std::string padValue;

@@ -68,23 +68,39 @@ TEST_CASE("requirement specs", "[layout]") {
 }
 
 TEST_CASE("the pass option require", "[layout]") {
-  std::vector<LayoutRequirement> parsed = parseRequireOption("'A=NCHW4c:texture; B = NCHW'").value();
+  std::vector<LayoutRequirement> parsed = parseRequireOption({"require", "'A=NCHW4c:texture; B = NCHW'"}).value();
   REQUIRE(parsed.size() == 2);
   CHECK(parsed[0].buffer == "A");
   CHECK(parsed[0].texture);
   CHECK(parsed[1].buffer == "B");
   CHECK(parsed[1].layout.name() == "NCHW");
   CHECK(parsed[1].origin == LayoutRequirement::Origin::PassOption);
-  CHECK(parseRequireOption("").value().empty());
-  std::string reason;
-  CHECK_FALSE(parseRequireOption("NCHW", &reason));
-  CHECK(reason == "require expects BUFFER=LAYOUT entries separated by ';', got 'NCHW'");
-  CHECK_FALSE(parseRequireOption("A=NCHW;=NCHW", &reason));
-  CHECK(reason == "require expects BUFFER=LAYOUT entries separated by ';', got '=NCHW'");
-  CHECK_FALSE(parseRequireOption("B=NCHWc"));
-  CHECK_FALSE(parseRequireOption("B=NCHWc", &reason));
-  CHECK(reason ==
-        "malformed layout requirement \"NCHWc\" for 'B': split axis 'c' needs a factor (e.g. 4c) (at character 5)");
+  CHECK(parseRequireOption({"require", ""}).value().empty());
+  RequireOptionError error;
+  CHECK_FALSE(parseRequireOption({"require", "NCHW"}, &error));
+  CHECK(error.missingEquals);
+  CHECK(error.message == "expects BUFFER=LAYOUT entries separated by ';', got 'NCHW'");
+  CHECK_FALSE(parseRequireOption({"require", "A=NCHW; =NCHW"}, &error));
+  CHECK(error.message == "expects BUFFER=LAYOUT entries separated by ';', got '=NCHW'");
+  CHECK((error.offset == 8 && error.length == 5));
+  CHECK_FALSE(parseRequireOption({"require", "B=NCHWc"}));
+  CHECK_FALSE(parseRequireOption({"require", "'B= NCHWc'"}, &error));
+  CHECK_FALSE(error.missingEquals);
+  CHECK(error.message == "malformed layout requirement \"NCHWc\" for 'B': split axis 'c' needs a factor (e.g. 4c)");
+  CHECK(error.offset == 8); // the 'c' of NCHWc, inside the quotes
+  // Where each requirement is written: its layout, inside the value's source range; and which
+  // flag gave it, when one did.
+  std::vector<LayoutRequirement> located =
+      parseRequireOption({"--require-layout", "A=NCHW4c; B=NCHW", SourceRange{7, 10, 26}, "--require-layout"}).value();
+  REQUIRE(located.size() == 2);
+  CHECK((located[0].loc.fileId == 7 && located[0].loc.begin == 12 && located[0].loc.end == 18));
+  CHECK((located[1].loc.begin == 22 && located[1].loc.end == 26));
+  CHECK(located[1].origin == LayoutRequirement::Origin::CommandLine);
+  CHECK_FALSE(parsed[0].loc.valid());
+  // The pipeline's check of the option's value.
+  CHECK(passOptionsError(verifyLayoutsPassInfo(), {{"require", "B=NCHWc"}}) ==
+        "option 'require' of pass 'verify-layouts': malformed layout requirement \"NCHWc\" for 'B': split axis 'c' "
+        "needs a factor (e.g. 4c) (at character 5)");
   // The option's declaration says the same: the pipeline parser reports it as a usage error.
   CHECK(passOptionsError(legalizeLayoutsPassInfo(), {{"require", "B"}}).find("got 'B'") != std::string::npos);
   CHECK_FALSE(passOptionsError(verifyLayoutsPassInfo(), {{"mode", "loud"}}).empty());
@@ -92,6 +108,16 @@ TEST_CASE("the pass option require", "[layout]") {
   // The passes read the checked option.
   CHECK(requireOptionOf({{"require", "A=NCHW4c;B=NHWC"}}).size() == 2);
   CHECK(requireOptionOf({}).empty());
+  // require is repeatable: given twice, or by several --require-layout flags, every value counts.
+  CHECK(passOptionsError(verifyLayoutsPassInfo(), {{"require", "A=NCHW4c"}, {"require", "B=NHWC"}}).empty());
+  PassOptions flags = {{"--require-layout", "A=NCHW4c"}, {"--require-layout", "B=NHWC;C=NCHW"}};
+  PassOptions created = passOptionsWithDefaults(verifyLayoutsPassInfo(), {}, flags);
+  std::vector<LayoutRequirement> fromFlags = requireOptionOf(created);
+  REQUIRE(fromFlags.size() == 3);
+  CHECK((fromFlags[0].buffer == "A" && fromFlags[2].buffer == "C"));
+  CHECK(fromFlags[0].origin == LayoutRequirement::Origin::CommandLine);
+  // What the pipeline gives replaces the flags.
+  CHECK(requireOptionOf(passOptionsWithDefaults(verifyLayoutsPassInfo(), {{"require", "Z=NCHW"}}, flags)).size() == 1);
 }
 
 TEST_CASE("requirements of a function and the buffers they name", "[layout]") {

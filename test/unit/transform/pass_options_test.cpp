@@ -23,7 +23,7 @@ TEST_CASE("declared defaults are filled in and given values kept", "[transform][
   const PassInfo unroll = unrollPassInfo();
   PassOptions filled = passOptionsWithDefaults(unroll, {});
   REQUIRE(filled.size() == 1);
-  CHECK(filled[0] == std::pair<std::string, std::string>("limit", unroll.options[0].defaultValue));
+  CHECK(filled[0] == PassOptionValue("limit", unroll.options[0].defaultValue));
   CHECK(passOptionInteger(filled, "limit") == std::stoll(unroll.options[0].defaultValue));
   CHECK(passOptionInteger(passOptionsWithDefaults(unroll, {{"limit", "7"}}), "limit") == 7);
   // No default: absent unless given.
