@@ -260,6 +260,10 @@ protected:
   }
 
   IntBounds visitCast(const CastNode *op) override {
+    if (op->value->type.isFloat()) {
+      IntBounds log = op->type.isIntOrUInt() ? roundedLog2(op->value) : IntBounds{};
+      return log.min && log.max && fitsType(op->type, *log.min) && fitsType(op->type, *log.max) ? log : IntBounds{};
+    }
     if (!op->value->type.isIntOrUInt() && !op->value->type.isBool())
       return {};
     IntBounds inner = filled(impl_.bounds(op->value), op->value->type);
@@ -305,6 +309,35 @@ protected:
   }
 
 private:
+  // `T.ceil(T.log2(T.Cast("float64", e)))` (or T.floor) for an integer e within [1, 2^24], as
+  // an integer: ceil and floor of log2 of an integer are monotone in it, so the bounds are their
+  // values at e's bounds, computed exactly (the bit length). The double log2 the program calls
+  // gives the same integers: other than at powers of two (where log2 is exact, or off by less
+  // than its last bit, which the monotone bounds of the neighbours still cover) an integer up to
+  // 2^24 has a log2 at least 2^-25 from the next integer, far more than log2's error.
+  IntBounds roundedLog2(const Expr &value) {
+    const auto *round = value.as<CallNode>();
+    if (!round || !round->intrinsic || round->args.size() != 1 || !value->type.isScalar() ||
+        value->type.bits() != 64 ||
+        (round->intrinsic->id != IntrinsicId::Ceil && round->intrinsic->id != IntrinsicId::Floor))
+      return {};
+    const auto *log = round->args[0].as<CallNode>();
+    if (!log || !log->intrinsic || log->intrinsic->id != IntrinsicId::Log2 || log->args.size() != 1)
+      return {};
+    const auto *cast = log->args[0].as<CastNode>();
+    if (!cast || !cast->value->type.isIntOrUInt() || !cast->value->type.isScalar())
+      return {};
+    IntBounds e = impl_.bounds(cast->value);
+    if (!e.min || !e.max || *e.min < 1 || *e.max > (int64_t(1) << 24))
+      return {};
+    bool ceil = round->intrinsic->id == IntrinsicId::Ceil;
+    auto exact = [ceil](int64_t x) -> int64_t {
+      int64_t floorLog = 63 - __builtin_clzll(static_cast<unsigned long long>(x));
+      return ceil && (x & (x - 1)) != 0 ? floorLog + 1 : floorLog;
+    };
+    return {exact(*e.min), exact(*e.max)};
+  }
+
   AnalyzerImpl &impl_;
   Analyzer &owner_;
 };

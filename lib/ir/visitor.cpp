@@ -430,15 +430,39 @@ Stmt IRMutator::visit(const BlockNode *op) {
 }
 
 Stmt substituteBuffers(const Stmt &s, const std::vector<std::pair<Buffer, Buffer>> &replacements) {
+  // A replaced buffer's data variable becomes `to`'s, in the fields of the other buffers too
+  // (`T.decl_buffer(..., data=Sub.data)`).
   struct Replacer : IRMutator {
     const std::vector<std::pair<Buffer, Buffer>> &pairs;
+    std::unordered_map<const BufferNode *, Buffer> rebuilt; // one rewrite per buffer (aliases stay shared)
     explicit Replacer(const std::vector<std::pair<Buffer, Buffer>> &p) : pairs(p) {}
     using IRMutator::visit;
     Buffer mutateBuffer(const Buffer &buffer) override {
       for (const auto &[from, to] : pairs)
         if (from == buffer)
           return to;
-      return buffer;
+      if (auto it = rebuilt.find(buffer.get()); it != rebuilt.end())
+        return it->second;
+      BufferNode::Fields f = buffer->fields();
+      bool changed = false, c = false;
+      Expr data = mutate(Expr(f.data));
+      if (!data.same(Expr(f.data)))
+        if (const auto *var = data.as<VarNode>()) {
+          f.data = Var(var);
+          changed = true;
+        }
+      f.shape = mutate(f.shape, &c);
+      changed |= c;
+      f.strides = mutate(f.strides, &c);
+      changed |= c;
+      if (f.elemOffset) {
+        Expr offset = mutate(f.elemOffset);
+        changed |= offset != f.elemOffset;
+        f.elemOffset = offset;
+      }
+      Buffer result = changed ? BufferNode::make(std::move(f)) : buffer;
+      rebuilt.emplace(buffer.get(), result);
+      return result;
     }
     Expr visit(const VarNode *op) override {
       for (const auto &[from, to] : pairs)

@@ -254,6 +254,8 @@ void Parser::parseBlockBuffer(uint32_t target, uint32_t call, std::string_view k
     BufferRegion source = lowerRegion(args.positional[0]);
     Buffer buffer = buildBuffer(target, args, 1, nullptr, nodeRange(call));
     defineBuffer(target, buffer);
+    if (!buffer->elemOffset)
+      matchedWithoutOffset_.insert(buffer.get());
     scope->fields.matchBuffers.push_back({buffer, std::move(source)});
     return;
   }

@@ -323,8 +323,13 @@ Typed Parser::lowerAttribute(uint32_t id) {
     Buffer buffer = bufferNamed(base);
     if (attr == "data")
       return {buffer->data, false};
-    if (attr == "elem_offset")
+    if (attr == "elem_offset") {
+      // A matched buffer's offset is the region's start, which only lowering the match computes.
+      if (matchedWithoutOffset_.count(buffer.get()))
+        fail(where, "the element offset of matched buffer '" + std::string(nodeText(base)) +
+                        "' is set by T.match_buffer, and tirlower cannot read it as a value yet");
       return {buffer->elemOffset ? buffer->elemOffset : IntImmNode::make(DataType::int32(), 0, where), false};
+    }
     if (attr == "shape")
       fail(where, "'" + std::string(nodeText(base)) + ".shape' must be indexed with a constant");
     fail(where, "buffer '" + std::string(nodeText(base)) + "' has no attribute '" + std::string(attr) + "'");

@@ -523,6 +523,8 @@ private:
   size_t openDecls_ = 0; // declarations whose body (the rest of a block) is still open
   bool namingSubject_ = false; // lowering T.attr's node or T.launch_thread's variable
   bool matchingShape_ = false; // lowering a T.match_buffer of a parameter: T.int64() names are extents
+  // Buffers of a block's T.match_buffer without a declared elem_offset: the match sets it.
+  std::unordered_set<const BufferNode *> matchedWithoutOffset_;
 
   AstArena ast_;
   Arena<uint32_t> children_;

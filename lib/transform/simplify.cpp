@@ -11,9 +11,19 @@
 // `j == i`).
 // Only conditions over variables and constants are remembered (a load could change in the
 // branch); an inverted order comparison (`i < n` against `i >= n`) only for integers (NaN).
+// A let whose value reads no memory and calls nothing with effects is inlined, as TVM 0.27's
+// simplify does: its value replaces the variable in the body (which then simplifies knowing it,
+// `c = i < 3; if c:` is decided inside `if i < 3:`), and the binding stays. Not where a
+// statement in the body binds a variable the value reads again.
+//
+// With `booleans=and-of-ors` (TVM's convert_boolean_to_and_of_ors), each outermost `and`/`or`
+// is then rewritten as an `and` of `or` groups and simplified group by group
+// (arith/and_of_ors.h): `(i == 0 or k == 20) and (i == 0 or k != 30)` -> `i == 0 or k == 20`.
+// That form may be larger than the input, so it is off by default, as in TVM.
 //
 // Each maximal expression is simplified once as a whole (buffer indices start new ones), so the
-// pass is linear in the size of the function. The simplifier never makes an expression larger.
+// pass is linear in the size of the function (an inlined let's value is walked at each use). The
+// simplifier never makes an expression larger.
 //
 // Preconditions: none; any well-formed function, at any point of a pipeline.
 //
@@ -29,19 +39,35 @@
 #include <optional>
 #include <vector>
 
+#include "arith/and_of_ors.h"
 #include "ir/equality.h"
+#include "ir/intrinsics.h"
+#include "transform/pass_options.h"
 
 namespace tirlower {
 
 namespace {
 
 class Simplifier : public BoundMutator {
+public:
+  explicit Simplifier(bool andOfOrs) : andOfOrs_(andOfOrs) {}
+
 protected:
   using BoundMutator::visit;
 
   Expr visit(const BinaryNode *op) override {
-    if ((op->op == BinaryOp::And || op->op == BinaryOp::Or) && op->type.isScalar())
-      return root(op, [&] { return logical(op); });
+    if ((op->op == BinaryOp::And || op->op == BinaryOp::Or) && op->type.isScalar()) {
+      bool outermost = depth_ == 0;
+      Expr e = root(op, [&] { return logical(op); });
+      if (!outermost || !andOfOrs_)
+        return e;
+      // Each pair the form asks about is simplified as an expression of its own, without the
+      // form again.
+      andOfOrs_ = false;
+      e = asAndOfOrs(e, [&](const Expr &pair) { return mutate(pair); });
+      andOfOrs_ = true;
+      return e;
+    }
     Expr e = root(op, [&] { return IRMutator::visit(op); });
     // A comparison the enclosing branches decide, or narrow.
     if (isComparison(op->op) && !facts_.empty()) {
@@ -93,7 +119,40 @@ protected:
     });
   }
   Expr visit(const LetNode *op) override {
-    return root(op, [&] { return IRMutator::visit(op); });
+    return root(op, [&] {
+      Shadow shadowed = shadow(op->var.get());
+      Expr e = IRMutator::visit(op);
+      unshadow(shadowed);
+      return e;
+    });
+  }
+  Expr visit(const VarNode *op) override {
+    // The value is walked where it is used, knowing what the branches there establish.
+    for (auto it = inlined_.rbegin(); it != inlined_.rend(); ++it)
+      if (it->var == op)
+        return it->live ? mutate(it->value) : Expr(op);
+    return Expr(op);
+  }
+
+  Stmt visit(const LetStmtNode *op) override {
+    Expr value = mutate(op->value);
+    Shadow shadowed = shadow(op->var.get());
+    inlined_.back().value = value;
+    inlined_.back().live = inlinable(value);
+    if (value->type.isIndex())
+      analyzer_.bindValue(op->var, value);
+    Stmt body = mutate(op->body);
+    analyzer_.unbind(op->var);
+    unshadow(shadowed);
+    if (value == op->value && body == op->body)
+      return Stmt(op);
+    return LetStmtNode::make(op->var, value, body, op->loc);
+  }
+  Stmt visit(const AttrStmtNode *op) override {
+    Shadow shadowed = shadow(op->threadVar());
+    Stmt s = BoundMutator::visit(op);
+    unshadow(shadowed);
+    return s;
   }
 
   Expr visit(const BufferLoadNode *op) override {
@@ -142,7 +201,10 @@ protected:
     Expr extent = mutate(op->extent);
     if (const int64_t *known = asConstInt(extent); known && *known <= 0)
       return SeqStmtNode::make({}, op->loc);
-    return BoundMutator::visit(op);
+    Shadow shadowed = shadow(op->loopVar.get());
+    Stmt s = BoundMutator::visit(op);
+    unshadow(shadowed);
+    return s;
   }
 
 private:
@@ -150,6 +212,68 @@ private:
     Expr condition;
     bool value;
   };
+
+  // A let in scope: its value replaces the variable while `live`.
+  struct Inlined {
+    const VarNode *var;
+    Expr value;
+    bool live;
+  };
+  // What binding a variable suspended (shadow/unshadow).
+  struct Shadow {
+    size_t mark;
+    std::vector<size_t> suspended;
+  };
+
+  // Whether a let's value may replace its variable: it reads no memory and calls nothing with
+  // effects (TVM's pure values), and is not a handle.
+  static bool inlinable(const Expr &value) {
+    if (value->type.isHandle())
+      return false;
+    struct Finder : IRVisitor {
+      bool found = false;
+      using IRVisitor::visit;
+      void visit(const BufferLoadNode *) override { found = true; }
+      void visit(const CallNode *op) override {
+        found |= !op->intrinsic || op->intrinsic->effect >= CallEffect::EmbedInfo;
+        IRVisitor::visit(op);
+      }
+    } finder;
+    finder.visit(value);
+    return !finder.found;
+  }
+
+  static bool reads(const Expr &e, const VarNode *var) {
+    struct Finder : IRVisitor {
+      const VarNode *var;
+      bool found = false;
+      using IRVisitor::visit;
+      void visit(const VarNode *op) override { found |= op == var; }
+    } finder;
+    finder.var = var;
+    finder.visit(e);
+    return finder.found;
+  }
+
+  // `var` is bound (again) for a scope: it is itself there, and the values that read it are not
+  // inlined there (they mean the outer binding).
+  Shadow shadow(const VarNode *var) {
+    Shadow s{inlined_.size(), {}};
+    if (!var)
+      return s;
+    for (size_t k = 0; k < inlined_.size(); ++k)
+      if (inlined_[k].live && reads(inlined_[k].value, var)) {
+        inlined_[k].live = false;
+        s.suspended.push_back(k);
+      }
+    inlined_.push_back({var, Expr(), false});
+    return s;
+  }
+  void unshadow(const Shadow &s) {
+    inlined_.resize(s.mark);
+    for (size_t k : s.suspended)
+      inlined_[k].live = true;
+  }
 
   // Whether `e` depends only on variables and constants (its value cannot change in a branch).
   static bool pure(const Expr &e) {
@@ -372,19 +496,28 @@ private:
     return isRoot ? analyzer_.simplify(e) : e;
   }
 
+  bool andOfOrs_;
+  std::vector<Inlined> inlined_; // the lets in scope, innermost last
   int depth_ = 0;
   std::vector<Fact> facts_; // conditions the enclosing branches establish
 };
 
 } // namespace
 
+const PassOption<std::string> kBooleans{
+    choiceOption("booleans", {"as-written", "and-of-ors"}, "as-written",
+                 "as-written: `and`/`or` keep their grouping; and-of-ors: each is rewritten as an `and` of `or` groups, "
+                 "simplified group by group (TVM's convert_boolean_to_and_of_ors)")};
+
 PassInfo simplifyPassInfo() {
   PassInfo info;
   info.name = "simplify";
   info.summary = "simplify expressions with loop bounds; drop branches and loops proven dead";
-  info.create = [](const PassOptions &) {
+  info.options = {kBooleans};
+  info.create = [](const PassOptions &options) {
+    bool andOfOrs = kBooleans.of(options) == "and-of-ors";
     return std::make_unique<BodyPass>(
-        [](const PrimFunc &func, PassContext &) { return Simplifier().mutate(func->body); });
+        [andOfOrs](const PrimFunc &func, PassContext &) { return Simplifier(andOfOrs).mutate(func->body); });
   };
   return info;
 }

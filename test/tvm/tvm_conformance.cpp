@@ -185,7 +185,7 @@ private:
   // Runs `expected` and `result` on the same random inputs: nullopt when every buffer agrees.
   std::optional<Result> compareResults(const Module &expected, const Module &result, const std::string &pipeline) {
     SemanticCheckOptions options;
-    options.run.stepLimit = 4000000;
+    options.run.stepLimit = 40000000;
     // TVM's tests read allocations they never write; both sides read the same zeros.
     // Some index past the end of an axis but inside the buffer (TVM's padded tiles do): only
     // the storage bounds are checked, as in TVM's flat memory.
