@@ -40,6 +40,7 @@
 #include <vector>
 
 #include "arith/and_of_ors.h"
+#include "arith/expr_util.h"
 #include "ir/equality.h"
 #include "ir/intrinsics.h"
 #include "transform/pass_options.h"
@@ -243,18 +244,6 @@ private:
     return !finder.found;
   }
 
-  static bool reads(const Expr &e, const VarNode *var) {
-    struct Finder : IRVisitor {
-      const VarNode *var;
-      bool found = false;
-      using IRVisitor::visit;
-      void visit(const VarNode *op) override { found |= op == var; }
-    } finder;
-    finder.var = var;
-    finder.visit(e);
-    return finder.found;
-  }
-
   // `var` is bound (again) for a scope: it is itself there, and the values that read it are not
   // inlined there (they mean the outer binding).
   Shadow shadow(const VarNode *var) {
@@ -262,7 +251,7 @@ private:
     if (!var)
       return s;
     for (size_t k = 0; k < inlined_.size(); ++k)
-      if (inlined_[k].live && reads(inlined_[k].value, var)) {
+      if (inlined_[k].live && usesVar(inlined_[k].value, var)) {
         inlined_[k].live = false;
         s.suspended.push_back(k);
       }
