@@ -429,6 +429,20 @@ Stmt IRMutator::visit(const BlockNode *op) {
   return changed ? BlockNode::make(std::move(f), op->loc) : Stmt(op);
 }
 
+bool IRMutator::mutateBufferShape(BufferNode::Fields &f) {
+  bool changed = false, c = false;
+  f.shape = mutate(f.shape, &c);
+  changed |= c;
+  f.strides = mutate(f.strides, &c);
+  changed |= c;
+  if (f.elemOffset) {
+    Expr offset = mutate(f.elemOffset);
+    changed |= offset != f.elemOffset;
+    f.elemOffset = offset;
+  }
+  return changed;
+}
+
 Stmt substituteBuffers(const Stmt &s, const std::vector<std::pair<Buffer, Buffer>> &replacements) {
   // A replaced buffer's data variable becomes `to`'s, in the fields of the other buffers too
   // (`T.decl_buffer(..., data=Sub.data)`).
@@ -444,22 +458,14 @@ Stmt substituteBuffers(const Stmt &s, const std::vector<std::pair<Buffer, Buffer
       if (auto it = rebuilt.find(buffer.get()); it != rebuilt.end())
         return it->second;
       BufferNode::Fields f = buffer->fields();
-      bool changed = false, c = false;
+      bool changed = false;
       Expr data = mutate(Expr(f.data));
       if (!data.same(Expr(f.data)))
         if (const auto *var = data.as<VarNode>()) {
           f.data = Var(var);
           changed = true;
         }
-      f.shape = mutate(f.shape, &c);
-      changed |= c;
-      f.strides = mutate(f.strides, &c);
-      changed |= c;
-      if (f.elemOffset) {
-        Expr offset = mutate(f.elemOffset);
-        changed |= offset != f.elemOffset;
-        f.elemOffset = offset;
-      }
+      changed |= mutateBufferShape(f);
       Buffer result = changed ? BufferNode::make(std::move(f)) : buffer;
       rebuilt.emplace(buffer.get(), result);
       return result;
@@ -542,16 +548,7 @@ protected:
     if (it != buffers_.end())
       return it->second;
     BufferNode::Fields f = buffer->fields();
-    bool changed = false, c = false;
-    f.shape = mutate(f.shape, &c);
-    changed |= c;
-    f.strides = mutate(f.strides, &c);
-    changed |= c;
-    if (f.elemOffset) {
-      Expr offset = mutate(f.elemOffset);
-      changed |= offset != f.elemOffset;
-      f.elemOffset = offset;
-    }
+    bool changed = mutateBufferShape(f);
     Buffer result = changed ? BufferNode::make(std::move(f)) : buffer;
     buffers_.emplace(buffer.get(), result);
     return result;

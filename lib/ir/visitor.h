@@ -63,6 +63,9 @@ protected:
   // Called for the buffer of every load, store and declaration; return a different buffer to
   // replace it. The default keeps it.
   virtual Buffer mutateBuffer(const Buffer &buffer) { return buffer; }
+  // Mutates a buffer's shape, strides and element offset in `fields`; true when any changed.
+  // For mutateBuffer overrides that rewrite the expressions a buffer declares.
+  bool mutateBufferShape(BufferNode::Fields &fields);
 
   virtual Expr visit(const VarNode *op);
   virtual Expr visit(const IntImmNode *op);
